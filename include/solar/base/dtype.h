@@ -1,0 +1,32 @@
+// Element types and tensor roles of the Affine Loop IR (docs/ir.md §2).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace solar {
+
+enum class DType : uint8_t {
+  kFp64, kFp32, kTf32, kBf16, kFp16, kFp8E4M3, kFp8E5M2, kNvfp4,
+  kInt64, kInt32, kInt16, kInt8, kUint8, kInt4, kBool,
+};
+
+// Storage bits per element (nvfp4 and int4: 4; bool: 8, one byte as frameworks store it).
+int dtype_bits(DType dtype);
+// "fp32", "bf16", ... as written in the IR.
+const char* dtype_name(DType dtype);
+std::optional<DType> parse_dtype(std::string_view name);
+// Comma-separated list of every dtype name, for error hints.
+std::string all_dtype_names();
+bool dtype_is_float(DType dtype);
+
+// Bytes of `elements` values of `dtype` (rounded up to whole bytes).
+int64_t dtype_bytes(DType dtype, int64_t elements);
+
+enum class Role : uint8_t { kInput, kWeight, kActivation, kOutput };
+const char* role_name(Role role);
+std::optional<Role> parse_role(std::string_view name);
+
+}  // namespace solar

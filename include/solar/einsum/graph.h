@@ -1,0 +1,129 @@
+// The einsum graph: a DAG whose nodes are kernel calls (lifted to extended einsums) and
+// builtin calls (data movement), and whose edges are tensors. Built by the tracer
+// (trace/) with each kernel call lifted by einsum/lift.h; read by every SOL mode (sol/)
+// and the serialisers (io/). Immutable once built: stages take it by const reference.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "solar/base/dtype.h"
+#include "solar/base/error.h"
+
+namespace solar {
+
+using TensorId = int32_t;
+using NodeId = int32_t;
+constexpr NodeId kNoNode = -1;
+
+// One edge of the graph: a tensor value of fixed shape.
+struct TensorInfo {
+  TensorId id = 0;
+  std::string name;                // the composition-layer name ("x", "linear#0.out0", ...)
+  std::vector<std::string> dims;   // dim names, outermost first
+  std::vector<int64_t> shape;      // sizes, same order
+  DType dtype = DType::kFp32;
+  Role role = Role::kActivation;   // input | weight | activation (graph outputs: is_output)
+  double sparsity = 0.0;           // fraction of zeros, 0 <= s < 1
+  NodeId producer = kNoNode;       // kNoNode for graph inputs and weights
+  std::vector<NodeId> consumers;
+  bool is_output = false;          // returned by model()
+
+  int64_t elements() const;
+  // Bytes at full declared size, scaled by (1 - sparsity), rounded up.
+  int64_t bytes() const;
+};
+
+// Non-MAC arithmetic, counted per point of the iteration space and per operator.
+struct FlopCounts {
+  int64_t add = 0;             // + -  (also += accumulation outside a MAC)
+  int64_t mul = 0;             // *    (also *= and factors beyond a MAC's two)
+  int64_t div = 0;             // / // %
+  int64_t transcendental = 0;  // exp log log1p expm1 sqrt rsqrt tanh sigmoid erf sin cos pow **
+  int64_t compare = 0;         // max min comparisons select abs, max/min reductions
+  int64_t other = 0;           // floor ceil round cast
+
+  int64_t total() const { return add + mul + div + transcendental + compare + other; }
+  FlopCounts& operator+=(const FlopCounts& o);
+};
+
+enum class ReduceOp : uint8_t { kNone, kAdd, kMul, kMax, kMin };
+const char* reduce_op_name(ReduceOp op);
+
+// One term of an affine projection: coefficient * rank.
+struct ProjectionTerm {
+  std::string rank;
+  int64_t coefficient = 1;
+};
+
+// How one operand is indexed: one affine expression per tensor dim (Timeloop-style
+// sum-of-products), plus the constant offset of each (e.g. -pad).
+struct Operand {
+  TensorId tensor = 0;
+  std::string name;                                  // kernel parameter or local name
+  std::vector<std::vector<ProjectionTerm>> projection;
+  std::vector<int64_t> offsets;                      // one per tensor dim
+  bool is_output = false;
+};
+
+// One loop nest of a kernel call, as an extended einsum.
+struct Einsum {
+  std::string text;                   // "BMK,NK->BMN", sliding windows "BC(P+R)(Q+S),OCRS->BOPQ"
+  std::vector<std::string> ranks;     // loop dims, outermost first
+  std::vector<int64_t> rank_sizes;    // same order
+  std::vector<Operand> inputs;        // tensors read, in first-read order
+  Operand output;                     // the tensor written
+  ReduceOp reduce = ReduceOp::kNone;  // += *= max min, or none for plain assignment
+  std::string map_expr;               // the scalar body as written
+  int64_t points = 0;                 // product of rank sizes
+  int64_t macs = 0;                   // points, if the body is a product accumulated with +=
+  FlopCounts flops;                   // non-MAC arithmetic of this nest
+  DType compute_dtype = DType::kFp32; // dtype of the MAC operands (matrix rate lookup)
+  bool output_is_local = false;       // writes a kernel-local tensor that is not returned
+};
+
+enum class NodeKind : uint8_t { kEinsum, kDataMovement };
+const char* node_kind_name(NodeKind kind);
+
+struct Node {
+  NodeId id = 0;
+  std::string name;                 // "linear#0": callee and its call count
+  std::string op;                   // kernel or builtin name
+  NodeKind kind = NodeKind::kEinsum;
+  Loc loc;                          // call site in model() (or the helper it was called from)
+  std::vector<TensorId> inputs;     // tensors read, in argument order
+  std::vector<TensorId> outputs;
+  std::string einsum;               // node-level string, e.g. "BMK,NK,N->BMN"; "" for data movement
+  std::vector<Einsum> einsums;      // one per nest (empty for data movement)
+  int64_t macs = 0;
+  FlopCounts flops;                 // non-MAC FLOPs by kind
+  DType matrix_dtype = DType::kFp32;  // dtype of the MACs (largest-MAC einsum's compute dtype)
+  // DRAM traffic of this node alone (unfused): each distinct tensor read plus each tensor
+  // written, once, at full size (unlimited cache inside the node). For data movement this
+  // follows the builtin's traffic rule (a view moves nothing).
+  int64_t bytes_read = 0;
+  int64_t bytes_written = 0;
+  // Bytes this node reads of each input, same order as `inputs` (full size for kernels; for
+  // gather, only the rows it fetches). Fused traffic of a graph input is the max over readers.
+  std::vector<int64_t> input_bytes;
+
+  int64_t matrix_flops() const { return 2 * macs; }
+  int64_t vector_flops() const { return flops.total(); }
+  int64_t total_flops() const { return matrix_flops() + vector_flops(); }
+  int64_t bytes() const { return bytes_read + bytes_written; }
+};
+
+struct Graph {
+  std::string source;                  // file the program came from
+  std::vector<TensorInfo> tensors;     // indexed by TensorId
+  std::vector<Node> nodes;             // indexed by NodeId, in topological (execution) order
+  std::vector<TensorId> inputs;        // model() parameters, in order (inputs and weights)
+  std::vector<TensorId> outputs;       // returned by model(), in order
+  std::vector<std::pair<std::string, int64_t>> dims;  // model-level dim sizes used
+
+  int64_t total_macs() const;
+  int64_t total_flops() const;
+};
+
+}  // namespace solar

@@ -1,0 +1,83 @@
+// Speed-of-light analysis of an einsum graph on an architecture spec (docs/sol-modes.md).
+//
+//   unfused: every node alone; T = sum over nodes of max(matrix s, vector s, bytes / beta)
+//   fused:   intermediates stay on chip; only graph inputs, weights and outputs cross DRAM;
+//            T = max(sum matrix s, sum vector s, fused bytes / beta)
+//
+// Matrix seconds = 2 * MACs / matrix peak of the MACs' math mode; vector seconds = non-MAC
+// FLOPs / vector peak. The math mode of fp32 contractions is explicit (Fp32Math).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "solar/arch/spec.h"
+#include "solar/einsum/graph.h"
+
+namespace solar {
+
+enum class Fp32Math { kPlatformDefault, kFp32, kTf32 };
+
+struct AnalysisOptions {
+  Fp32Math fp32_math = Fp32Math::kPlatformDefault;
+};
+
+// "compute" or "memory"; for compute, `unit` says which compute resource bounds it.
+struct Bottleneck {
+  std::string kind;  // "compute" | "memory"
+  std::string unit;  // "matrix" | "vector" | "dram"
+};
+
+struct NodeSol {
+  NodeId node = 0;
+  double matrix_seconds = 0.0;
+  double vector_seconds = 0.0;
+  double memory_seconds = 0.0;  // unfused bytes / beta
+  double seconds = 0.0;         // max of the three
+  Bottleneck bottleneck;
+  double intensity = 0.0;       // FLOPs per unfused byte (0 if no bytes)
+  std::string math_mode;        // math mode of its MACs ("tf32", "bf16", ...; "" if no MACs)
+  double matrix_flops_per_second = 0.0;  // the peak used for its MACs
+};
+
+struct GraphSol {
+  std::string mode;  // "unfused" | "fused"
+  int64_t flops = 0;
+  int64_t matrix_flops = 0;
+  int64_t vector_flops = 0;
+  int64_t bytes = 0;
+  double matrix_seconds = 0.0;
+  double vector_seconds = 0.0;
+  double memory_seconds = 0.0;
+  double seconds = 0.0;
+  Bottleneck bottleneck;
+  double intensity = 0.0;  // FLOPs per byte
+};
+
+struct Analysis {
+  std::string arch;
+  std::string math_mode;   // e.g. "tf32 (platform default for fp32 contractions)"
+  std::string fp32_math;   // the resolved mode for fp32 contractions: "tf32" | "fp32"
+  double matrix_flops_per_second = 0.0;  // peak of the graph's dominant MAC dtype
+  double vector_flops_per_second = 0.0;  // fp32 vector peak
+  double dram_bytes_per_second = 0.0;
+  double ridge_matrix = 0.0;  // FLOP/byte where matrix compute meets DRAM
+  double ridge_vector = 0.0;
+  std::vector<NodeSol> nodes;  // indexed like graph.nodes
+  GraphSol unfused;
+  GraphSol fused;
+};
+
+// Bytes that cross DRAM in the fused mode: each graph input/weight once (the most any
+// reader fetches of it) plus each graph output once.
+int64_t fused_bytes(const Graph& graph);
+
+// Peak FLOP/s for MACs of `dtype` under `options`; sets `mode` to the math mode used.
+// A dtype the spec has no rate for is a UserError (kSpec) naming the arch and the dtype.
+double matrix_peak(const ArchSpec& arch, DType dtype, const AnalysisOptions& options,
+                   std::string* mode);
+double vector_peak(const ArchSpec& arch, DType dtype);
+
+Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions& options);
+
+}  // namespace solar

@@ -1,0 +1,69 @@
+#include "solar/base/error.h"
+
+namespace solar {
+
+const char* error_kind_name(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kIo: return "io";
+    case ErrorKind::kSyntax: return "syntax";
+    case ErrorKind::kIndentation: return "indentation";
+    case ErrorKind::kUnknownName: return "unknown-name";
+    case ErrorKind::kUnknownDim: return "unknown-dim";
+    case ErrorKind::kNonAffine: return "non-affine";
+    case ErrorKind::kDataDependent: return "data-dependent";
+    case ErrorKind::kImperfectNest: return "imperfect-nest";
+    case ErrorKind::kKernelBody: return "kernel-body";
+    case ErrorKind::kCallArity: return "call-arity";
+    case ErrorKind::kDimMismatch: return "dim-mismatch";
+    case ErrorKind::kShape: return "shape";
+    case ErrorKind::kUnknownBuiltin: return "unknown-builtin";
+    case ErrorKind::kUnknownDtype: return "unknown-dtype";
+    case ErrorKind::kRecursion: return "recursion";
+    case ErrorKind::kUnsupported: return "unsupported";
+    case ErrorKind::kType: return "type";
+    case ErrorKind::kSpec: return "spec";
+    case ErrorKind::kArgument: return "argument";
+  }
+  return "unknown";
+}
+
+std::string Diagnostic::format() const {
+  std::string out = file.empty() ? std::string("<input>") : file;
+  if (loc.line > 0) {
+    out += ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
+  }
+  out += ": error[";
+  out += error_kind_name(kind);
+  out += "]: " + message;
+  if (!hint.empty()) out += "\n  hint: " + hint;
+  return out;
+}
+
+static std::string join_diagnostics(const std::vector<Diagnostic>& diagnostics) {
+  std::string out;
+  for (size_t i = 0; i < diagnostics.size(); ++i) {
+    if (i) out += "\n";
+    out += diagnostics[i].format();
+  }
+  return out;
+}
+
+UserError::UserError(std::vector<Diagnostic> diagnostics)
+    : std::runtime_error(join_diagnostics(diagnostics)), diagnostics_(std::move(diagnostics)) {
+  if (diagnostics_.empty()) throw InternalError("UserError without diagnostics");
+}
+
+UserError::UserError(ErrorKind kind, std::string file, Loc loc, std::string message,
+                     std::string hint)
+    : UserError(std::vector<Diagnostic>{
+          Diagnostic{kind, std::move(file), loc, std::move(message), std::move(hint)}}) {}
+
+void DiagnosticSink::error(ErrorKind kind, Loc loc, std::string message, std::string hint) {
+  diagnostics_.push_back(Diagnostic{kind, file_, loc, std::move(message), std::move(hint)});
+}
+
+void DiagnosticSink::throw_if_any() const {
+  if (!diagnostics_.empty()) throw UserError(diagnostics_);
+}
+
+}  // namespace solar
