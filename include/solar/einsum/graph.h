@@ -27,6 +27,10 @@ struct TensorInfo {
   Role role = Role::kActivation;   // input | weight | activation (graph outputs: is_output)
   double sparsity = 0.0;           // fraction of zeros, 0 <= s < 1
   NodeId producer = kNoNode;       // kNoNode for graph inputs and weights
+  // The tensor that owns this tensor's memory: itself, or for a view (reshape, slice,
+  // select, split, broadcast) the storage of the viewed tensor. A reader of a view fetches
+  // at most min(bytes(), storage's bytes()).
+  TensorId storage = -1;
   std::vector<NodeId> consumers;
   bool is_output = false;          // returned by model()
 
@@ -104,8 +108,10 @@ struct Node {
   // follows the builtin's traffic rule (a view moves nothing).
   int64_t bytes_read = 0;
   int64_t bytes_written = 0;
-  // Bytes this node reads of each input, same order as `inputs` (full size for kernels; for
-  // gather, only the rows it fetches). Fused traffic of a graph input is the max over readers.
+  // Bytes this node reads of each input, same order as `inputs`: full size capped at the size
+  // of its storage for kernels (a broadcast view is read once); for gather only the rows it
+  // fetches; 0 for views. Fused traffic of a graph input or weight is the max, over readers
+  // of it or of views of it, of these bytes.
   std::vector<int64_t> input_bytes;
 
   int64_t matrix_flops() const { return 2 * macs; }

@@ -22,10 +22,12 @@ struct AnalysisOptions {
   Fp32Math fp32_math = Fp32Math::kPlatformDefault;
 };
 
-// "compute" or "memory"; for compute, `unit` says which compute resource bounds it.
+// "compute" or "memory"; for compute, `unit` says which compute resource bounds it. Ties go
+// to compute (matrix before vector). A node with no FLOPs and no bytes (a view) has
+// {"none", "none"}.
 struct Bottleneck {
-  std::string kind;  // "compute" | "memory"
-  std::string unit;  // "matrix" | "vector" | "dram"
+  std::string kind;  // "compute" | "memory" | "none"
+  std::string unit;  // "matrix" | "vector" | "dram" | "none"
 };
 
 struct NodeSol {

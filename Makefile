@@ -1,0 +1,62 @@
+# Two entry points (see README): `make demo` and `make test`. Every step is idempotent.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+BUILD := build/cpp
+APT_PACKAGES := build-essential cmake ninja-build libgtest-dev libgmock-dev libbenchmark-dev \
+                libyaml-cpp-dev nlohmann-json3-dev
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: demo test setup apt venv build cpp-test py-test lint format bench clean
+
+demo: setup
+	$(VENV)/bin/solar analyze examples/ir/linear_bias_matmul.py --arch H100_PCIe_paper --per-node
+
+test: setup cpp-test py-test lint
+
+setup: apt venv build
+
+apt:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; fi
+
+$(VENV)/.deps: pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH"; exit 1; }
+	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.4" "PyYAML>=6" "pytest>=8" \
+	    "ruff>=0.6" "clang-format==18.1.8"
+	touch $@
+
+venv: $(VENV)/.deps
+
+# One CMake tree builds the core, the extension and the C++ tests; the editable install
+# reuses it (scikit-build-core's build-dir), so nothing compiles twice.
+build: venv
+	$(PY) -m pip install -q --no-build-isolation --no-deps -e . \
+	    -Cbuild-dir=$(BUILD) -Ccmake.define.SOLAR_BUILD_TESTS=ON \
+	    -Ccmake.define.SOLAR_BUILD_BENCH=ON -Ccmake.define.SOLAR_WERROR=ON \
+	    -Ccmake.args=-GNinja -Cbuild.tool-args=-j2
+
+cpp-test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j2
+
+py-test: build
+	$(PY) -m pytest -q
+
+lint: venv
+	$(VENV)/bin/ruff check python tests/python bench
+	$(VENV)/bin/ruff format --check python tests/python bench
+	$(VENV)/bin/clang-format --dry-run --Werror $$(git ls-files '*.cpp' '*.h')
+
+format: venv
+	$(VENV)/bin/ruff format python tests/python bench
+	$(VENV)/bin/clang-format -i $$(git ls-files '*.cpp' '*.h')
+
+bench: build
+	$(PY) bench/run_bench.py
+
+clean:
+	rm -rf build $(VENV)

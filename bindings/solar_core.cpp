@@ -1,0 +1,253 @@
+// The one binding file: converts arguments, exposes read-only views of the core's results,
+// and maps C++ errors to Python (solar.errors.UserError with diagnostics, InternalError).
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "solar/arch/spec.h"
+#include "solar/io/json.h"
+#include "solar/io/yaml.h"
+#include "solar/ir/checker.h"
+#include "solar/ir/parser.h"
+#include "solar/ir/printer.h"
+#include "solar/pipeline/pipeline.h"
+#include "solar/sol/analysis.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+nb::dict flops_dict(const solar::FlopCounts& f) {
+  nb::dict d;
+  d["add"] = f.add;
+  d["mul"] = f.mul;
+  d["div"] = f.div;
+  d["transcendental"] = f.transcendental;
+  d["compare"] = f.compare;
+  d["other"] = f.other;
+  return d;
+}
+
+solar::Fp32Math parse_fp32_math(const std::string& s) {
+  if (s == "default" || s.empty()) return solar::Fp32Math::kPlatformDefault;
+  if (s == "fp32") return solar::Fp32Math::kFp32;
+  if (s == "tf32") return solar::Fp32Math::kTf32;
+  throw solar::UserError(solar::ErrorKind::kArgument, "", {},
+                         "--fp32-math must be fp32 or tf32, got '" + s + "'");
+}
+
+int64_t unfused_bytes(const solar::Graph& g) {
+  int64_t n = 0;
+  for (const auto& node : g.nodes) n += node.bytes();
+  return n;
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+  m.doc() = "Solar C++ core (parse, check, trace, lift, SOL analysis)";
+
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const solar::UserError& e) {
+      nb::list diags;
+      for (const auto& d : e.diagnostics()) {
+        diags.append(nb::make_tuple(solar::error_kind_name(d.kind), d.file, d.loc.line, d.loc.col,
+                                    d.message, d.hint));
+      }
+      nb::object cls = nb::module_::import_("solar.errors").attr("UserError");
+      nb::object exc = cls(e.what(), diags);
+      PyErr_SetObject(cls.ptr(), exc.ptr());
+    } catch (const solar::InternalError& e) {
+      nb::object cls = nb::module_::import_("solar.errors").attr("InternalError");
+      PyErr_SetString(cls.ptr(), e.what());
+    }
+  });
+
+  // --- front end ------------------------------------------------------------------------
+  m.def("format_source", [](const std::string& text, const std::string& file) {
+    return solar::print_module(solar::parse_source(text, file));
+  }, "text"_a, "file"_a = "<string>", "Parse and print back in canonical layout.");
+  m.def("roundtrip_equal", [](const std::string& text, const std::string& file) {
+    auto a = solar::parse_source(text, file);
+    auto b = solar::parse_source(solar::print_module(a), file);
+    return solar::ast::equal(a, b);
+  }, "text"_a, "file"_a = "<string>");
+  m.def("read_source", &solar::read_source_file, "path"_a);
+
+  nb::class_<solar::Program>(m, "Program")
+      .def_prop_ro("file", [](const solar::Program& p) { return p.file; })
+      .def_prop_ro("kernels", [](const solar::Program& p) {
+        std::vector<std::string> names;
+        for (const auto& k : p.kernels) names.push_back(k.name);
+        return names;
+      })
+      .def_prop_ro("kernel_einsums", [](const solar::Program& p) {
+        std::vector<std::pair<std::string, std::string>> out;
+        for (const auto& k : p.kernels) out.emplace_back(k.name, k.einsum);
+        return out;
+      })
+      .def_prop_ro("dims", [](const solar::Program& p) { return p.dims; });
+  m.def("load_program", &solar::load_program, "path"_a);
+  m.def("load_program_source", &solar::load_program_source, "text"_a, "file"_a = "<string>");
+
+  // --- graph ----------------------------------------------------------------------------
+  nb::class_<solar::TensorInfo>(m, "Tensor")
+      .def_ro("id", &solar::TensorInfo::id)
+      .def_ro("name", &solar::TensorInfo::name)
+      .def_ro("dims", &solar::TensorInfo::dims)
+      .def_ro("shape", &solar::TensorInfo::shape)
+      .def_prop_ro("dtype", [](const solar::TensorInfo& t) { return solar::dtype_name(t.dtype); })
+      .def_prop_ro("role", [](const solar::TensorInfo& t) {
+        return t.is_output ? "output" : solar::role_name(t.role);
+      })
+      .def_ro("sparsity", &solar::TensorInfo::sparsity)
+      .def_ro("producer", &solar::TensorInfo::producer)
+      .def_ro("consumers", &solar::TensorInfo::consumers)
+      .def_ro("storage", &solar::TensorInfo::storage)
+      .def_ro("is_output", &solar::TensorInfo::is_output)
+      .def_prop_ro("elements", &solar::TensorInfo::elements)
+      .def_prop_ro("bytes", &solar::TensorInfo::bytes);
+
+  nb::class_<solar::Einsum>(m, "Einsum")
+      .def_ro("text", &solar::Einsum::text)
+      .def_ro("ranks", &solar::Einsum::ranks)
+      .def_ro("rank_sizes", &solar::Einsum::rank_sizes)
+      .def_ro("points", &solar::Einsum::points)
+      .def_ro("macs", &solar::Einsum::macs)
+      .def_ro("map_expr", &solar::Einsum::map_expr)
+      .def_prop_ro("reduce", [](const solar::Einsum& e) { return solar::reduce_op_name(e.reduce); })
+      .def_prop_ro("flops", [](const solar::Einsum& e) { return flops_dict(e.flops); })
+      .def_prop_ro("vector_flops", [](const solar::Einsum& e) { return e.flops.total(); });
+
+  nb::class_<solar::Node>(m, "Node")
+      .def_ro("id", &solar::Node::id)
+      .def_ro("name", &solar::Node::name)
+      .def_ro("op", &solar::Node::op)
+      .def_prop_ro("kind", [](const solar::Node& n) { return solar::node_kind_name(n.kind); })
+      .def_ro("einsum", &solar::Node::einsum)
+      .def_ro("einsums", &solar::Node::einsums)
+      .def_ro("inputs", &solar::Node::inputs)
+      .def_ro("outputs", &solar::Node::outputs)
+      .def_ro("macs", &solar::Node::macs)
+      .def_prop_ro("flops", [](const solar::Node& n) { return flops_dict(n.flops); })
+      .def_prop_ro("matrix_flops", &solar::Node::matrix_flops)
+      .def_prop_ro("vector_flops", &solar::Node::vector_flops)
+      .def_prop_ro("total_flops", &solar::Node::total_flops)
+      .def_ro("bytes_read", &solar::Node::bytes_read)
+      .def_ro("bytes_written", &solar::Node::bytes_written)
+      .def_prop_ro("bytes", &solar::Node::bytes)
+      .def_prop_ro("line", [](const solar::Node& n) { return n.loc.line; });
+
+  nb::class_<solar::Graph>(m, "Graph")
+      .def_ro("source", &solar::Graph::source)
+      .def_ro("nodes", &solar::Graph::nodes, nb::rv_policy::reference_internal)
+      .def_ro("tensors", &solar::Graph::tensors, nb::rv_policy::reference_internal)
+      .def_ro("inputs", &solar::Graph::inputs)
+      .def_ro("outputs", &solar::Graph::outputs)
+      .def_ro("dims", &solar::Graph::dims)
+      .def_prop_ro("total_macs", &solar::Graph::total_macs)
+      .def_prop_ro("total_flops", &solar::Graph::total_flops)
+      .def_prop_ro("unfused_bytes", &unfused_bytes)
+      .def_prop_ro("fused_bytes", &solar::fused_bytes)
+      .def("to_yaml", &solar::graph_yaml);
+
+  m.def("trace", [](const solar::Program& p, std::vector<std::pair<std::string, int64_t>> dims) {
+    solar::TraceOptions o;
+    o.dims = std::move(dims);
+    return solar::trace_program(p, o);
+  }, "program"_a, "dims"_a = std::vector<std::pair<std::string, int64_t>>{});
+
+  // --- architecture and analysis --------------------------------------------------------
+  nb::class_<solar::ArchSpec>(m, "ArchSpec")
+      .def_ro("name", &solar::ArchSpec::name)
+      .def_ro("description", &solar::ArchSpec::description)
+      .def_ro("file", &solar::ArchSpec::file)
+      .def_ro("notes", &solar::ArchSpec::notes)
+      .def_ro("fp32_matrix_mode", &solar::ArchSpec::fp32_matrix_mode)
+      .def_ro("cache_level", &solar::ArchSpec::cache_level)
+      .def_prop_ro("matrix_flops_per_second", [](const solar::ArchSpec& a) {
+        std::map<std::string, std::pair<double, std::string>> out;
+        for (const auto& [k, r] : a.matrix_flops_per_second) out[k] = {r.value, r.source};
+        return out;
+      })
+      .def_prop_ro("vector_flops_per_second", [](const solar::ArchSpec& a) {
+        std::map<std::string, std::pair<double, std::string>> out;
+        for (const auto& [k, r] : a.vector_flops_per_second) out[k] = {r.value, r.source};
+        return out;
+      })
+      .def_prop_ro("dram_bytes_per_second", [](const solar::ArchSpec& a) {
+        return std::make_pair(a.dram_bytes_per_second.value, a.dram_bytes_per_second.source);
+      })
+      .def_ro("dram_capacity_bytes", &solar::ArchSpec::dram_capacity_bytes)
+      .def_prop_ro("on_chip", [](const solar::ArchSpec& a) {
+        nb::list out;
+        for (const auto& l : a.on_chip) {
+          nb::dict d;
+          d["name"] = l.name;
+          d["capacity_bytes"] = l.capacity_bytes;
+          d["bytes_per_second"] = l.bytes_per_second;
+          d["source"] = l.source;
+          out.append(d);
+        }
+        return out;
+      });
+  m.def("load_arch", &solar::resolve_arch, "name_or_path"_a, "search_dir"_a);
+  m.def("list_archs", &solar::list_arch_names, "search_dir"_a);
+
+  nb::class_<solar::Bottleneck>(m, "Bottleneck")
+      .def_ro("kind", &solar::Bottleneck::kind)
+      .def_ro("unit", &solar::Bottleneck::unit);
+  nb::class_<solar::NodeSol>(m, "NodeSol")
+      .def_ro("node", &solar::NodeSol::node)
+      .def_ro("matrix_seconds", &solar::NodeSol::matrix_seconds)
+      .def_ro("vector_seconds", &solar::NodeSol::vector_seconds)
+      .def_ro("memory_seconds", &solar::NodeSol::memory_seconds)
+      .def_ro("seconds", &solar::NodeSol::seconds)
+      .def_ro("bottleneck", &solar::NodeSol::bottleneck)
+      .def_ro("intensity", &solar::NodeSol::intensity)
+      .def_ro("math_mode", &solar::NodeSol::math_mode);
+  nb::class_<solar::GraphSol>(m, "GraphSol")
+      .def_ro("mode", &solar::GraphSol::mode)
+      .def_ro("flops", &solar::GraphSol::flops)
+      .def_ro("matrix_flops", &solar::GraphSol::matrix_flops)
+      .def_ro("vector_flops", &solar::GraphSol::vector_flops)
+      .def_ro("bytes", &solar::GraphSol::bytes)
+      .def_ro("matrix_seconds", &solar::GraphSol::matrix_seconds)
+      .def_ro("vector_seconds", &solar::GraphSol::vector_seconds)
+      .def_ro("memory_seconds", &solar::GraphSol::memory_seconds)
+      .def_ro("seconds", &solar::GraphSol::seconds)
+      .def_ro("bottleneck", &solar::GraphSol::bottleneck)
+      .def_ro("intensity", &solar::GraphSol::intensity);
+  nb::class_<solar::Analysis>(m, "Analysis")
+      .def_ro("arch", &solar::Analysis::arch)
+      .def_ro("math_mode", &solar::Analysis::math_mode)
+      .def_ro("fp32_math", &solar::Analysis::fp32_math)
+      .def_ro("matrix_flops_per_second", &solar::Analysis::matrix_flops_per_second)
+      .def_ro("vector_flops_per_second", &solar::Analysis::vector_flops_per_second)
+      .def_ro("dram_bytes_per_second", &solar::Analysis::dram_bytes_per_second)
+      .def_ro("ridge_matrix", &solar::Analysis::ridge_matrix)
+      .def_ro("ridge_vector", &solar::Analysis::ridge_vector)
+      .def_ro("nodes", &solar::Analysis::nodes)
+      .def_ro("unfused", &solar::Analysis::unfused)
+      .def_ro("fused", &solar::Analysis::fused);
+
+  m.def("analyze", [](const solar::Graph& g, const solar::ArchSpec& a, const std::string& fp32) {
+    solar::AnalysisOptions o;
+    o.fp32_math = parse_fp32_math(fp32);
+    return solar::analyze(g, a, o);
+  }, "graph"_a, "arch"_a, "fp32_math"_a = "default");
+
+  m.def("analysis_json", [](const solar::Graph& g, const std::vector<solar::ArchSpec>& archs,
+                            const std::vector<solar::Analysis>& analyses,
+                            const std::string& status, const std::string& detail) {
+    solar::ValidationInfo v{status, detail};
+    if (archs.size() == 1) return solar::analysis_json(g, archs[0], analyses[0], v);
+    return solar::analyses_json(g, archs, analyses, v);
+  }, "graph"_a, "archs"_a, "analyses"_a, "status"_a = "none", "detail"_a = "");
+}

@@ -1,0 +1,38 @@
+// Einsum lifting: one kernel call (a kernel plus the shapes and scalar values of its
+// arguments) becomes one extended einsum per loop nest, with MACs, FLOPs by kind and
+// projections evaluated at the call's sizes (docs/ir.md §5). Shape-only: no loop body runs.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "solar/einsum/graph.h"
+#include "solar/ir/program.h"
+
+namespace solar {
+
+struct KernelCall {
+  const Kernel* kernel = nullptr;
+  std::string name;                                  // node name, e.g. "linear#3"
+  Loc loc;                                           // call site
+  std::vector<const TensorInfo*> tensor_args;        // by kernel parameter (null for scalars)
+  std::vector<Scalar> scalar_args;                   // by kernel parameter
+};
+
+// The shape-dependent facts of one call. Operand::tensor holds the kernel's tensor index
+// (Kernel::tensors); the tracer maps it to graph tensor ids.
+struct LiftedCall {
+  std::unordered_map<std::string, int64_t> dims;     // every dim bound in the kernel
+  std::vector<std::vector<int64_t>> tensor_shapes;   // by kernel tensor index
+  std::vector<Einsum> einsums;                       // one per nest
+  int64_t macs = 0;
+  FlopCounts flops;
+  DType matrix_dtype = DType::kFp32;
+};
+
+// Binds dims from argument shapes (a mismatch is a UserError naming the call, the dim and
+// both sizes), sizes the allocations, and lifts every nest.
+LiftedCall lift_call(const Program& program, const KernelCall& call);
+
+}  // namespace solar

@@ -1,0 +1,118 @@
+// Syntax tree of an Affine Loop IR file: the Python subset of docs/ir.md, with a source
+// location on every node. Nodes are immutable once built (shared_ptr<const>); passes build
+// new trees rather than editing. Printer: ir/printer.h. Equality ignores locations.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "solar/base/error.h"
+
+namespace solar::ast {
+
+struct Expr;
+struct Stmt;
+using ExprPtr = std::shared_ptr<const Expr>;
+using StmtPtr = std::shared_ptr<const Stmt>;
+
+enum class ExprKind : uint8_t {
+  kInt,        // int_value
+  kFloat,      // float_value
+  kStr,        // text
+  kName,       // text
+  kAttribute,  // items[0].text
+  kSubscript,  // items[0][items[1], ...]
+  kCall,       // items[0](items[1..], keywords)
+  kBinary,     // items[0] op items[1]
+  kUnary,      // op items[0]
+  kCompare,    // items[0] cmp_ops[0] items[1] cmp_ops[1] items[2] ...
+  kBoolOp,     // items joined by op (and/or)
+  kTuple,      // (items...)
+  kList,       // [items...]
+  kDict,       // {items[0]: items[1], items[2]: items[3], ...}
+};
+
+enum class Op : uint8_t {
+  kAdd, kSub, kMul, kDiv, kFloorDiv, kMod, kPow,  // binary arithmetic
+  kNeg, kPos, kNot,                               // unary
+  kAnd, kOr,                                      // bool ops
+  kLt, kLe, kGt, kGe, kEq, kNe,                   // comparisons
+};
+const char* op_text(Op op);
+
+struct Keyword {
+  std::string name;
+  ExprPtr value;
+  Loc loc;
+};
+
+struct Expr {
+  ExprKind kind = ExprKind::kName;
+  Loc loc;
+  Op op = Op::kAdd;
+  int64_t int_value = 0;
+  double float_value = 0.0;
+  std::string text;
+  std::vector<ExprPtr> items;
+  std::vector<Op> cmp_ops;
+  std::vector<Keyword> keywords;
+
+  // Accessors for readability at use sites.
+  bool is_name(const char* name) const { return kind == ExprKind::kName && text == name; }
+  const Keyword* keyword(const std::string& name) const;
+};
+
+enum class StmtKind : uint8_t {
+  kAssign,       // target = value
+  kAugAssign,    // target op= value
+  kFor,          // for target in value: body
+  kIf,           // if value: body else: orelse
+  kWhile,        // parsed so the checker can reject it with a useful message
+  kReturn,       // return value (value may be null)
+  kExpr,         // value
+  kPass,
+  kFunctionDef,  // decorators, def name(params) -> returns: body
+  kImport,       // text holds the statement as written (normalised spacing)
+};
+
+struct Param {
+  std::string name;
+  ExprPtr annotation;     // may be null
+  ExprPtr default_value;  // may be null
+  Loc loc;
+};
+
+struct Stmt {
+  StmtKind kind = StmtKind::kPass;
+  Loc loc;
+  ExprPtr target;
+  ExprPtr value;
+  Op op = Op::kAdd;  // kAugAssign
+  std::vector<StmtPtr> body;
+  std::vector<StmtPtr> orelse;
+  std::string name;                // kFunctionDef
+  std::vector<ExprPtr> decorators; // kFunctionDef
+  std::vector<Param> params;       // kFunctionDef
+  ExprPtr returns;                 // kFunctionDef, may be null
+  std::string text;                // kImport
+};
+
+struct Module {
+  std::string file;
+  std::vector<StmtPtr> body;
+};
+
+// Structural equality, ignoring source locations (used by the printer round-trip tests).
+bool equal(const Expr& a, const Expr& b);
+bool equal(const Stmt& a, const Stmt& b);
+bool equal(const Module& a, const Module& b);
+
+// Node builders (used by the parser and by passes that synthesise expressions).
+ExprPtr make_int(int64_t v, Loc loc = {});
+ExprPtr make_name(std::string name, Loc loc = {});
+ExprPtr make_binary(Op op, ExprPtr a, ExprPtr b, Loc loc = {});
+ExprPtr make_unary(Op op, ExprPtr a, Loc loc = {});
+
+}  // namespace solar::ast

@@ -1,0 +1,19 @@
+// Checker: ast::Module -> Program. Enforces every rule of docs/ir.md §3-4 and reports all
+// problems found at once (a UserError with one Diagnostic each: location, what is wrong,
+// what to write instead). Lowers kernels to loop nests with affine index maps and derives
+// the shape-independent facts the lifting needs (einsum strings, FLOPs per point).
+#pragma once
+
+#include "solar/ir/ast.h"
+#include "solar/ir/program.h"
+
+namespace solar {
+
+Program check_program(ast::Module module);
+
+// Names of the scalar functions allowed in kernel bodies (exp, log, ..., select, cast).
+bool is_scalar_function(const std::string& name);
+// Names of the composition-layer builtins (reshape, permute, ...).
+bool is_graph_builtin(const std::string& name);
+
+}  // namespace solar

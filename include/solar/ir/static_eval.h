@@ -1,0 +1,30 @@
+// Evaluation of static expressions inside kernels (allocation sizes, index coefficients,
+// scalar parameters) once a call has bound its dim sizes and scalar arguments.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "solar/ir/program.h"
+
+namespace solar {
+
+struct StaticEnv {
+  const Program* program = nullptr;
+  const Kernel* kernel = nullptr;
+  const std::vector<Scalar>* scalar_args = nullptr;  // by kernel parameter index
+  const std::unordered_map<std::string, int64_t>* dim_sizes = nullptr;
+  const std::vector<std::vector<int64_t>>* tensor_shapes = nullptr;  // by kernel tensor index
+};
+
+// Evaluates `e`; a name that is not static (a loop variable, a tensor) or an operation on
+// unknown values is a UserError located at the expression.
+Scalar eval_static(const ast::Expr& e, const StaticEnv& env);
+int64_t eval_static_int(const ast::Expr& e, const StaticEnv& env, const char* what);
+
+// Python semantics for // and % on integers (floor division).
+int64_t floor_div(int64_t a, int64_t b);
+int64_t floor_mod(int64_t a, int64_t b);
+
+}  // namespace solar

@@ -1,0 +1,86 @@
+"""Solar: validated speed-of-light bounds for deep-learning programs.
+
+The C++ core parses and checks Affine Loop IR programs, traces them into einsum graphs and
+computes SOL bounds; this package is the thin Python layer over it::
+
+    import solar
+    graph = solar.trace("examples/ir/linear_bias_matmul.py")
+    result = solar.analyze(graph, arch="H100_PCIe")
+    print(result.fused.seconds, result.fused.bottleneck.kind)
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from . import _core
+from .errors import Diagnostic, InternalError, UserError
+
+__all__ = [
+    "Diagnostic",
+    "InternalError",
+    "UserError",
+    "analyze",
+    "arch_dir",
+    "check",
+    "format_source",
+    "graph_yaml",
+    "list_archs",
+    "load_arch",
+    "trace",
+]
+
+__version__ = "0.1.0"
+
+
+def arch_dir() -> str:
+    """Directory of the bundled architecture specs (override with $SOLAR_ARCH_DIR)."""
+    env = os.environ.get("SOLAR_ARCH_DIR")
+    if env:
+        return env
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "configs" / "arch", here.parents[1] / "configs" / "arch"):
+        if candidate.is_dir():
+            return str(candidate)
+    return str(here / "configs" / "arch")
+
+
+def check(path: str | os.PathLike) -> _core.Program:
+    """Parse and check an IR file; raises UserError listing every problem found."""
+    return _core.load_program(str(path))
+
+
+def trace(program, dims: dict[str, int] | None = None) -> _core.Graph:
+    """Trace an IR program (a path or a checked Program) into its einsum graph."""
+    if not isinstance(program, _core.Program):
+        program = check(program)
+    return _core.trace(program, list((dims or {}).items()))
+
+
+def load_arch(name_or_path: str) -> _core.ArchSpec:
+    """An architecture spec by name (configs/arch) or by the path of a YAML file."""
+    return _core.load_arch(str(name_or_path), arch_dir())
+
+
+def list_archs() -> list[str]:
+    return _core.list_archs(arch_dir())
+
+
+def analyze(graph, arch="H100_PCIe", fp32_math: str = "default", dims=None) -> _core.Analysis:
+    """SOL analysis (unfused and fused) of a graph or an IR file on one architecture."""
+    if not isinstance(graph, _core.Graph):
+        graph = trace(graph, dims)
+    if not isinstance(arch, _core.ArchSpec):
+        arch = load_arch(arch)
+    return _core.analyze(graph, arch, fp32_math)
+
+
+def format_source(text: str, file: str = "<string>") -> str:
+    """Parse IR source text and print it back in canonical layout."""
+    return _core.format_source(text, file)
+
+
+def graph_yaml(graph) -> str:
+    """The einsum-graph sidecar (YAML) of a graph."""
+    return graph.to_yaml()

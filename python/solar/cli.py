@@ -1,0 +1,170 @@
+"""The `solar` command line. Exit codes: 0 success, 1 user error (message on stderr)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import _core, list_archs, load_arch, report
+from .errors import InternalError, UserError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse's default exits 2; a bad option is a user error
+        self.print_usage(sys.stderr)
+        print(f"solar: error: {message}", file=sys.stderr)
+        sys.exit(1)
+
+
+def _dims(values: list[str] | None) -> list[tuple[str, int]]:
+    out = []
+    for item in values or []:
+        name, sep, size = item.partition("=")
+        if not sep or not name or not size.strip().lstrip("-").isdigit():
+            raise UserError(f"--dim {item}: expected NAME=INTEGER, for example --dim B=64")
+        out.append((name.strip(), int(size)))
+    return out
+
+
+def _load_graph(args):
+    program = _core.load_program(args.file)
+    return _core.trace(program, _dims(args.dim))
+
+
+def cmd_check(args) -> int:
+    program = _core.load_program(args.file)
+    kernels = ", ".join(program.kernels) or "none"
+    print(f"{args.file}: ok ({len(program.kernels)} kernels: {kernels})")
+    return 0
+
+
+def cmd_analyze(args) -> int:
+    graph = _load_graph(args)
+    names = args.arch or ["H100_PCIe"]
+    if names == ["all"]:
+        names = list_archs()
+    archs = [load_arch(n) for n in names]
+    analyses = [_core.analyze(graph, a, args.fp32_math) for a in archs]
+    for i, (arch, analysis) in enumerate(zip(archs, analyses)):
+        if i:
+            print()
+        print(report.sol_table(graph, arch, analysis))
+        if args.per_node:
+            print()
+            print(report.node_table(graph, analysis))
+    if len(archs) > 1:
+        print()
+        print(report.cross_table([(a.name, r) for a, r in zip(archs, analyses)]))
+    if args.json:
+        text = _core.analysis_json(graph, archs, analyses, "none", "not validated")
+        Path(args.json).write_text(text + "\n")
+        print(f"\nwrote {args.json}")
+    return 0
+
+
+def cmd_graph(args) -> int:
+    graph = _load_graph(args)
+    text = graph.to_yaml()
+    if args.out and args.out != "-":
+        Path(args.out).write_text(text)
+        print(f"wrote {args.out} ({len(graph.nodes)} nodes, {len(graph.tensors)} tensors)")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_format(args) -> int:
+    text = _core.read_source(args.file)
+    sys.stdout.write(_core.format_source(text, args.file))
+    return 0
+
+
+def cmd_arch(args) -> int:
+    if args.action == "list":
+        for name in list_archs():
+            spec = load_arch(name)
+            print(f"{name:18s} {spec.description}")
+        return 0
+    if not args.name:
+        raise UserError("solar arch show NAME: give an architecture name or a spec path")
+    a = load_arch(args.name)
+    print(f"{a.name}: {a.description}")
+    print(f"  file: {a.file}")
+    print(f"  fp32 contractions default to: {a.fp32_matrix_mode}")
+    print("  matrix peaks:")
+    for k, (v, src) in a.matrix_flops_per_second.items():
+        print(f"    {k:5s} {report.rate(v, 'FLOP'):>14s}   [{src}]")
+    print("  vector peaks:")
+    for k, (v, src) in a.vector_flops_per_second.items():
+        print(f"    {k:5s} {report.rate(v, 'FLOP'):>14s}   [{src}]")
+    v, src = a.dram_bytes_per_second
+    print(f"  DRAM: {report.rate(v, 'B')}   [{src}]")
+    for level in a.on_chip:
+        bw = level["bytes_per_second"]
+        bw_text = report.rate(bw, "B") if bw else "bandwidth not published"
+        print(f"  {level['name']}: {report.si(level['capacity_bytes'], 'B')}, {bw_text}"
+              f"   [{level['source']}]")
+    if a.notes:
+        print(f"  notes: {a.notes}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="solar", description="Validated speed-of-light bounds for DL programs.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    c = sub.add_parser("check", help="parse and check an IR program")
+    c.add_argument("file")
+    c.set_defaults(func=cmd_check)
+
+    a = sub.add_parser("analyze", help="SOL bounds of an IR program on one or more archs")
+    a.add_argument("file")
+    a.add_argument("--arch", action="append",
+                   help="architecture name or spec path (repeatable; 'all' for every spec); "
+                        "default H100_PCIe")
+    a.add_argument("--dim", action="append", metavar="K=V", help="override a size of DIMS")
+    a.add_argument("--per-node", action="store_true", help="print a per-node table")
+    a.add_argument("--json", metavar="OUT", help="write the analysis JSON (solar.analysis/1)")
+    a.add_argument("--fp32-math", choices=["fp32", "tf32"], default="default",
+                   help="math mode of fp32 contractions (default: the platform's default, "
+                        "TF32 on NVIDIA Ampere and later)")
+    a.set_defaults(func=cmd_analyze)
+
+    g = sub.add_parser("graph", help="write the einsum-graph YAML sidecar")
+    g.add_argument("file")
+    g.add_argument("--out", default="-", help="output path (default: stdout)")
+    g.add_argument("--dim", action="append", metavar="K=V")
+    g.set_defaults(func=cmd_graph)
+
+    f = sub.add_parser("format", help="print an IR program in canonical layout")
+    f.add_argument("file")
+    f.set_defaults(func=cmd_format)
+
+    r = sub.add_parser("arch", help="list or show architecture specs")
+    r.add_argument("action", choices=["list", "show"])
+    r.add_argument("name", nargs="?")
+    r.set_defaults(func=cmd_arch)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except UserError as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    except InternalError as e:
+        print(f"solar: internal error (please report): {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"solar: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("solar: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+"""Errors raised by Solar. The C++ core's user errors arrive as :class:`UserError`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem in one place of the input."""
+
+    kind: str  # "syntax", "non-affine", "dim-mismatch", ... (docs/ir.md, "Errors")
+    file: str
+    line: int
+    col: int
+    message: str
+    hint: str
+
+    def __str__(self) -> str:
+        where = self.file or "<input>"
+        if self.line:
+            where += f":{self.line}:{self.col}"
+        text = f"{where}: error[{self.kind}]: {self.message}"
+        return text + (f"\n  hint: {self.hint}" if self.hint else "")
+
+
+class UserError(Exception):
+    """The input is wrong (a program, a spec, an option). Holds every problem found."""
+
+    def __init__(self, message: str, diagnostics=()):
+        super().__init__(message)
+        self.diagnostics = [d if isinstance(d, Diagnostic) else Diagnostic(*d) for d in diagnostics]
+
+    @property
+    def kind(self) -> str:
+        return self.diagnostics[0].kind if self.diagnostics else "argument"
+
+
+class InternalError(Exception):
+    """Solar itself is wrong: please report it."""

@@ -1,0 +1,452 @@
+// Loader and validator of architecture specs (format: docs/arch-spec.md).
+//
+// One pass over the YAML tree collects every problem (unknown, missing, mistyped or
+// non-positive field; dangling source key or cache level) into a DiagnosticSink, each with
+// the field's dotted path and the line:col of the YAML node, and throws them together.
+#include "solar/arch/spec.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string_view>
+#include <system_error>
+
+#include "solar/base/error.h"
+
+namespace solar {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kTopKeys = {"name",
+                                           "description",
+                                           "notes",
+                                           "sources",
+                                           "fp32_matrix_mode",
+                                           "matrix_flops_per_second",
+                                           "vector_flops_per_second",
+                                           "dram",
+                                           "on_chip",
+                                           "cache_level"};
+const std::vector<std::string> kMatrixKeys = {"fp64", "tf32", "fp32", "bf16",
+                                              "fp16", "fp8",  "fp4",  "int8"};
+const std::vector<std::string> kVectorKeys = {"fp64", "fp32", "fp16", "bf16"};
+const std::vector<std::string> kRateKeys = {"value", "source", "derivation"};
+const std::vector<std::string> kDramKeys = {"bytes_per_second", "capacity_bytes"};
+const std::vector<std::string> kLevelKeys = {"name", "capacity_bytes", "bytes_per_second"};
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) {
+    if (!out.empty()) out += ", ";
+    out += item;
+  }
+  return out;
+}
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+std::string child_path(const std::string& parent, const std::string& key) {
+  return parent.empty() ? key : parent + "." + key;
+}
+
+Loc loc_of(const YAML::Node& node) {
+  const YAML::Mark mark = node.Mark();
+  if (mark.is_null()) return {};
+  return {static_cast<uint32_t>(mark.line + 1), static_cast<uint32_t>(mark.column + 1)};
+}
+
+Loc loc_of(const YAML::Mark& mark) {
+  if (mark.is_null()) return {};
+  return {static_cast<uint32_t>(mark.line + 1), static_cast<uint32_t>(mark.column + 1)};
+}
+
+// A source is a key of `sources:` when it is one word of letters, digits and '_';
+// anything else (a phrase) is a literal citation.
+bool is_source_key(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(),
+                                      [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
+
+// Parses a whole scalar as a finite double ("2.0e12", "+1e9"); nullopt otherwise.
+std::optional<double> parse_number(std::string_view text) {
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  double value = 0.0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+// Walks one spec document; every check reports into `sink_` and parsing goes on.
+class SpecParser {
+ public:
+  explicit SpecParser(const std::string& file) : sink_(file) {}
+
+  ArchSpec parse(const YAML::Node& root) {
+    ArchSpec spec;
+    if (!root.IsMap()) {
+      sink_.error(ErrorKind::kSpec, loc_of(root), "an architecture spec must be a YAML mapping",
+                  "start from one of configs/arch/*.yaml (format: docs/arch-spec.md)");
+      sink_.throw_if_any();
+    }
+    check_keys(root, "", kTopKeys);
+    parse_sources(root["sources"]);
+
+    if (auto name = string_field(root, "", "name", /*required=*/true)) spec.name = *name;
+    if (auto text = string_field(root, "", "description", false)) spec.description = *text;
+    if (auto text = string_field(root, "", "notes", false)) spec.notes = *text;
+
+    spec.matrix_flops_per_second = parse_rate_map(root, "matrix_flops_per_second", kMatrixKeys);
+    spec.vector_flops_per_second = parse_rate_map(root, "vector_flops_per_second", kVectorKeys);
+    const YAML::Node matrix = root["matrix_flops_per_second"];
+    if (matrix && matrix.IsMap() && matrix.size() == 0) {
+      sink_.error(ErrorKind::kSpec, loc_of(matrix),
+                  "field 'matrix_flops_per_second' must list at least one math mode",
+                  "keys: " + join(kMatrixKeys));
+    }
+    const YAML::Node vector = root["vector_flops_per_second"];
+    if (vector && vector.IsMap() && !vector["fp32"]) {
+      sink_.error(ErrorKind::kSpec, loc_of(vector),
+                  "field 'vector_flops_per_second.fp32' is missing",
+                  "every spec needs the fp32 vector (CUDA-core / SIMD) peak");
+    }
+    parse_dram(root, spec);
+    parse_on_chip(root, spec);
+    parse_fp32_mode(root, spec);
+    parse_cache_level(root, spec);
+    sink_.throw_if_any();
+    return spec;
+  }
+
+ private:
+  void error(const YAML::Node& node, std::string message, std::string hint = "") {
+    sink_.error(ErrorKind::kSpec, loc_of(node), std::move(message), std::move(hint));
+  }
+
+  // Reports keys of `node` not in `allowed`, and keys written twice.
+  void check_keys(const YAML::Node& node, const std::string& path,
+                  const std::vector<std::string>& allowed, const std::string& note = "") {
+    std::set<std::string> seen;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string key = it->first.Scalar();
+      const std::string field = child_path(path, key);
+      if (!seen.insert(key).second) {
+        error(it->first, "field '" + field + "' is written twice");
+      } else if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+        error(it->first, "unknown field '" + field + "'",
+              "allowed here: " + join(allowed) + (note.empty() ? "" : " (" + note + ")"));
+      }
+    }
+  }
+
+  bool require_map(const YAML::Node& node, const std::string& path) {
+    if (node.IsMap()) return true;
+    error(node, "field '" + path + "' must be a mapping");
+    return false;
+  }
+
+  std::optional<std::string> string_field(const YAML::Node& parent, const std::string& path,
+                                          const std::string& key, bool required) {
+    const YAML::Node node = parent[key];
+    const std::string field = child_path(path, key);
+    if (!node) {
+      if (required) error(parent, "field '" + field + "' is missing");
+      return std::nullopt;
+    }
+    if (!node.IsScalar() || node.Scalar().empty()) {
+      error(node, "field '" + field + "' must be a non-empty string");
+      return std::nullopt;
+    }
+    return node.Scalar();
+  }
+
+  void parse_sources(const YAML::Node& node) {
+    if (!node || !require_map(node, "sources")) return;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string key = it->first.Scalar();
+      if (!is_source_key(key)) {
+        error(it->first, "source key 'sources." + key + "' must be one word",
+              "use letters, digits and '_', e.g. datasheet or hopper_whitepaper");
+      } else if (!it->second.IsScalar() || it->second.Scalar().empty()) {
+        error(it->second, "field 'sources." + key + "' must be a citation string");
+      } else if (!sources_.emplace(key, it->second.Scalar()).second) {
+        error(it->first, "field 'sources." + key + "' is written twice");
+      }
+    }
+  }
+
+  // A positive number with its citation: {value, source, derivation?}.
+  std::optional<Rate> parse_rate(const YAML::Node& node, const std::string& path) {
+    if (!node.IsMap()) {
+      error(node, "field '" + path + "' must be a mapping {value, source}",
+            "every number cites its source, e.g. {value: 2.0e12, source: datasheet}");
+      return std::nullopt;
+    }
+    check_keys(node, path, kRateKeys);
+    Rate rate;
+    bool ok = true;
+    const YAML::Node value = node["value"];
+    if (!value) {
+      error(node, "field '" + path + ".value' is missing");
+      ok = false;
+    } else if (!value.IsScalar()) {
+      error(value, "field '" + path + ".value' must be a number");
+      ok = false;
+    } else if (auto number = parse_number(value.Scalar()); !number) {
+      error(value, "field '" + path + ".value' must be a number, got '" + value.Scalar() + "'",
+            "write SI units as a plain number, e.g. 2.0e12 for 2 TB/s");
+      ok = false;
+    } else if (*number <= 0.0) {
+      error(value, "field '" + path + ".value' must be positive, got " + value.Scalar());
+      ok = false;
+    } else {
+      rate.value = *number;
+    }
+    const YAML::Node source = node["source"];
+    if (!source) {
+      error(node, "field '" + path + ".source' is missing",
+            "cite the document, table or section, e.g. source: datasheet");
+      ok = false;
+    } else if (!source.IsScalar() || source.Scalar().empty()) {
+      error(source, "field '" + path + ".source' must be a string");
+      ok = false;
+    } else if (is_source_key(source.Scalar())) {
+      auto found = sources_.find(source.Scalar());
+      if (found == sources_.end()) {
+        std::vector<std::string> keys;
+        for (const auto& [key, text] : sources_) keys.push_back(key);
+        error(source,
+              "field '" + path + ".source' names source '" + source.Scalar() +
+                  "', which is not in 'sources'",
+              keys.empty()
+                  ? "add it under 'sources:', or write the citation itself"
+                  : "defined sources: " + join(keys) + "; or write the citation itself (a phrase)");
+        ok = false;
+      } else {
+        rate.source = found->second;
+      }
+    } else {
+      rate.source = source.Scalar();
+    }
+    const YAML::Node derivation = node["derivation"];
+    if (derivation) {
+      if (!derivation.IsScalar()) {
+        error(derivation, "field '" + path + ".derivation' must be a string");
+        ok = false;
+      } else if (!derivation.Scalar().empty()) {
+        rate.source += "; " + derivation.Scalar();
+      }
+    }
+    return ok ? std::optional<Rate>(rate) : std::nullopt;
+  }
+
+  std::map<std::string, Rate> parse_rate_map(const YAML::Node& root, const std::string& key,
+                                             const std::vector<std::string>& allowed) {
+    std::map<std::string, Rate> rates;
+    const YAML::Node node = root[key];
+    if (!node) {
+      error(root, "field '" + key + "' is missing", "keys: " + join(allowed));
+      return rates;
+    }
+    if (!require_map(node, key)) return rates;
+    check_keys(node, key, allowed,
+               key == "matrix_flops_per_second"
+                   ? "fp8 covers fp8_e4m3 and fp8_e5m2, fp4 covers nvfp4, int8 covers int8, "
+                     "uint8 and int4"
+                   : "");
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string mode = it->first.Scalar();
+      if (std::find(allowed.begin(), allowed.end(), mode) == allowed.end()) continue;
+      if (auto rate = parse_rate(it->second, key + "." + mode)) rates.emplace(mode, *rate);
+    }
+    return rates;
+  }
+
+  void parse_dram(const YAML::Node& root, ArchSpec& spec) {
+    const YAML::Node node = root["dram"];
+    if (!node) {
+      error(root, "field 'dram' is missing", "dram: {bytes_per_second: {value, source}}");
+      return;
+    }
+    if (!require_map(node, "dram")) return;
+    check_keys(node, "dram", kDramKeys);
+    if (!node["bytes_per_second"]) {
+      error(node, "field 'dram.bytes_per_second' is missing");
+    } else if (auto rate = parse_rate(node["bytes_per_second"], "dram.bytes_per_second")) {
+      spec.dram_bytes_per_second = *rate;
+    }
+    if (node["capacity_bytes"]) {
+      if (auto rate = parse_rate(node["capacity_bytes"], "dram.capacity_bytes")) {
+        spec.dram_capacity_bytes = rate->value;
+        spec.dram_capacity_source = rate->source;
+      }
+    }
+  }
+
+  void parse_on_chip(const YAML::Node& root, ArchSpec& spec) {
+    const YAML::Node node = root["on_chip"];
+    if (!node) return;
+    if (!node.IsSequence()) {
+      error(node, "field 'on_chip' must be a list of levels",
+            "on_chip:\n    - {name: L2, capacity_bytes: {value: 50.0e6, source: datasheet}}");
+      return;
+    }
+    for (size_t i = 0; i < node.size(); ++i) {
+      const YAML::Node level = node[i];
+      const std::string path = "on_chip[" + std::to_string(i) + "]";
+      if (!require_map(level, path)) continue;
+      check_keys(level, path, kLevelKeys);
+      MemoryLevel out;
+      if (auto name = string_field(level, path, "name", true)) {
+        out.name = *name;
+        for (const MemoryLevel& other : spec.on_chip) {
+          if (other.name == out.name) {
+            error(level["name"], "field '" + path + ".name' repeats level '" + out.name + "'");
+          }
+        }
+      }
+      if (!level["capacity_bytes"]) {
+        error(level, "field '" + path + ".capacity_bytes' is missing");
+      } else if (auto rate = parse_rate(level["capacity_bytes"], path + ".capacity_bytes")) {
+        out.capacity_bytes = rate->value;
+        out.source = rate->source;
+      }
+      if (level["bytes_per_second"]) {
+        if (auto rate = parse_rate(level["bytes_per_second"], path + ".bytes_per_second")) {
+          out.bytes_per_second = rate->value;
+          out.bytes_per_second_source = rate->source;
+        }
+      }
+      spec.on_chip.push_back(std::move(out));
+    }
+  }
+
+  void parse_fp32_mode(const YAML::Node& root, ArchSpec& spec) {
+    const YAML::Node node = root["fp32_matrix_mode"];
+    if (!node) return;  // default "fp32"
+    auto mode = string_field(root, "", "fp32_matrix_mode", false);
+    if (!mode) return;
+    if (std::find(kMatrixKeys.begin(), kMatrixKeys.end(), *mode) == kMatrixKeys.end()) {
+      error(node, "field 'fp32_matrix_mode' must name a math mode, got '" + *mode + "'",
+            "usually tf32 (NVIDIA Ampere and later) or fp32");
+      return;
+    }
+    spec.fp32_matrix_mode = *mode;
+    // fp32 always has a rate: without a matrix fp32 entry it uses the vector fp32 peak.
+    const YAML::Node matrix = root["matrix_flops_per_second"];
+    const bool has_rate = *mode == "fp32" || (matrix && matrix.IsMap() && matrix[*mode]);
+    if (!has_rate) {
+      error(node,
+            "field 'fp32_matrix_mode' is '" + *mode + "' but 'matrix_flops_per_second." + *mode +
+                "' is missing",
+            "add the " + *mode + " rate, or write fp32_matrix_mode: fp32");
+    }
+  }
+
+  void parse_cache_level(const YAML::Node& root, ArchSpec& spec) {
+    if (!root["cache_level"]) {
+      if (!spec.on_chip.empty()) spec.cache_level = spec.on_chip.front().name;
+      return;
+    }
+    auto level = string_field(root, "", "cache_level", false);
+    if (!level) return;
+    std::vector<std::string> names;
+    for (const MemoryLevel& l : spec.on_chip) names.push_back(l.name);
+    if (std::find(names.begin(), names.end(), *level) == names.end()) {
+      error(root["cache_level"],
+            "field 'cache_level' names '" + *level + "', which is not an on_chip level",
+            names.empty() ? "list the level under 'on_chip:' first"
+                          : "on_chip levels: " + join(names));
+      return;
+    }
+    spec.cache_level = *level;
+  }
+
+  DiagnosticSink sink_;
+  std::map<std::string, std::string> sources_;
+};
+
+bool is_spec_file(const fs::path& path) {
+  const std::string ext = lower(path.extension().string());
+  return ext == ".yaml" || ext == ".yml";
+}
+
+}  // namespace
+
+ArchSpec parse_arch_spec(const std::string& yaml_text, const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw UserError(ErrorKind::kSpec, file, loc_of(e.mark), "YAML syntax error: " + e.msg,
+                    "check indentation and that every '{' and '[' is closed");
+  }
+  if (!root || root.IsNull()) {
+    throw UserError(ErrorKind::kIo, file, Loc{}, "architecture spec is empty",
+                    "start from one of configs/arch/*.yaml (format: docs/arch-spec.md)");
+  }
+  ArchSpec spec = SpecParser(file).parse(root);
+  spec.file = file;
+  return spec;
+}
+
+ArchSpec load_arch_spec(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    throw UserError(
+        ErrorKind::kIo, path, Loc{}, "cannot read architecture spec '" + path + "'",
+        "no such file; pass the name of a spec in configs/arch or a path to a .yaml file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw UserError(ErrorKind::kIo, path, Loc{}, "cannot open architecture spec '" + path + "'");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_arch_spec(text.str(), path);
+}
+
+std::vector<std::string> list_arch_names(const std::string& search_dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(search_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec) && is_spec_file(it->path())) {
+      names.push_back(it->path().stem().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+ArchSpec resolve_arch(const std::string& name_or_path, const std::string& search_dir) {
+  const bool is_path =
+      name_or_path.find('/') != std::string::npos || is_spec_file(fs::path(name_or_path));
+  if (is_path) return load_arch_spec(name_or_path);
+  const std::vector<std::string> names = list_arch_names(search_dir);
+  for (const std::string& name : names) {
+    if (lower(name) == lower(name_or_path)) {
+      for (const char* ext : {".yaml", ".yml"}) {
+        const fs::path path = fs::path(search_dir) / (name + ext);
+        std::error_code ec;
+        if (fs::is_regular_file(path, ec)) return load_arch_spec(path.string());
+      }
+    }
+  }
+  throw UserError(ErrorKind::kArgument, "", Loc{}, "unknown architecture '" + name_or_path + "'",
+                  names.empty()
+                      ? "no specs found in '" + search_dir + "'; pass a path to a .yaml spec"
+                      : "available: " + join(names) + "; or pass a path to a .yaml spec");
+}
+
+}  // namespace solar

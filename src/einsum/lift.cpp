@@ -1,0 +1,198 @@
+#include "solar/einsum/lift.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "solar/ir/printer.h"
+#include "solar/ir/static_eval.h"
+
+namespace solar {
+namespace {
+
+[[noreturn]] void call_error(const Program& program, const KernelCall& call, ErrorKind kind,
+                             const std::string& msg, const std::string& hint = "") {
+  throw UserError(kind, program.file, call.loc,
+                  "in call " + call.name + " to kernel '" + call.kernel->name + "': " + msg, hint);
+}
+
+int64_t checked_mul(int64_t a, int64_t b, const Program& program, const KernelCall& call) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) {
+    call_error(program, call, ErrorKind::kShape, "iteration space overflows 64 bits");
+  }
+  return r;
+}
+
+}  // namespace
+
+LiftedCall lift_call(const Program& program, const KernelCall& call) {
+  const Kernel& k = *call.kernel;
+  LiftedCall out;
+  out.tensor_shapes.resize(k.tensors.size());
+  // Which parameter bound each dim first, for mismatch messages.
+  std::unordered_map<std::string, std::pair<std::string, size_t>> bound_by;
+  for (size_t p = 0; p < k.params.size(); ++p) {
+    const KernelParam& param = k.params[p];
+    if (param.kind != ParamKind::kTensor) continue;
+    const TensorInfo* arg = call.tensor_args[p];
+    const KernelTensor& kt = k.tensors[static_cast<size_t>(param.tensor)];
+    if (arg->shape.size() != kt.dims.size()) {
+      std::string shape;
+      for (size_t i = 0; i < arg->shape.size(); ++i)
+        shape += (i ? "," : "") + std::to_string(arg->shape[i]);
+      call_error(program, call, ErrorKind::kShape,
+                 "argument '" + param.name + "' has " + std::to_string(arg->shape.size()) +
+                     " dims [" + shape + "] but the kernel expects " +
+                     std::to_string(kt.dims.size()) + " (" +
+                     [&] {
+                       std::string s;
+                       for (size_t i = 0; i < kt.dims.size(); ++i) s += (i ? "," : "") + kt.dims[i];
+                       return s;
+                     }() + ")");
+    }
+    for (size_t i = 0; i < kt.dims.size(); ++i) {
+      const std::string& d = kt.dims[i];
+      auto [it, inserted] = out.dims.emplace(d, arg->shape[i]);
+      if (!inserted && it->second != arg->shape[i]) {
+        const auto& first = bound_by[d];
+        call_error(program, call, ErrorKind::kDimMismatch,
+                   "dim '" + d + "' is " + std::to_string(it->second) + " from '" + first.first +
+                       "' (dim " + std::to_string(first.second) + ") but " +
+                       std::to_string(arg->shape[i]) + " from '" + param.name + "' (dim " +
+                       std::to_string(i) + ")",
+                   "the same dim name must have the same size in every argument of a call");
+      }
+      if (inserted) bound_by[d] = {param.name, i};
+    }
+    out.tensor_shapes[static_cast<size_t>(param.tensor)] = arg->shape;
+  }
+
+  StaticEnv env;
+  env.program = &program;
+  env.kernel = &k;
+  env.scalar_args = &call.scalar_args;
+  env.dim_sizes = &out.dims;
+  env.tensor_shapes = &out.tensor_shapes;
+
+  // Allocations, in order: each may use sizes bound before it.
+  for (size_t t = 0; t < k.tensors.size(); ++t) {
+    const KernelTensor& kt = k.tensors[t];
+    if (kt.is_param) continue;
+    std::vector<int64_t> shape;
+    for (size_t i = 0; i < kt.dims.size(); ++i) {
+      const int64_t n = eval_static_int(*kt.size_exprs[i], env, "a dim size");
+      if (n <= 0) {
+        call_error(program, call, ErrorKind::kShape,
+                   "allocation '" + kt.name + "' gets size " + std::to_string(n) + " for dim '" +
+                       kt.dims[i] + "' (" + print_expr(*kt.size_exprs[i]) + ")",
+                   "sizes must be positive; check the arguments' shapes and scalar parameters");
+      }
+      auto [it, inserted] = out.dims.emplace(kt.dims[i], n);
+      if (!inserted && it->second != n) {
+        call_error(program, call, ErrorKind::kDimMismatch,
+                   "allocation '" + kt.name + "' sizes dim '" + kt.dims[i] + "' as " +
+                       std::to_string(n) + " but it is already " + std::to_string(it->second));
+      }
+      shape.push_back(n);
+    }
+    out.tensor_shapes[t] = std::move(shape);
+  }
+
+  auto sparsity_of = [&](int tensor) {
+    const KernelTensor& kt = k.tensors[static_cast<size_t>(tensor)];
+    if (!kt.is_param) return 0.0;
+    for (size_t p = 0; p < k.params.size(); ++p)
+      if (k.params[p].tensor == tensor) return call.tensor_args[p]->sparsity;
+    return 0.0;
+  };
+  auto dtype_of = [&](int tensor) {
+    const KernelTensor& kt = k.tensors[static_cast<size_t>(tensor)];
+    if (!kt.is_param) return kt.dtype;
+    for (size_t p = 0; p < k.params.size(); ++p)
+      if (k.params[p].tensor == tensor) return call.tensor_args[p]->dtype;
+    return kt.dtype;
+  };
+
+  int64_t best_macs = -1;
+  for (const Nest& nest : k.nests) {
+    Einsum e;
+    e.text = nest.einsum;
+    e.reduce = nest.reduce;
+    e.map_expr = nest.map_expr;
+    e.points = 1;
+    std::vector<std::string> ranks;
+    for (const Loop& l : nest.loops) {
+      std::string r = l.dim;
+      while (std::find(ranks.begin(), ranks.end(), r) != ranks.end()) r += "'";
+      ranks.push_back(r);
+      const int64_t n = out.dims.at(l.dim);
+      e.rank_sizes.push_back(n);
+      e.points = checked_mul(e.points, n, program, call);
+    }
+    e.ranks = ranks;
+    auto make_operand = [&](const Access& a, bool is_output) {
+      Operand op;
+      op.tensor = a.tensor;
+      op.name = k.tensors[static_cast<size_t>(a.tensor)].name;
+      op.is_output = is_output;
+      for (const AffineExpr& idx : a.index) {
+        std::vector<ProjectionTerm> terms;
+        for (const AffineTerm& t : idx.terms) {
+          const int64_t c = t.coefficient ? eval_static_int(*t.coefficient, env, "a coefficient")
+                                          : 1;
+          const std::string& r = ranks[static_cast<size_t>(t.loop)];
+          auto it = std::find_if(terms.begin(), terms.end(),
+                                 [&](const ProjectionTerm& pt) { return pt.rank == r; });
+          if (it != terms.end()) {
+            it->coefficient += c;
+          } else {
+            terms.push_back(ProjectionTerm{r, c});
+          }
+        }
+        op.projection.push_back(std::move(terms));
+        op.offsets.push_back(idx.constant ? eval_static_int(*idx.constant, env, "an offset") : 0);
+      }
+      return op;
+    };
+    std::vector<int> seen;
+    for (const Update& u : nest.updates) {
+      for (const Access& a : u.reads) {
+        if (a.tensor == nest.output) continue;
+        if (std::find(seen.begin(), seen.end(), a.tensor) != seen.end()) continue;
+        seen.push_back(a.tensor);
+        e.inputs.push_back(make_operand(a, false));
+      }
+    }
+    e.output = make_operand(nest.updates.front().target, true);
+    e.output_is_local = !k.tensors[static_cast<size_t>(nest.output)].returned;
+    for (const Update& u : nest.updates) {
+      if (u.is_mac) {
+        const Access& a = u.reads[static_cast<size_t>(u.mac_operand_a)];
+        const Access& b = u.reads[static_cast<size_t>(u.mac_operand_b)];
+        const double density = 1.0 - std::max(sparsity_of(a.tensor), sparsity_of(b.tensor));
+        e.macs += density >= 1.0
+                      ? e.points
+                      : static_cast<int64_t>(std::llround(static_cast<double>(e.points) * density));
+        e.compute_dtype = dtype_of(a.tensor);
+      }
+      FlopCounts f = u.flops;
+      f.add *= e.points;
+      f.mul *= e.points;
+      f.div *= e.points;
+      f.transcendental *= e.points;
+      f.compare *= e.points;
+      f.other *= e.points;
+      e.flops += f;
+    }
+    out.macs += e.macs;
+    out.flops += e.flops;
+    if (e.macs > best_macs && e.macs > 0) {
+      best_macs = e.macs;
+      out.matrix_dtype = e.compute_dtype;
+    }
+    out.einsums.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace solar

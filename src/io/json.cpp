@@ -1,0 +1,115 @@
+#include "solar/io/json.h"
+
+#include <nlohmann/json.hpp>
+
+namespace solar {
+namespace {
+
+using nlohmann::json;
+using ordered = nlohmann::ordered_json;
+
+ordered flops_by_kind(const FlopCounts& f) {
+  return ordered{{"add", f.add},
+                 {"mul", f.mul},
+                 {"div", f.div},
+                 {"transcendental", f.transcendental},
+                 {"compare", f.compare},
+                 {"other", f.other}};
+}
+
+std::string loc_text(const Graph& g, Loc loc) {
+  return g.source + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
+}
+
+ordered document(const Graph& graph, const ArchSpec& arch, const Analysis& a,
+                 const ValidationInfo& validation) {
+  ordered doc;
+  doc["schema"] = "solar.analysis/1";
+  doc["source"] = graph.source;
+  doc["arch"] = ordered{{"name", arch.name}, {"description", arch.description},
+                        {"file", arch.file}};
+  doc["math_mode"] = a.math_mode;
+  doc["fp32_math"] = a.fp32_math;
+  ordered dims = ordered::object();
+  for (const auto& [name, size] : graph.dims) dims[name] = size;
+  doc["dims"] = dims;
+  doc["validation"] = ordered{{"status", validation.status}, {"detail", validation.detail}};
+  doc["peaks"] = ordered{{"matrix_flops_per_second", a.matrix_flops_per_second},
+                         {"vector_flops_per_second", a.vector_flops_per_second},
+                         {"dram_bytes_per_second", a.dram_bytes_per_second},
+                         {"ridge_matrix_flops_per_byte", a.ridge_matrix},
+                         {"ridge_vector_flops_per_byte", a.ridge_vector}};
+  FlopCounts all;
+  for (const Node& n : graph.nodes) all += n.flops;
+  doc["totals"] = ordered{
+      {"macs", graph.total_macs()},
+      {"flops", a.fused.flops},
+      {"matrix_flops", a.fused.matrix_flops},
+      {"vector_flops", a.fused.vector_flops},
+      {"vector_flops_by_kind", flops_by_kind(all)},
+      {"bytes", ordered{{"unfused", a.unfused.bytes}, {"fused", a.fused.bytes}}},
+      {"seconds", ordered{{"unfused", a.unfused.seconds}, {"fused", a.fused.seconds}}},
+      {"bottleneck",
+       ordered{{"unfused", a.unfused.bottleneck.kind}, {"fused", a.fused.bottleneck.kind}}},
+      {"bound_by",
+       ordered{{"unfused", a.unfused.bottleneck.unit}, {"fused", a.fused.bottleneck.unit}}},
+      {"intensity",
+       ordered{{"unfused", a.unfused.intensity}, {"fused", a.fused.intensity}}},
+      {"fusion_benefit",
+       a.fused.seconds > 0 ? a.unfused.seconds / a.fused.seconds : 1.0},
+  };
+  ordered nodes = ordered::array();
+  for (const Node& n : graph.nodes) {
+    const NodeSol& s = a.nodes[static_cast<size_t>(n.id)];
+    ordered inputs = ordered::array(), outputs = ordered::array();
+    for (TensorId t : n.inputs) inputs.push_back(graph.tensors[static_cast<size_t>(t)].name);
+    for (TensorId t : n.outputs) outputs.push_back(graph.tensors[static_cast<size_t>(t)].name);
+    nodes.push_back(ordered{
+        {"name", n.name},
+        {"op", n.op},
+        {"kind", node_kind_name(n.kind)},
+        {"einsum", n.einsum},
+        {"macs", n.macs},
+        {"flops", n.total_flops()},
+        {"matrix_flops", n.matrix_flops()},
+        {"vector_flops", n.vector_flops()},
+        {"vector_flops_by_kind", flops_by_kind(n.flops)},
+        {"bytes", n.bytes()},
+        {"bytes_read", n.bytes_read},
+        {"bytes_written", n.bytes_written},
+        {"intensity", s.intensity},
+        {"math_mode", s.math_mode},
+        {"seconds", ordered{{"unfused", s.seconds},
+                            {"matrix", s.matrix_seconds},
+                            {"vector", s.vector_seconds},
+                            {"memory", s.memory_seconds}}},
+        {"bottleneck", s.bottleneck.kind},
+        {"bound_by", s.bottleneck.unit},
+        {"inputs", inputs},
+        {"outputs", outputs},
+        {"location", loc_text(graph, n.loc)},
+    });
+  }
+  doc["nodes"] = nodes;
+  return doc;
+}
+
+}  // namespace
+
+std::string analysis_json(const Graph& graph, const ArchSpec& arch, const Analysis& analysis,
+                          const ValidationInfo& validation, int indent) {
+  return document(graph, arch, analysis, validation).dump(indent);
+}
+
+std::string analyses_json(const Graph& graph, const std::vector<ArchSpec>& archs,
+                          const std::vector<Analysis>& analyses, const ValidationInfo& validation,
+                          int indent) {
+  ordered doc;
+  doc["schema"] = "solar.analyses/1";
+  doc["analyses"] = ordered::array();
+  for (size_t i = 0; i < archs.size(); ++i)
+    doc["analyses"].push_back(document(graph, archs[i], analyses[i], validation));
+  return doc.dump(indent);
+}
+
+}  // namespace solar

@@ -1,0 +1,132 @@
+#include "solar/ir/ast.h"
+
+namespace solar::ast {
+
+const char* op_text(Op op) {
+  switch (op) {
+    case Op::kAdd: return "+";
+    case Op::kSub: return "-";
+    case Op::kMul: return "*";
+    case Op::kDiv: return "/";
+    case Op::kFloorDiv: return "//";
+    case Op::kMod: return "%";
+    case Op::kPow: return "**";
+    case Op::kNeg: return "-";
+    case Op::kPos: return "+";
+    case Op::kNot: return "not";
+    case Op::kAnd: return "and";
+    case Op::kOr: return "or";
+    case Op::kLt: return "<";
+    case Op::kLe: return "<=";
+    case Op::kGt: return ">";
+    case Op::kGe: return ">=";
+    case Op::kEq: return "==";
+    case Op::kNe: return "!=";
+  }
+  return "?";
+}
+
+const Keyword* Expr::keyword(const std::string& name) const {
+  for (const Keyword& k : keywords)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+namespace {
+template <typename T>
+bool equal_ptrs(const std::vector<std::shared_ptr<const T>>& a,
+                const std::vector<std::shared_ptr<const T>>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!equal(*a[i], *b[i])) return false;
+  return true;
+}
+bool equal_opt(const ExprPtr& a, const ExprPtr& b) {
+  if (!a || !b) return !a && !b;
+  return equal(*a, *b);
+}
+}  // namespace
+
+bool equal(const Expr& a, const Expr& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case ExprKind::kInt:
+      return a.int_value == b.int_value;
+    case ExprKind::kFloat:
+      return a.float_value == b.float_value;
+    case ExprKind::kStr:
+    case ExprKind::kName:
+      return a.text == b.text;
+    default:
+      break;
+  }
+  if (a.text != b.text || a.cmp_ops != b.cmp_ops) return false;
+  if ((a.kind == ExprKind::kBinary || a.kind == ExprKind::kUnary ||
+       a.kind == ExprKind::kBoolOp) && a.op != b.op)
+    return false;
+  if (!equal_ptrs(a.items, b.items)) return false;
+  if (a.keywords.size() != b.keywords.size()) return false;
+  for (size_t i = 0; i < a.keywords.size(); ++i) {
+    if (a.keywords[i].name != b.keywords[i].name ||
+        !equal(*a.keywords[i].value, *b.keywords[i].value))
+      return false;
+  }
+  return true;
+}
+
+bool equal(const Stmt& a, const Stmt& b) {
+  if (a.kind != b.kind || a.name != b.name || a.text != b.text) return false;
+  if (a.kind == StmtKind::kAugAssign && a.op != b.op) return false;
+  if (!equal_opt(a.target, b.target) || !equal_opt(a.value, b.value) ||
+      !equal_opt(a.returns, b.returns))
+    return false;
+  if (!equal_ptrs(a.body, b.body) || !equal_ptrs(a.orelse, b.orelse) ||
+      !equal_ptrs(a.decorators, b.decorators))
+    return false;
+  if (a.params.size() != b.params.size()) return false;
+  for (size_t i = 0; i < a.params.size(); ++i) {
+    if (a.params[i].name != b.params[i].name ||
+        !equal_opt(a.params[i].annotation, b.params[i].annotation) ||
+        !equal_opt(a.params[i].default_value, b.params[i].default_value))
+      return false;
+  }
+  return true;
+}
+
+bool equal(const Module& a, const Module& b) { return equal_ptrs(a.body, b.body); }
+
+ExprPtr make_int(int64_t v, Loc loc) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::kInt;
+  e->int_value = v;
+  e->loc = loc;
+  return e;
+}
+
+ExprPtr make_name(std::string name, Loc loc) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::kName;
+  e->text = std::move(name);
+  e->loc = loc;
+  return e;
+}
+
+ExprPtr make_binary(Op op, ExprPtr a, ExprPtr b, Loc loc) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::kBinary;
+  e->op = op;
+  e->loc = loc.line ? loc : a->loc;
+  e->items = {std::move(a), std::move(b)};
+  return e;
+}
+
+ExprPtr make_unary(Op op, ExprPtr a, Loc loc) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::kUnary;
+  e->op = op;
+  e->loc = loc;
+  e->items = {std::move(a)};
+  return e;
+}
+
+}  // namespace solar::ast

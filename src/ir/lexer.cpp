@@ -1,0 +1,297 @@
+#include "lexer.h"
+
+#include <cctype>
+
+namespace solar::detail {
+
+const char* tok_name(Tok kind) {
+  switch (kind) {
+    case Tok::kName: return "name";
+    case Tok::kInt: return "integer";
+    case Tok::kFloat: return "number";
+    case Tok::kString: return "string";
+    case Tok::kOp: return "operator";
+    case Tok::kNewline: return "end of line";
+    case Tok::kIndent: return "indent";
+    case Tok::kDedent: return "dedent";
+    case Tok::kEof: return "end of file";
+  }
+  return "token";
+}
+
+namespace {
+
+// Operators longest first so that "**" wins over "*".
+constexpr std::string_view kOps[] = {
+    "**=", "//=", "->", "**", "//", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "%=",
+    "(",   ")",   "[",  "]",  "{",  "}",  ",",  ":",  ".",  ";",  "@",  "=",  "+",  "-",
+    "*",   "/",   "%",  "<",  ">",  "~",  "&",  "|",  "^",
+};
+
+class Lexer {
+ public:
+  Lexer(std::string_view src, const std::string& file) : src_(src), file_(file) {}
+
+  std::vector<Token> run() {
+    indents_.push_back(0);
+    bool at_line_start = true;
+    while (pos_ < src_.size()) {
+      if (at_line_start && depth_ == 0) {
+        if (!handle_indentation()) continue;  // blank or comment line consumed
+        at_line_start = false;
+      }
+      char c = src_[pos_];
+      if (c == '\n') {
+        advance();
+        if (depth_ == 0) {
+          push(Tok::kNewline, "", here());
+          at_line_start = true;
+        }
+        continue;
+      }
+      if (c == ' ' || c == '\r' || c == '\f') {
+        advance();
+        continue;
+      }
+      if (c == '\t') {
+        if (depth_ > 0) {  // a tab inside brackets is only whitespace
+          advance();
+          continue;
+        }
+        fail(ErrorKind::kIndentation, here(), "tab character",
+             "use spaces; the IR does not accept tabs");
+      }
+      if (c == '#') {
+        while (pos_ < src_.size() && src_[pos_] != '\n') advance();
+        continue;
+      }
+      if (c == '\\' && pos_ + 1 < src_.size() && src_[pos_ + 1] == '\n') {
+        advance();
+        advance();
+        continue;
+      }
+      if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+        lex_name();
+      } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+                 (c == '.' && pos_ + 1 < src_.size() &&
+                  std::isdigit(static_cast<unsigned char>(src_[pos_ + 1])))) {
+        lex_number();
+      } else if (c == '"' || c == '\'') {
+        lex_string();
+      } else {
+        lex_op();
+      }
+    }
+    if (depth_ > 0) {
+      fail(ErrorKind::kSyntax, open_brackets_.back(), "unclosed bracket",
+           "close it before the end of the file");
+    }
+    if (!tokens_.empty() && tokens_.back().kind != Tok::kNewline) push(Tok::kNewline, "", here());
+    while (indents_.size() > 1) {
+      indents_.pop_back();
+      push(Tok::kDedent, "", here());
+    }
+    push(Tok::kEof, "", here());
+    return std::move(tokens_);
+  }
+
+ private:
+  Loc here() const { return Loc{line_, col_}; }
+  void advance() {
+    if (src_[pos_] == '\n') {
+      ++line_;
+      col_ = 1;
+    } else {
+      ++col_;
+    }
+    ++pos_;
+  }
+  void push(Tok kind, std::string_view text, Loc loc) {
+    Token t;
+    t.kind = kind;
+    t.text = text;
+    t.loc = loc;
+    tokens_.push_back(std::move(t));
+  }
+  [[noreturn]] void fail(ErrorKind kind, Loc loc, std::string msg, std::string hint = "") const {
+    throw UserError(kind, file_, loc, std::move(msg), std::move(hint));
+  }
+
+  // At the start of a logical line: measure indentation, emit INDENT/DEDENT.
+  // Returns false if the line was blank or a comment (consumed).
+  bool handle_indentation() {
+    uint32_t width = 0;
+    size_t p = pos_;
+    while (p < src_.size() && (src_[p] == ' ' || src_[p] == '\t' || src_[p] == '\f')) {
+      if (src_[p] == '\t') {
+        // Only reject tabs on non-blank lines.
+        size_t q = p;
+        while (q < src_.size() && (src_[q] == ' ' || src_[q] == '\t')) ++q;
+        if (q < src_.size() && src_[q] != '\n' && src_[q] != '#' && src_[q] != '\r') {
+          fail(ErrorKind::kIndentation, Loc{line_, static_cast<uint32_t>(p - pos_ + 1)},
+               "tab in indentation", "indent with spaces only (4 per level)");
+        }
+      }
+      ++width;
+      ++p;
+    }
+    if (p >= src_.size() || src_[p] == '\n' || src_[p] == '#' || src_[p] == '\r') {
+      while (pos_ < src_.size() && src_[pos_] != '\n') advance();
+      if (pos_ < src_.size()) advance();
+      return false;
+    }
+    while (pos_ < p) advance();
+    if (width > indents_.back()) {
+      if (tokens_.empty() || tokens_.back().kind != Tok::kNewline ||
+          !(tokens_.size() >= 2 && tokens_[tokens_.size() - 2].kind == Tok::kOp &&
+            tokens_[tokens_.size() - 2].text == ":")) {
+        fail(ErrorKind::kIndentation, here(), "unexpected indent",
+             "indent only the body of a def, for, if or while (after a line ending in ':')");
+      }
+      indents_.push_back(width);
+      push(Tok::kIndent, "", here());
+    } else {
+      while (width < indents_.back()) {
+        indents_.pop_back();
+        push(Tok::kDedent, "", here());
+      }
+      if (width != indents_.back()) {
+        fail(ErrorKind::kIndentation, here(),
+             "unindent to column " + std::to_string(width + 1) +
+                 " does not match any outer indentation level",
+             "line it up with the block it belongs to");
+      }
+    }
+    return true;
+  }
+
+  void lex_name() {
+    Loc loc = here();
+    size_t start = pos_;
+    while (pos_ < src_.size() &&
+           (std::isalnum(static_cast<unsigned char>(src_[pos_])) || src_[pos_] == '_'))
+      advance();
+    push(Tok::kName, src_.substr(start, pos_ - start), loc);
+  }
+
+  void lex_number() {
+    Loc loc = here();
+    size_t start = pos_;
+    bool is_float = false;
+    auto digits = [&] {
+      while (pos_ < src_.size() &&
+             (std::isdigit(static_cast<unsigned char>(src_[pos_])) || src_[pos_] == '_'))
+        advance();
+    };
+    digits();
+    if (pos_ < src_.size() && src_[pos_] == '.') {
+      is_float = true;
+      advance();
+      digits();
+    }
+    if (pos_ < src_.size() && (src_[pos_] == 'e' || src_[pos_] == 'E')) {
+      is_float = true;
+      advance();
+      if (pos_ < src_.size() && (src_[pos_] == '+' || src_[pos_] == '-')) advance();
+      if (pos_ >= src_.size() || !std::isdigit(static_cast<unsigned char>(src_[pos_])))
+        fail(ErrorKind::kSyntax, loc, "malformed number exponent");
+      digits();
+    }
+    if (pos_ < src_.size() &&
+        (std::isalpha(static_cast<unsigned char>(src_[pos_])) || src_[pos_] == '_')) {
+      fail(ErrorKind::kSyntax, loc,
+           "malformed number '" + std::string(src_.substr(start, pos_ - start + 1)) + "'");
+    }
+    push(is_float ? Tok::kFloat : Tok::kInt, src_.substr(start, pos_ - start), loc);
+  }
+
+  void lex_string() {
+    Loc loc = here();
+    size_t start = pos_;
+    char q = src_[pos_];
+    bool triple = pos_ + 2 < src_.size() && src_[pos_ + 1] == q && src_[pos_ + 2] == q;
+    std::string value;
+    advance();
+    if (triple) {
+      advance();
+      advance();
+    }
+    while (true) {
+      if (pos_ >= src_.size()) fail(ErrorKind::kSyntax, loc, "unterminated string");
+      char c = src_[pos_];
+      if (!triple && c == '\n') fail(ErrorKind::kSyntax, loc, "unterminated string");
+      if (c == q) {
+        if (!triple) {
+          advance();
+          break;
+        }
+        if (pos_ + 2 < src_.size() && src_[pos_ + 1] == q && src_[pos_ + 2] == q) {
+          advance();
+          advance();
+          advance();
+          break;
+        }
+      }
+      if (c == '\\' && pos_ + 1 < src_.size()) {
+        advance();
+        char e = src_[pos_];
+        switch (e) {
+          case 'n': value += '\n'; break;
+          case 't': value += '\t'; break;
+          case '\\': value += '\\'; break;
+          case '\'': value += '\''; break;
+          case '"': value += '"'; break;
+          case '\n': break;
+          default: value += '\\'; value += e; break;
+        }
+        advance();
+        continue;
+      }
+      value += c;
+      advance();
+    }
+    push(Tok::kString, src_.substr(start, pos_ - start), loc);
+    tokens_.back().value = std::move(value);
+  }
+
+  void lex_op() {
+    Loc loc = here();
+    for (std::string_view op : kOps) {
+      if (src_.substr(pos_, op.size()) == op) {
+        for (size_t i = 0; i < op.size(); ++i) advance();
+        if (op == "(" || op == "[" || op == "{") {
+          ++depth_;
+          open_brackets_.push_back(loc);
+        } else if (op == ")" || op == "]" || op == "}") {
+          if (depth_ == 0) fail(ErrorKind::kSyntax, loc, "unmatched '" + std::string(op) + "'");
+          --depth_;
+          open_brackets_.pop_back();
+        }
+        push(Tok::kOp, op, loc);
+        return;
+      }
+    }
+    unsigned char c = static_cast<unsigned char>(src_[pos_]);
+    std::string shown = (c >= 32 && c < 127) ? std::string(1, static_cast<char>(c))
+                                             : "byte 0x" + std::to_string(c);
+    fail(ErrorKind::kSyntax, loc, "unexpected character '" + shown + "'");
+  }
+
+  std::string_view src_;
+  const std::string& file_;
+  size_t pos_ = 0;
+  uint32_t line_ = 1;
+  uint32_t col_ = 1;
+  int depth_ = 0;
+  std::vector<Loc> open_brackets_;
+  std::vector<uint32_t> indents_;
+  std::vector<Token> tokens_;
+};
+
+}  // namespace
+
+std::vector<Token> tokenize(std::string_view src, const std::string& file) {
+  return Lexer(src, file).run();
+}
+
+}  // namespace solar::detail

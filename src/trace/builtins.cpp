@@ -1,0 +1,504 @@
+// Composition-layer builtins: shape rules and traffic rules of data-movement nodes
+// (docs/ir.md, "Builtins"). Views (reshape, slice, select, split, broadcast) move nothing;
+// copies read their inputs and write their output once.
+#include <algorithm>
+#include <numeric>
+
+#include "solar/ir/printer.h"
+#include "trace_context.h"
+
+namespace solar::detail {
+namespace {
+
+class Builtin {
+ public:
+  Builtin(TraceContext& ctx, const std::string& name, const CallArgs& args, Loc loc)
+      : ctx_(ctx), name_(name), args_(args), loc_(loc) {}
+
+  [[noreturn]] void fail(const std::string& msg, const std::string& hint = "") const {
+    ctx_.fail(ErrorKind::kShape, loc_, name_ + "(): " + msg, hint);
+  }
+
+  const Value* kw(const std::string& key) const {
+    for (const auto& [k, v] : args_.keywords)
+      if (k == key) return &v;
+    return nullptr;
+  }
+  // Positional argument i, or keyword `key`.
+  const Value* arg(size_t i, const std::string& key) const {
+    if (i < args_.positional.size()) return &args_.positional[i];
+    return kw(key);
+  }
+  const Value& need(size_t i, const std::string& key) const {
+    const Value* v = arg(i, key);
+    if (!v) {
+      ctx_.fail(ErrorKind::kCallArity, loc_, name_ + "() is missing argument '" + key + "'");
+    }
+    return *v;
+  }
+  TensorId tensor(size_t i, const std::string& key) const {
+    const Value& v = need(i, key);
+    if (v.kind != Value::Kind::kTensor) {
+      ctx_.fail(ErrorKind::kType, loc_,
+                name_ + "(): argument '" + key + "' must be a tensor, got " +
+                    value_kind_name(v.kind));
+    }
+    return v.tensor;
+  }
+  int64_t integer(size_t i, const std::string& key, int64_t fallback, bool required) const {
+    const Value* v = arg(i, key);
+    if (!v || v->kind == Value::Kind::kNone) {
+      if (required) need(i, key);
+      return fallback;
+    }
+    if (v->kind != Value::Kind::kInt) {
+      ctx_.fail(ErrorKind::kType, loc_,
+                name_ + "(): '" + key + "' must be an integer, got " + value_kind_name(v->kind));
+    }
+    return v->i;
+  }
+  std::string string(size_t i, const std::string& key) const {
+    const Value& v = need(i, key);
+    if (v.kind != Value::Kind::kStr) {
+      ctx_.fail(ErrorKind::kType, loc_,
+                name_ + "(): '" + key + "' must be a string, got " + value_kind_name(v.kind));
+    }
+    return v.s;
+  }
+  void no_extra_keywords(std::initializer_list<const char*> allowed, bool dim_sizes) const {
+    for (const auto& [k, v] : args_.keywords) {
+      bool ok = dim_sizes && v.kind == Value::Kind::kInt;
+      for (const char* a : allowed) ok = ok || k == a;
+      if (!ok) {
+        ctx_.fail(ErrorKind::kCallArity, loc_, name_ + "() has no parameter named '" + k + "'");
+      }
+    }
+  }
+
+  // Resolves dim= (a name of x's dims, or an integer axis).
+  size_t axis(const TensorInfo& t, size_t i, const std::string& key = "dim") const {
+    const Value& v = need(i, key);
+    if (v.kind == Value::Kind::kStr) {
+      auto it = std::find(t.dims.begin(), t.dims.end(), v.s);
+      if (it == t.dims.end()) {
+        fail("tensor '" + t.name + "' has no dim '" + v.s + "'", "its dims are " + dims_text(t));
+      }
+      return static_cast<size_t>(it - t.dims.begin());
+    }
+    if (v.kind == Value::Kind::kInt) {
+      int64_t a = v.i;
+      const int64_t rank = static_cast<int64_t>(t.dims.size());
+      if (a < 0) a += rank;
+      if (a < 0 || a >= rank) {
+        fail("axis " + std::to_string(v.i) + " out of range for '" + t.name + "' " + dims_text(t));
+      }
+      return static_cast<size_t>(a);
+    }
+    ctx_.fail(ErrorKind::kType, loc_, name_ + "(): dim must be a dim name or an integer axis");
+  }
+
+  static std::string dims_text(const TensorInfo& t) {
+    std::string s = "(";
+    for (size_t i = 0; i < t.dims.size(); ++i)
+      s += (i ? ", " : "") + t.dims[i] + "=" + std::to_string(t.shape[i]);
+    return s + ")";
+  }
+
+  static std::vector<std::string> split_dims(const std::string& spec) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (char c : spec) {
+      if (c == ' ') continue;
+      if (c == ',') {
+        out.push_back(cur);
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    if (!cur.empty() || !out.empty()) out.push_back(cur);
+    return out;
+  }
+
+  // Sizes of new dims from keywords, else from a same-named dim of `like`.
+  std::vector<int64_t> sizes_for(const std::vector<std::string>& dims, const TensorInfo* like,
+                                 bool allow_infer, int64_t elements) const {
+    std::vector<int64_t> shape(dims.size(), -1);
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (const Value* v = kw(dims[i])) {
+        if (v->kind != Value::Kind::kInt || v->i <= 0) {
+          fail("size of dim '" + dims[i] + "' must be a positive integer");
+        }
+        shape[i] = v->i;
+      } else if (like) {
+        auto it = std::find(like->dims.begin(), like->dims.end(), dims[i]);
+        if (it != like->dims.end()) shape[i] = like->shape[static_cast<size_t>(it - like->dims.begin())];
+      }
+    }
+    const auto unknown = std::count(shape.begin(), shape.end(), -1);
+    if (unknown == 1 && allow_infer) {
+      int64_t known = 1;
+      for (int64_t n : shape)
+        if (n > 0) known *= n;
+      auto it = std::find(shape.begin(), shape.end(), -1);
+      if (known == 0 || elements % known != 0) {
+        fail("cannot infer the size of dim '" + dims[static_cast<size_t>(it - shape.begin())] +
+             "': " + std::to_string(elements) + " elements do not divide by " +
+             std::to_string(known));
+      }
+      *it = elements / known;
+    } else if (unknown > 0) {
+      auto it = std::find(shape.begin(), shape.end(), -1);
+      const std::string& d = dims[static_cast<size_t>(it - shape.begin())];
+      fail("no size for new dim '" + d + "'", "pass it as a keyword: " + d + "=...");
+    }
+    return shape;
+  }
+
+  TensorId new_tensor(const std::string& label, std::vector<std::string> dims,
+                      std::vector<int64_t> shape, DType dtype, TensorId view_of = -1,
+                      double sparsity = 0.0) {
+    TensorInfo t;
+    t.name = label;
+    t.dims = std::move(dims);
+    t.shape = std::move(shape);
+    t.dtype = dtype;
+    t.sparsity = sparsity;
+    t.storage = view_of >= 0 ? ctx_.tensor(view_of).storage : -1;
+    return ctx_.add_tensor(std::move(t));
+  }
+
+  // Adds the node; `copy` nodes read `read_bytes` per input and write their outputs.
+  Value finish(std::vector<TensorId> inputs, std::vector<int64_t> read_bytes,
+               const std::vector<std::pair<std::vector<std::string>, std::vector<int64_t>>>& outs,
+               DType dtype, bool is_view, double sparsity = 0.0) {
+    Node& node = ctx_.add_node(name_, NodeKind::kDataMovement, loc_, inputs);
+    const NodeId id = node.id;
+    const std::string node_name = node.name;
+    std::vector<TensorId> outputs;
+    for (size_t i = 0; i < outs.size(); ++i) {
+      const std::string label = node_name + (outs.size() > 1 ? ".out" + std::to_string(i) : ".out");
+      outputs.push_back(new_tensor(label, outs[i].first, outs[i].second, dtype,
+                                   is_view ? inputs.front() : -1, sparsity));
+    }
+    Node& n = ctx_.graph().nodes[static_cast<size_t>(id)];
+    if (!is_view) {
+      n.input_bytes = std::move(read_bytes);
+      for (int64_t b : n.input_bytes) n.bytes_read += b;
+      for (TensorId t : outputs) n.bytes_written += ctx_.tensor(t).bytes();
+    }
+    ctx_.finish_node(n, outputs);
+    if (outputs.size() == 1 && name_ != "split") return Value::of_tensor(outputs[0]);
+    std::vector<Value> items;
+    for (TensorId t : outputs) items.push_back(Value::of_tensor(t));
+    return Value::of_seq(Value::Kind::kTuple, std::move(items));
+  }
+
+  std::vector<TensorId> tensor_list(size_t i, const std::string& key) const {
+    const Value& v = need(i, key);
+    if (!v.is_seq() || v.items.empty()) {
+      ctx_.fail(ErrorKind::kType, loc_, name_ + "(): '" + key + "' must be a non-empty list of tensors");
+    }
+    std::vector<TensorId> out;
+    for (const Value& item : v.items) {
+      if (item.kind != Value::Kind::kTensor) {
+        ctx_.fail(ErrorKind::kType, loc_, name_ + "(): '" + key + "' must hold only tensors");
+      }
+      out.push_back(item.tensor);
+    }
+    return out;
+  }
+
+  Value run() {
+    if (name_ == "reshape") return reshape();
+    if (name_ == "permute") return permute();
+    if (name_ == "slice") return slice();
+    if (name_ == "select") return select();
+    if (name_ == "split") return split();
+    if (name_ == "concat" || name_ == "stack") return concat();
+    if (name_ == "pad") return pad();
+    if (name_ == "broadcast") return broadcast();
+    if (name_ == "gather") return gather();
+    if (name_ == "apply_mask") return apply_mask();
+    if (name_ == "cast") return cast();
+    if (name_ == "constant" || name_ == "iota") return constant();
+    ctx_.fail(ErrorKind::kUnknownBuiltin, loc_, "unknown function '" + name_ + "'");
+  }
+
+  Value reshape() {
+    const TensorId x = tensor(0, "x");
+    const TensorInfo& t = ctx_.tensor(x);
+    no_extra_keywords({"x", "dims"}, true);
+    const auto dims = split_dims(string(1, "dims"));
+    auto shape = sizes_for(dims, &t, /*allow_infer=*/true, t.elements());
+    const int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+    if (n != t.elements()) {
+      std::string s;
+      for (size_t i = 0; i < dims.size(); ++i)
+        s += (i ? ", " : "") + dims[i] + "=" + std::to_string(shape[i]);
+      fail("cannot reshape '" + t.name + "' " + dims_text(t) + " (" +
+           std::to_string(t.elements()) + " elements) to (" + s + ") (" + std::to_string(n) +
+           " elements)");
+    }
+    return finish({x}, {0}, {{dims, shape}}, t.dtype, /*is_view=*/true, t.sparsity);
+  }
+
+  Value permute() {
+    const TensorId x = tensor(0, "x");
+    const TensorInfo& t = ctx_.tensor(x);
+    const Value& spec = need(1, "dims");
+    std::vector<size_t> order;
+    if (spec.kind == Value::Kind::kStr) {
+      for (const auto& d : split_dims(spec.s)) {
+        auto it = std::find(t.dims.begin(), t.dims.end(), d);
+        if (it == t.dims.end()) fail("'" + t.name + "' has no dim '" + d + "'", dims_text(t));
+        order.push_back(static_cast<size_t>(it - t.dims.begin()));
+      }
+    } else if (spec.is_seq()) {
+      for (const Value& v : spec.items) {
+        if (v.kind != Value::Kind::kInt || v.i < 0 || v.i >= static_cast<int64_t>(t.dims.size()))
+          fail("permutation entries are axes of '" + t.name + "'");
+        order.push_back(static_cast<size_t>(v.i));
+      }
+    }
+    std::vector<size_t> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    bool is_perm = sorted.size() == t.dims.size();
+    for (size_t i = 0; is_perm && i < sorted.size(); ++i) is_perm = sorted[i] == i;
+    if (!is_perm) fail("dims must be a permutation of " + dims_text(t));
+    std::vector<std::string> dims;
+    std::vector<int64_t> shape;
+    bool identity = true;
+    for (size_t i = 0; i < order.size(); ++i) {
+      dims.push_back(t.dims[order[i]]);
+      shape.push_back(t.shape[order[i]]);
+      identity = identity && order[i] == i;
+    }
+    return finish({x}, {ctx_.read_bytes(x)}, {{dims, shape}}, t.dtype, identity, t.sparsity);
+  }
+
+  Value slice() {
+    const TensorId x = tensor(0, "x");
+    const TensorInfo& t = ctx_.tensor(x);
+    no_extra_keywords({"x", "dim", "start", "stop", "step"}, false);
+    const size_t a = axis(t, 1);
+    const int64_t n = t.shape[a];
+    int64_t start = integer(2, "start", 0, false);
+    int64_t stop = integer(3, "stop", n, false);
+    const int64_t step = integer(4, "step", 1, false);
+    if (step <= 0) fail("step must be positive, got " + std::to_string(step));
+    if (start < 0) start += n;
+    if (stop < 0) stop += n;
+    start = std::clamp<int64_t>(start, 0, n);
+    stop = std::clamp<int64_t>(stop, 0, n);
+    const int64_t len = stop > start ? (stop - start + step - 1) / step : 0;
+    if (len == 0) fail("the slice of dim '" + t.dims[a] + "' is empty");
+    auto shape = t.shape;
+    shape[a] = len;
+    return finish({x}, {0}, {{t.dims, shape}}, t.dtype, true, t.sparsity);
+  }
+
+  Value select() {
+    const TensorId x = tensor(0, "x");
+    const TensorInfo& t = ctx_.tensor(x);
+    no_extra_keywords({"x", "dim", "index"}, false);
+    const size_t a = axis(t, 1);
+    int64_t index = integer(2, "index", 0, true);
+    if (index < 0) index += t.shape[a];
+    if (index < 0 || index >= t.shape[a]) {
+      fail("index " + std::to_string(index) + " out of range for dim '" + t.dims[a] + "' of size " +
+           std::to_string(t.shape[a]));
+    }
+    auto dims = t.dims;
+    auto shape = t.shape;
+    dims.erase(dims.begin() + static_cast<std::ptrdiff_t>(a));
+    shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(a));
+    return finish({x}, {0}, {{dims, shape}}, t.dtype, true, t.sparsity);
+  }
+
+  Value split() {
+    const TensorId x = tensor(0, "x");
+    const TensorInfo& t = ctx_.tensor(x);
+    const size_t a = axis(t, 1);
+    const Value& sizes = need(2, "sizes");
+    std::vector<int64_t> parts;
+    if (sizes.kind == Value::Kind::kInt) {
+      if (sizes.i <= 0) fail("chunk size must be positive");
+      for (int64_t s = 0; s < t.shape[a]; s += sizes.i) parts.push_back(std::min(sizes.i, t.shape[a] - s));
+    } else if (sizes.is_seq()) {
+      for (const Value& v : sizes.items) {
+        if (v.kind != Value::Kind::kInt || v.i <= 0) fail("sizes must be positive integers");
+        parts.push_back(v.i);
+      }
+    }
+    const int64_t total = std::accumulate(parts.begin(), parts.end(), int64_t{0});
+    if (total != t.shape[a]) {
+      fail("sizes add up to " + std::to_string(total) + " but dim '" + t.dims[a] + "' has size " +
+           std::to_string(t.shape[a]));
+    }
+    std::vector<std::pair<std::vector<std::string>, std::vector<int64_t>>> outs;
+    for (int64_t p : parts) {
+      auto shape = t.shape;
+      shape[a] = p;
+      outs.push_back({t.dims, shape});
+    }
+    return finish({x}, {0}, outs, t.dtype, true, t.sparsity);
+  }
+
+  Value concat() {
+    const auto xs = tensor_list(0, "tensors");
+    const TensorInfo& first = ctx_.tensor(xs[0]);
+    std::vector<std::string> dims = first.dims;
+    std::vector<int64_t> shape = first.shape;
+    size_t a = 0;
+    if (name_ == "stack") {
+      const Value* d = arg(1, "dim");
+      const std::string new_dim = d && d->kind == Value::Kind::kStr ? d->s : "L";
+      const int64_t at = integer(2, "axis", 0, false);
+      if (at < 0 || at > static_cast<int64_t>(dims.size())) fail("axis out of range");
+      a = static_cast<size_t>(at);
+      dims.insert(dims.begin() + at, new_dim);
+      shape.insert(shape.begin() + at, static_cast<int64_t>(xs.size()));
+    } else {
+      a = axis(first, 1);
+      shape[a] = 0;
+    }
+    std::vector<int64_t> reads;
+    for (TensorId x : xs) {
+      const TensorInfo& t = ctx_.tensor(x);
+      bool same = t.shape.size() == first.shape.size();
+      for (size_t i = 0; same && i < t.shape.size(); ++i)
+        same = name_ == "stack" || i == a ? true : t.shape[i] == first.shape[i];
+      if (name_ == "stack") same = same && t.shape == first.shape;
+      if (!same) {
+        fail("shapes differ: '" + first.name + "' " + dims_text(first) + " and '" + t.name + "' " +
+             dims_text(t));
+      }
+      if (name_ == "concat") shape[a] += t.shape[a];
+      reads.push_back(ctx_.read_bytes(x));
+    }
+    return finish(xs, reads, {{dims, shape}}, first.dtype, false);
+  }
+
+  Value pad() {
+    const TensorId x = tensor(0, "x");
+    const TensorInfo& t = ctx_.tensor(x);
+    no_extra_keywords({"x", "dim", "before", "after", "value"}, false);
+    const size_t a = axis(t, 1);
+    const int64_t before = integer(2, "before", 0, false);
+    const int64_t after = integer(3, "after", 0, false);
+    if (before < 0 || after < 0) fail("padding must be non-negative");
+    auto shape = t.shape;
+    shape[a] += before + after;
+    return finish({x}, {ctx_.read_bytes(x)}, {{t.dims, shape}}, t.dtype, false);
+  }
+
+  Value broadcast() {
+    const TensorId x = tensor(0, "x");
+    const TensorInfo& t = ctx_.tensor(x);
+    no_extra_keywords({"x", "dims"}, true);
+    const auto dims = split_dims(string(1, "dims"));
+    // x's dims appear in the target in the same order; new dims and size-1 dims get sizes.
+    size_t next = 0;
+    for (const auto& d : t.dims) {
+      auto it = std::find(dims.begin() + static_cast<std::ptrdiff_t>(next), dims.end(), d);
+      if (it == dims.end()) {
+        fail("dim '" + d + "' of '" + t.name + "' is missing from the target, or out of order",
+             "broadcast keeps the input's dims in order and adds new ones");
+      }
+      next = static_cast<size_t>(it - dims.begin()) + 1;
+    }
+    auto shape = sizes_for(dims, &t, false, 0);
+    for (size_t i = 0; i < t.dims.size(); ++i) {
+      const size_t j = static_cast<size_t>(std::find(dims.begin(), dims.end(), t.dims[i]) -
+                                           dims.begin());
+      if (t.shape[i] != 1 && shape[j] != t.shape[i]) {
+        fail("cannot broadcast dim '" + t.dims[i] + "' of size " + std::to_string(t.shape[i]) +
+             " to " + std::to_string(shape[j]), "only size-1 and new dims expand");
+      }
+    }
+    return finish({x}, {0}, {{dims, shape}}, t.dtype, true, t.sparsity);
+  }
+
+  Value gather() {
+    const TensorId table = tensor(0, "table");
+    const TensorId index = tensor(1, "index");
+    const TensorInfo& tt = ctx_.tensor(table);
+    const TensorInfo& it = ctx_.tensor(index);
+    const size_t a = axis(tt, 2);
+    if (dtype_is_float(it.dtype)) {
+      ctx_.fail(ErrorKind::kType, loc_,
+                "gather(): index '" + it.name + "' must have an integer dtype, got " +
+                    dtype_name(it.dtype));
+    }
+    std::vector<std::string> dims = it.dims;
+    std::vector<int64_t> shape = it.shape;
+    int64_t row_elements = 1;
+    for (size_t i = 0; i < tt.dims.size(); ++i) {
+      if (i == a) continue;
+      dims.push_back(tt.dims[i]);
+      shape.push_back(tt.shape[i]);
+      row_elements *= tt.shape[i];
+    }
+    const int64_t rows = dtype_bytes(tt.dtype, row_elements * it.elements());
+    return finish({table, index}, {std::min(rows, ctx_.read_bytes(table)), ctx_.read_bytes(index)},
+                  {{dims, shape}}, tt.dtype, false);
+  }
+
+  Value apply_mask() {
+    const TensorId x = tensor(0, "x");
+    const TensorId m = tensor(1, "mask");
+    const TensorInfo& t = ctx_.tensor(x);
+    const TensorInfo& mt = ctx_.tensor(m);
+    if (t.shape != mt.shape) {
+      fail("mask shape " + dims_text(mt) + " differs from '" + t.name + "' " + dims_text(t));
+    }
+    const double s = 1.0 - (1.0 - t.sparsity) * (1.0 - mt.sparsity);
+    return finish({x, m}, {ctx_.read_bytes(x), ctx_.read_bytes(m)}, {{t.dims, t.shape}}, t.dtype,
+                  false, s);
+  }
+
+  Value cast() {
+    const TensorId x = tensor(0, "x");
+    const TensorInfo& t = ctx_.tensor(x);
+    const std::string d = string(1, "dtype");
+    auto dtype = parse_dtype(d);
+    if (!dtype) {
+      ctx_.fail(ErrorKind::kUnknownDtype, loc_, "cast(): unknown dtype \"" + d + "\"",
+                "use one of: " + all_dtype_names());
+    }
+    return finish({x}, {ctx_.read_bytes(x)}, {{t.dims, t.shape}}, *dtype, false);
+  }
+
+  Value constant() {
+    const size_t spec_pos = name_ == "constant" ? 1 : 0;
+    const auto dims = split_dims(string(spec_pos, "dims"));
+    auto shape = sizes_for(dims, nullptr, false, 0);
+    DType dtype = name_ == "iota" ? DType::kInt64 : DType::kFp32;
+    if (const Value* d = kw("dtype")) {
+      auto parsed = d->kind == Value::Kind::kStr ? parse_dtype(d->s) : std::nullopt;
+      if (!parsed) {
+        ctx_.fail(ErrorKind::kUnknownDtype, loc_, name_ + "(): unknown dtype",
+                  "use one of: " + all_dtype_names());
+      }
+      dtype = *parsed;
+    }
+    if (name_ == "iota" && dims.size() != 1) fail("iota makes a 1-D tensor: iota(\"S\", S=128)");
+    return finish({}, {}, {{dims, shape}}, dtype, false);
+  }
+
+ private:
+  TraceContext& ctx_;
+  const std::string& name_;
+  const CallArgs& args_;
+  Loc loc_;
+};
+
+}  // namespace
+
+Value call_graph_builtin(TraceContext& ctx, const std::string& name, const CallArgs& args,
+                         Loc loc) {
+  return Builtin(ctx, name, args, loc).run();
+}
+
+}  // namespace solar::detail

@@ -1,0 +1,765 @@
+// Tracer: evaluates the composition layer (model() and helpers) over shapes.
+#include "solar/trace/tracer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "solar/einsum/lift.h"
+#include "solar/ir/printer.h"
+#include "solar/ir/static_eval.h"
+#include "trace_context.h"
+
+namespace solar {
+namespace detail {
+
+TensorId TraceContext::add_tensor(TensorInfo info) {
+  info.id = static_cast<TensorId>(graph_.tensors.size());
+  if (info.storage < 0) info.storage = info.id;
+  graph_.tensors.push_back(std::move(info));
+  return graph_.tensors.back().id;
+}
+
+std::string TraceContext::next_name(const std::string& op) {
+  int& n = counters_[op];
+  return op + "#" + std::to_string(n++);
+}
+
+Node& TraceContext::add_node(const std::string& op, NodeKind kind, Loc loc,
+                             std::vector<TensorId> inputs) {
+  Node node;
+  node.id = static_cast<NodeId>(graph_.nodes.size());
+  node.name = next_name(op);
+  node.op = op;
+  node.kind = kind;
+  node.loc = loc;
+  node.inputs = std::move(inputs);
+  node.input_bytes.assign(node.inputs.size(), 0);
+  graph_.nodes.push_back(std::move(node));
+  return graph_.nodes.back();
+}
+
+void TraceContext::finish_node(Node& node, const std::vector<TensorId>& outputs) {
+  node.outputs = outputs;
+  for (TensorId t : node.inputs) {
+    auto& consumers = graph_.tensors[static_cast<size_t>(t)].consumers;
+    if (consumers.empty() || consumers.back() != node.id) consumers.push_back(node.id);
+  }
+  for (TensorId t : outputs) graph_.tensors[static_cast<size_t>(t)].producer = node.id;
+}
+
+int64_t TraceContext::read_bytes(TensorId t) const {
+  const TensorInfo& info = tensor(t);
+  return std::min(info.bytes(), tensor(info.storage).bytes());
+}
+
+namespace {
+
+using ast::Expr;
+using ast::ExprKind;
+using ast::Op;
+using ast::Stmt;
+using ast::StmtKind;
+
+constexpr int kMaxCallDepth = 256;
+
+struct Frame {
+  std::unordered_map<std::string, Value> vars;
+  std::string fn;
+};
+
+struct ReturnSignal {
+  Value value;
+};
+
+class Tracer {
+ public:
+  Tracer(const Program& program, const TraceOptions& options)
+      : program_(program), ctx_(program), options_(options) {}
+
+  Graph run() {
+    resolve_dims();
+    const Stmt& model = *program_.model;
+    Frame frame;
+    frame.fn = "model";
+    for (const ast::Param& p : model.params) {
+      TensorAnnotation ann;
+      if (p.annotation && callee_is(*p.annotation, "Tensor")) {
+        frame.vars[p.name] = Value::of_tensor(make_input(p));
+      } else if (p.default_value) {
+        frame.vars[p.name] = eval(*p.default_value, frame);
+      }
+    }
+    Value result = run_body(model.body, frame);
+    collect_outputs(result, model.loc);
+    Graph g = std::move(ctx_.graph());
+    for (const auto& [name, size] : dims_) g.dims.emplace_back(name, size);
+    return g;
+  }
+
+ private:
+  static bool callee_is(const Expr& e, const char* name) {
+    return e.kind == ExprKind::kCall && (e.items[0]->kind == ExprKind::kName ||
+                                         e.items[0]->kind == ExprKind::kAttribute) &&
+           e.items[0]->text == name;
+  }
+
+  void resolve_dims() {
+    for (const auto& [name, size] : program_.dims) set_dim(name, size);
+    for (const auto& [name, size] : options_.dims) {
+      if (size <= 0) {
+        ctx_.fail(ErrorKind::kArgument, {},
+                  "--dim " + name + "=" + std::to_string(size) + ": sizes must be positive");
+      }
+      bool used = false;
+      for (const ast::Param& p : program_.model->params) {
+        if (!p.annotation || !callee_is(*p.annotation, "Tensor") || p.annotation->items.size() < 2)
+          continue;
+        std::string spec = p.annotation->items[1]->text + ",";
+        spec.erase(std::remove(spec.begin(), spec.end(), ' '), spec.end());
+        if (("," + spec).find("," + name + ",") != std::string::npos) used = true;
+      }
+      if (!used && !std::any_of(program_.dims.begin(), program_.dims.end(),
+                                [&](const auto& d) { return d.first == name; })) {
+        ctx_.fail(ErrorKind::kArgument, {},
+                  "--dim " + name + ": model() has no dim named '" + name + "'",
+                  "dims of this program: " + dim_names());
+      }
+      set_dim(name, size);
+    }
+  }
+
+  std::string dim_names() const {
+    std::string out;
+    for (const auto& [name, size] : dims_) out += (out.empty() ? "" : ", ") + name;
+    return out.empty() ? "(none)" : out;
+  }
+
+  void set_dim(const std::string& name, int64_t size) {
+    for (auto& d : dims_)
+      if (d.first == name) {
+        d.second = size;
+        return;
+      }
+    dims_.emplace_back(name, size);
+  }
+
+  TensorId make_input(const ast::Param& p) {
+    const Expr& ann = *p.annotation;
+    TensorInfo t;
+    t.name = p.name;
+    t.role = Role::kInput;
+    std::string spec = ann.items.size() > 1 ? ann.items[1]->text : "";
+    spec.erase(std::remove(spec.begin(), spec.end(), ' '), spec.end());
+    size_t start = 0;
+    while (!spec.empty() && start <= spec.size()) {
+      size_t comma = spec.find(',', start);
+      if (comma == std::string::npos) comma = spec.size();
+      t.dims.push_back(spec.substr(start, comma - start));
+      start = comma + 1;
+    }
+    for (const auto& d : t.dims) {
+      auto it = std::find_if(dims_.begin(), dims_.end(),
+                             [&](const auto& x) { return x.first == d; });
+      if (it == dims_.end()) {
+        ctx_.fail(ErrorKind::kUnknownDim, ann.loc,
+                  "dim '" + d + "' of model() parameter '" + p.name + "' has no size",
+                  "add it to DIMS = {\"" + d + "\": ...} or pass --dim " + d + "=N");
+      }
+      t.shape.push_back(it->second);
+    }
+    for (const ast::Keyword& kw : ann.keywords) {
+      if (kw.name == "dtype") t.dtype = *parse_dtype(kw.value->text);
+      if (kw.name == "role") t.role = *parse_role(kw.value->text);
+      if (kw.name == "sparsity") {
+        StaticEnv env;
+        env.program = &program_;
+        t.sparsity = eval_static(*kw.value, env).as_double();
+      }
+    }
+    TensorId id = ctx_.add_tensor(std::move(t));
+    ctx_.graph().inputs.push_back(id);
+    return id;
+  }
+
+  void collect_outputs(const Value& v, Loc loc) {
+    if (v.kind == Value::Kind::kTensor) {
+      auto& outs = ctx_.graph().outputs;
+      if (std::find(outs.begin(), outs.end(), v.tensor) == outs.end()) outs.push_back(v.tensor);
+      ctx_.graph().tensors[static_cast<size_t>(v.tensor)].is_output = true;
+      return;
+    }
+    if (v.is_seq()) {
+      for (const auto& item : v.items) collect_outputs(item, loc);
+      return;
+    }
+    ctx_.fail(ErrorKind::kType, loc,
+              std::string("model() must return tensors, got ") + value_kind_name(v.kind),
+              "end model() with return y (or a tuple of tensors)");
+  }
+
+  // ------------------------------------------------------------------ statements
+  Value run_body(const std::vector<ast::StmtPtr>& body, Frame& frame) {
+    try {
+      for (const auto& s : body) exec(*s, frame);
+    } catch (ReturnSignal& r) {
+      return std::move(r.value);
+    }
+    return Value::none();
+  }
+
+  void exec(const Stmt& s, Frame& frame) {
+    switch (s.kind) {
+      case StmtKind::kPass:
+        return;
+      case StmtKind::kExpr:
+        eval(*s.value, frame);
+        return;
+      case StmtKind::kAssign:
+        bind(*s.target, eval(*s.value, frame), frame);
+        return;
+      case StmtKind::kAugAssign: {
+        Value cur = eval(*s.target, frame);
+        bind(*s.target, binary(s.op, cur, eval(*s.value, frame), s.loc), frame);
+        return;
+      }
+      case StmtKind::kReturn:
+        throw ReturnSignal{s.value ? eval(*s.value, frame) : Value::none()};
+      case StmtKind::kIf: {
+        Value c = eval(*s.value, frame);
+        if (c.kind == Value::Kind::kTensor) {
+          ctx_.fail(ErrorKind::kDataDependent, s.value->loc,
+                    "if condition depends on tensor values",
+                    "conditions in model() must be static (shapes, constants)");
+        }
+        for (const auto& b : truthy(c, s.value->loc) ? s.body : s.orelse) exec(*b, frame);
+        return;
+      }
+      case StmtKind::kFor: {
+        Value it = eval(*s.value, frame);
+        if (!it.is_seq()) {
+          ctx_.fail(ErrorKind::kUnsupported, s.value->loc,
+                    "cannot loop over '" + print_expr(*s.value) + "' (a " +
+                        value_kind_name(it.kind) + ")",
+                    "loop over range(N) with a static N, or over a list/tuple");
+        }
+        for (const Value& v : it.items) {
+          bind(*s.target, v, frame);
+          for (const auto& b : s.body) exec(*b, frame);
+        }
+        return;
+      }
+      default:
+        ctx_.fail(ErrorKind::kUnsupported, s.loc, "statement not supported in model()");
+    }
+  }
+
+  bool truthy(const Value& v, Loc loc) const {
+    switch (v.kind) {
+      case Value::Kind::kNone: return false;
+      case Value::Kind::kInt: return v.i != 0;
+      case Value::Kind::kFloat: return v.f != 0.0;
+      case Value::Kind::kStr: return !v.s.empty();
+      case Value::Kind::kTuple:
+      case Value::Kind::kList: return !v.items.empty();
+      case Value::Kind::kTensor:
+        ctx_.fail(ErrorKind::kDataDependent, loc, "truth value of a tensor is data-dependent");
+    }
+    return false;
+  }
+
+  void bind(const Expr& target, Value v, Frame& frame) {
+    if (target.kind == ExprKind::kName) {
+      frame.vars[target.text] = std::move(v);
+      return;
+    }
+    if (target.kind == ExprKind::kTuple || target.kind == ExprKind::kList) {
+      if (!v.is_seq() || v.items.size() != target.items.size()) {
+        ctx_.fail(ErrorKind::kType, target.loc,
+                  "cannot unpack " +
+                      (v.is_seq() ? std::to_string(v.items.size()) + " values"
+                                  : std::string("a ") + value_kind_name(v.kind)) +
+                      " into " + std::to_string(target.items.size()) + " names");
+      }
+      for (size_t i = 0; i < target.items.size(); ++i) bind(*target.items[i], v.items[i], frame);
+      return;
+    }
+    ctx_.fail(ErrorKind::kUnsupported, target.loc, "cannot assign to '" + print_expr(target) + "'");
+  }
+
+  // ------------------------------------------------------------------ expressions
+  Value eval(const Expr& e, Frame& frame) {
+    switch (e.kind) {
+      case ExprKind::kInt: return Value::of_int(e.int_value);
+      case ExprKind::kFloat: return Value::of_float(e.float_value);
+      case ExprKind::kStr: return Value::of_str(e.text);
+      case ExprKind::kName: return lookup(e, frame);
+      case ExprKind::kTuple:
+      case ExprKind::kList: {
+        std::vector<Value> items;
+        items.reserve(e.items.size());
+        for (const auto& item : e.items) items.push_back(eval(*item, frame));
+        return Value::of_seq(e.kind == ExprKind::kTuple ? Value::Kind::kTuple : Value::Kind::kList,
+                             std::move(items));
+      }
+      case ExprKind::kAttribute: {
+        Value base = eval(*e.items[0], frame);
+        if (base.kind == Value::Kind::kTensor && (e.text == "shape" || e.text == "dims")) {
+          const TensorInfo& t = ctx_.tensor(base.tensor);
+          std::vector<Value> items;
+          if (e.text == "shape") {
+            for (int64_t n : t.shape) items.push_back(Value::of_int(n));
+          } else {
+            for (const auto& d : t.dims) items.push_back(Value::of_str(d));
+          }
+          return Value::of_seq(Value::Kind::kTuple, std::move(items));
+        }
+        if (base.kind == Value::Kind::kTensor && e.text == "ndim") {
+          return Value::of_int(static_cast<int64_t>(ctx_.tensor(base.tensor).shape.size()));
+        }
+        ctx_.fail(ErrorKind::kType, e.loc,
+                  "no attribute '" + e.text + "' on a " + value_kind_name(base.kind),
+                  "tensors have .shape, .dims and .ndim");
+      }
+      case ExprKind::kSubscript: {
+        Value base = eval(*e.items[0], frame);
+        if (e.items.size() != 2) {
+          ctx_.fail(ErrorKind::kUnsupported, e.loc,
+                    "multi-index subscripts belong in @kernel functions");
+        }
+        Value idx = eval(*e.items[1], frame);
+        if (base.is_seq() && idx.kind == Value::Kind::kInt) {
+          int64_t i = idx.i;
+          const int64_t n = static_cast<int64_t>(base.items.size());
+          if (i < 0) i += n;
+          if (i < 0 || i >= n) {
+            ctx_.fail(ErrorKind::kShape, e.loc,
+                      "index " + std::to_string(idx.i) + " out of range for a " +
+                          value_kind_name(base.kind) + " of length " + std::to_string(n));
+          }
+          return base.items[static_cast<size_t>(i)];
+        }
+        if (e.items[0]->is_name("DIMS") && idx.kind == Value::Kind::kStr) {
+          for (const auto& [name, size] : dims_)
+            if (name == idx.s) return Value::of_int(size);
+          ctx_.fail(ErrorKind::kUnknownDim, e.loc, "DIMS has no dim '" + idx.s + "'");
+        }
+        if (base.kind == Value::Kind::kTensor) {
+          ctx_.fail(ErrorKind::kUnsupported, e.loc,
+                    "indexing a tensor in " + frame.fn + "() reads its values",
+                    "use select(x, dim=..., index=...) or slice(...) builtins, or a kernel");
+        }
+        ctx_.fail(ErrorKind::kType, e.loc,
+                  std::string("cannot index a ") + value_kind_name(base.kind) + " with a " +
+                      value_kind_name(idx.kind));
+      }
+      case ExprKind::kBinary:
+        return binary(e.op, eval(*e.items[0], frame), eval(*e.items[1], frame), e.loc);
+      case ExprKind::kUnary: {
+        Value v = eval(*e.items[0], frame);
+        if (e.op == Op::kNot) return Value::of_int(truthy(v, e.loc) ? 0 : 1);
+        if (v.kind == Value::Kind::kTensor) tensor_arith(e.loc);
+        if (!v.is_number()) ctx_.fail(ErrorKind::kType, e.loc, "unary minus of a non-number");
+        if (e.op == Op::kNeg) return v.kind == Value::Kind::kInt ? Value::of_int(-v.i)
+                                                                 : Value::of_float(-v.f);
+        return v;
+      }
+      case ExprKind::kCompare: {
+        Value lhs = eval(*e.items[0], frame);
+        for (size_t i = 0; i < e.cmp_ops.size(); ++i) {
+          Value rhs = eval(*e.items[i + 1], frame);
+          if (!compare(e.cmp_ops[i], lhs, rhs, e.loc)) return Value::of_int(0);
+          lhs = std::move(rhs);
+        }
+        return Value::of_int(1);
+      }
+      case ExprKind::kBoolOp: {
+        Value v;
+        for (const auto& item : e.items) {
+          v = eval(*item, frame);
+          const bool t = truthy(v, item->loc);
+          if (e.op == Op::kAnd && !t) return v;
+          if (e.op == Op::kOr && t) return v;
+        }
+        return v;
+      }
+      case ExprKind::kCall:
+        return call(e, frame);
+      case ExprKind::kDict:
+        ctx_.fail(ErrorKind::kUnsupported, e.loc, "dicts are only used for DIMS");
+    }
+    ctx_.fail(ErrorKind::kUnsupported, e.loc, "unsupported expression");
+  }
+
+  Value lookup(const Expr& e, Frame& frame) {
+    auto it = frame.vars.find(e.text);
+    if (it != frame.vars.end()) return it->second;
+    auto c = program_.constants.find(e.text);
+    if (c != program_.constants.end()) {
+      return c->second.is_int ? Value::of_int(c->second.i) : Value::of_float(c->second.f);
+    }
+    if (e.text == "True") return Value::of_int(1);
+    if (e.text == "False") return Value::of_int(0);
+    if (e.text == "None") return Value::none();
+    if (e.text == "inf") return Value::of_float(std::numeric_limits<double>::infinity());
+    ctx_.fail(ErrorKind::kUnknownName, e.loc,
+              "'" + e.text + "' is not defined at this point of " + frame.fn + "()",
+              "assign it before use");
+  }
+
+  [[noreturn]] void tensor_arith(Loc loc) const {
+    ctx_.fail(ErrorKind::kUnsupported, loc,
+              "arithmetic on tensors is written in a @kernel, not in model()",
+              "write an elementwise kernel (e.g. add(X, Y)) and call it");
+  }
+
+  Value binary(Op op, const Value& a, const Value& b, Loc loc) const {
+    if (a.kind == Value::Kind::kTensor || b.kind == Value::Kind::kTensor) tensor_arith(loc);
+    if (op == Op::kAdd && a.is_seq() && b.is_seq()) {
+      Value r = a;
+      r.items.insert(r.items.end(), b.items.begin(), b.items.end());
+      return r;
+    }
+    if (op == Op::kAdd && a.kind == Value::Kind::kStr && b.kind == Value::Kind::kStr) {
+      return Value::of_str(a.s + b.s);
+    }
+    if (!a.is_number() || !b.is_number()) {
+      ctx_.fail(ErrorKind::kType, loc,
+                std::string("unsupported operand types for ") + ast::op_text(op) + ": " +
+                    value_kind_name(a.kind) + " and " + value_kind_name(b.kind));
+    }
+    if (a.kind == Value::Kind::kInt && b.kind == Value::Kind::kInt && op != Op::kDiv) {
+      switch (op) {
+        case Op::kAdd: return Value::of_int(a.i + b.i);
+        case Op::kSub: return Value::of_int(a.i - b.i);
+        case Op::kMul: return Value::of_int(a.i * b.i);
+        case Op::kFloorDiv:
+        case Op::kMod:
+          if (b.i == 0) ctx_.fail(ErrorKind::kType, loc, "integer division by zero");
+          return Value::of_int(op == Op::kFloorDiv ? floor_div(a.i, b.i) : floor_mod(a.i, b.i));
+        case Op::kPow:
+          if (b.i >= 0) {
+            int64_t r = 1;
+            for (int64_t k = 0; k < b.i; ++k) r *= a.i;
+            return Value::of_int(r);
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    const double x = a.as_double(), y = b.as_double();
+    switch (op) {
+      case Op::kAdd: return Value::of_float(x + y);
+      case Op::kSub: return Value::of_float(x - y);
+      case Op::kMul: return Value::of_float(x * y);
+      case Op::kDiv:
+        if (y == 0) ctx_.fail(ErrorKind::kType, loc, "division by zero");
+        return Value::of_float(x / y);
+      case Op::kFloorDiv: return Value::of_float(std::floor(x / y));
+      case Op::kMod: return Value::of_float(x - std::floor(x / y) * y);
+      case Op::kPow: return Value::of_float(std::pow(x, y));
+      default: break;
+    }
+    ctx_.fail(ErrorKind::kType, loc, "unsupported operator");
+  }
+
+  bool compare(Op op, const Value& a, const Value& b, Loc loc) const {
+    if (a.kind == Value::Kind::kStr && b.kind == Value::Kind::kStr) {
+      if (op == Op::kEq) return a.s == b.s;
+      if (op == Op::kNe) return a.s != b.s;
+    }
+    if (!a.is_number() || !b.is_number()) {
+      if (a.kind == Value::Kind::kTensor || b.kind == Value::Kind::kTensor) {
+        ctx_.fail(ErrorKind::kDataDependent, loc, "comparison of tensor values in model()",
+                  "compare shapes (x.shape[0]) or write the comparison in a kernel");
+      }
+      ctx_.fail(ErrorKind::kType, loc, "cannot compare these values");
+    }
+    const double x = a.as_double(), y = b.as_double();
+    switch (op) {
+      case Op::kLt: return x < y;
+      case Op::kLe: return x <= y;
+      case Op::kGt: return x > y;
+      case Op::kGe: return x >= y;
+      case Op::kEq: return x == y;
+      case Op::kNe: return x != y;
+      default: return false;
+    }
+  }
+
+  // ------------------------------------------------------------------ calls
+  Value call(const Expr& e, Frame& frame) {
+    const std::string& fn = e.items[0]->text;
+    CallArgs args;
+    for (size_t i = 1; i < e.items.size(); ++i) {
+      args.positional.push_back(eval(*e.items[i], frame));
+      args.positional_locs.push_back(e.items[i]->loc);
+    }
+    for (const auto& kw : e.keywords) args.keywords.emplace_back(kw.name, eval(*kw.value, frame));
+    if (const Kernel* k = program_.find_kernel(fn)) return call_kernel(*k, args, e.loc);
+    auto h = program_.helpers.find(fn);
+    if (h != program_.helpers.end()) return call_helper(*h->second, args, e.loc);
+    if (fn == "range") return py_range(args, e.loc);
+    if (fn == "len") {
+      if (args.positional.size() != 1 || !args.positional[0].is_seq())
+        ctx_.fail(ErrorKind::kType, e.loc, "len() takes one list or tuple");
+      return Value::of_int(static_cast<int64_t>(args.positional[0].items.size()));
+    }
+    if (fn == "min" || fn == "max") return py_minmax(fn, args, e.loc);
+    if (fn == "int" || fn == "float" || fn == "abs") {
+      if (args.positional.size() != 1 || !args.positional[0].is_number())
+        ctx_.fail(ErrorKind::kType, e.loc, fn + "() takes one number");
+      const Value& v = args.positional[0];
+      if (fn == "int") return Value::of_int(v.kind == Value::Kind::kInt ? v.i
+                                                                          : static_cast<int64_t>(v.f));
+      if (fn == "float") return Value::of_float(v.as_double());
+      return v.kind == Value::Kind::kInt ? Value::of_int(std::llabs(v.i))
+                                         : Value::of_float(std::fabs(v.f));
+    }
+    if (fn == "size") {
+      if (args.positional.size() == 1 && args.positional[0].kind == Value::Kind::kStr) {
+        for (const auto& [name, size] : dims_)
+          if (name == args.positional[0].s) return Value::of_int(size);
+      }
+      ctx_.fail(ErrorKind::kUnknownDim, e.loc, "size() names a dim of DIMS: size(\"B\")");
+    }
+    return call_graph_builtin(ctx_, fn, args, e.loc);
+  }
+
+  Value py_range(const CallArgs& args, Loc loc) const {
+    std::vector<int64_t> v;
+    for (const Value& a : args.positional) {
+      if (a.kind != Value::Kind::kInt) {
+        ctx_.fail(ErrorKind::kUnsupported, loc,
+                  std::string("range() needs static integers, got a ") + value_kind_name(a.kind),
+                  "loop bounds in model() must be known before execution (shapes, constants)");
+      }
+      v.push_back(a.i);
+    }
+    if (v.empty() || v.size() > 3) ctx_.fail(ErrorKind::kCallArity, loc, "range() takes 1-3 ints");
+    int64_t start = v.size() > 1 ? v[0] : 0, stop = v.size() > 1 ? v[1] : v[0];
+    int64_t step = v.size() > 2 ? v[2] : 1;
+    if (step == 0) ctx_.fail(ErrorKind::kType, loc, "range() step must not be zero");
+    std::vector<Value> items;
+    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+      items.push_back(Value::of_int(i));
+      if (items.size() > 10'000'000) ctx_.fail(ErrorKind::kUnsupported, loc, "range too long");
+    }
+    return Value::of_seq(Value::Kind::kList, std::move(items));
+  }
+
+  Value py_minmax(const std::string& fn, const CallArgs& args, Loc loc) const {
+    std::vector<Value> vals = args.positional;
+    if (vals.size() == 1 && vals[0].is_seq()) vals = vals[0].items;
+    if (vals.empty()) ctx_.fail(ErrorKind::kCallArity, loc, fn + "() of nothing");
+    Value best = vals[0];
+    for (const Value& v : vals) {
+      if (!v.is_number()) {
+        ctx_.fail(ErrorKind::kType, loc, fn + "() of a " + value_kind_name(v.kind) + " in model()",
+                  "for an elementwise max/min of tensors, write a kernel");
+      }
+      if (fn == "min" ? v.as_double() < best.as_double() : v.as_double() > best.as_double())
+        best = v;
+    }
+    return best;
+  }
+
+  // Matches arguments to parameters: positional first, then keywords, then defaults.
+  template <typename ParamName>
+  std::vector<const Value*> match_args(const std::string& fn, size_t nparams,
+                                       ParamName param_name, const CallArgs& args,
+                                       std::vector<bool> has_default, Loc loc) const {
+    std::vector<const Value*> out(nparams, nullptr);
+    auto signature = [&] {
+      std::string s = fn + "(";
+      for (size_t i = 0; i < nparams; ++i) s += (i ? ", " : "") + param_name(i);
+      return s + ")";
+    };
+    if (args.positional.size() > nparams) {
+      ctx_.fail(ErrorKind::kCallArity, loc,
+                signature() + " takes " + std::to_string(nparams) + " argument(s), got " +
+                    std::to_string(args.positional.size() + args.keywords.size()));
+    }
+    for (size_t i = 0; i < args.positional.size(); ++i) out[i] = &args.positional[i];
+    for (const auto& [name, value] : args.keywords) {
+      size_t i = 0;
+      while (i < nparams && param_name(i) != name) ++i;
+      if (i == nparams) {
+        ctx_.fail(ErrorKind::kCallArity, loc,
+                  signature() + " has no parameter named '" + name + "'");
+      }
+      if (out[i]) {
+        ctx_.fail(ErrorKind::kCallArity, loc, signature() + " got '" + name + "' twice");
+      }
+      out[i] = &value;
+    }
+    for (size_t i = 0; i < nparams; ++i) {
+      if (!out[i] && !has_default[i]) {
+        ctx_.fail(ErrorKind::kCallArity, loc,
+                  signature() + " is missing argument '" + param_name(i) + "' (got " +
+                      std::to_string(args.positional.size() + args.keywords.size()) +
+                      " argument(s))");
+      }
+    }
+    return out;
+  }
+
+  Value call_helper(const Stmt& def, const CallArgs& args, Loc loc) {
+    if (++depth_ > kMaxCallDepth) {
+      ctx_.fail(ErrorKind::kRecursion, loc, "helper calls nest deeper than " +
+                                                std::to_string(kMaxCallDepth));
+    }
+    std::vector<bool> has_default;
+    for (const auto& p : def.params) has_default.push_back(p.default_value != nullptr);
+    auto matched = match_args(def.name, def.params.size(),
+                              [&](size_t i) { return def.params[i].name; }, args, has_default, loc);
+    Frame frame;
+    frame.fn = def.name;
+    for (size_t i = 0; i < def.params.size(); ++i) {
+      frame.vars[def.params[i].name] =
+          matched[i] ? *matched[i] : eval(*def.params[i].default_value, frame);
+    }
+    Value v = run_body(def.body, frame);
+    --depth_;
+    return v;
+  }
+
+  Value call_kernel(const Kernel& k, const CallArgs& args, Loc loc) {
+    std::vector<bool> has_default;
+    for (const auto& p : k.params) has_default.push_back(p.default_value != nullptr);
+    auto matched = match_args(k.name, k.params.size(),
+                              [&](size_t i) { return k.params[i].name; }, args, has_default, loc);
+    KernelCall kc;
+    kc.kernel = &k;
+    kc.loc = loc;
+    kc.tensor_args.assign(k.params.size(), nullptr);
+    kc.scalar_args.assign(k.params.size(), Scalar{});
+    std::vector<TensorId> inputs;
+    for (size_t i = 0; i < k.params.size(); ++i) {
+      const KernelParam& p = k.params[i];
+      if (p.kind == ParamKind::kTensor) {
+        if (matched[i]->kind != Value::Kind::kTensor) {
+          ctx_.fail(ErrorKind::kType, loc,
+                    "argument '" + p.name + "' of kernel '" + k.name + "' must be a tensor, got " +
+                        value_kind_name(matched[i]->kind));
+        }
+        kc.tensor_args[i] = &ctx_.tensor(matched[i]->tensor);
+        inputs.push_back(matched[i]->tensor);
+        continue;
+      }
+      if (!matched[i]) {
+        StaticEnv env;
+        env.program = &program_;
+        kc.scalar_args[i] = eval_static(*p.default_value, env);
+        continue;
+      }
+      const Value& v = *matched[i];
+      if (!v.is_number()) {
+        ctx_.fail(ErrorKind::kType, loc,
+                  "argument '" + p.name + "' of kernel '" + k.name + "' must be a number, got " +
+                      value_kind_name(v.kind));
+      }
+      if (p.kind == ParamKind::kInt && v.kind != Value::Kind::kInt) {
+        ctx_.fail(ErrorKind::kType, loc,
+                  "argument '" + p.name + "' of kernel '" + k.name + "' must be an int, got " +
+                      std::to_string(v.f));
+      }
+      kc.scalar_args[i] =
+          v.kind == Value::Kind::kInt && p.kind != ParamKind::kFloat ? Scalar::of_int(v.i)
+                                                                     : Scalar::of_float(v.as_double());
+    }
+    Node& node = ctx_.add_node(k.name, NodeKind::kEinsum, loc, inputs);
+    kc.name = node.name;
+    const NodeId node_id = node.id;
+    LiftedCall lifted = lift_cached(kc);
+    // Outputs.
+    std::vector<TensorId> outputs;
+    std::vector<TensorId> kernel_to_graph(k.tensors.size(), -1);
+    for (size_t i = 0; i < k.params.size(); ++i)
+      if (k.params[i].kind == ParamKind::kTensor)
+        kernel_to_graph[static_cast<size_t>(k.params[i].tensor)] = matched[i]->tensor;
+    for (size_t r = 0; r < k.returns.size(); ++r) {
+      const KernelTensor& kt = k.tensors[static_cast<size_t>(k.returns[r])];
+      TensorInfo t;
+      t.name = kc.name + "." + kt.name;
+      t.dims = kt.dims;
+      t.shape = lifted.tensor_shapes[static_cast<size_t>(k.returns[r])];
+      t.dtype = kt.dtype;
+      t.role = Role::kActivation;
+      t.storage = -1;
+      const TensorId id = ctx_.add_tensor(std::move(t));
+      kernel_to_graph[static_cast<size_t>(k.returns[r])] = id;
+      outputs.push_back(id);
+    }
+    Node& n = ctx_.graph().nodes[static_cast<size_t>(node_id)];
+    n.einsum = k.einsum;
+    n.macs = lifted.macs;
+    n.flops = lifted.flops;
+    n.matrix_dtype = lifted.matrix_dtype;
+    n.einsums = std::move(lifted.einsums);
+    for (Einsum& e : n.einsums) {
+      for (Operand& op : e.inputs) op.tensor = kernel_to_graph[static_cast<size_t>(op.tensor)];
+      e.output.tensor = kernel_to_graph[static_cast<size_t>(e.output.tensor)];
+    }
+    // Traffic: each distinct parameter tensor read, once; each returned tensor, once.
+    std::vector<TensorId> counted;
+    size_t slot = 0;
+    for (size_t i = 0; i < k.params.size(); ++i) {
+      if (k.params[i].kind != ParamKind::kTensor) continue;
+      const KernelTensor& kt = k.tensors[static_cast<size_t>(k.params[i].tensor)];
+      const TensorId t = matched[i]->tensor;
+      if (kt.read && std::find(counted.begin(), counted.end(), t) == counted.end()) {
+        n.input_bytes[slot] = ctx_.read_bytes(t);
+        n.bytes_read += n.input_bytes[slot];
+        counted.push_back(t);
+      }
+      ++slot;
+    }
+    for (TensorId t : outputs) n.bytes_written += ctx_.tensor(t).bytes();
+    ctx_.finish_node(n, outputs);
+    if (outputs.size() == 1) return Value::of_tensor(outputs[0]);
+    std::vector<Value> items;
+    for (TensorId t : outputs) items.push_back(Value::of_tensor(t));
+    return Value::of_seq(Value::Kind::kTuple, std::move(items));
+  }
+
+  // Identical calls (same kernel, shapes, dtypes, sparsity and scalars) lift once.
+  LiftedCall lift_cached(const KernelCall& kc) {
+    std::string key = kc.kernel->name;
+    for (size_t i = 0; i < kc.tensor_args.size(); ++i) {
+      key += '|';
+      if (const TensorInfo* t = kc.tensor_args[i]) {
+        for (int64_t n : t->shape) key += std::to_string(n) + ',';
+        key += dtype_name(t->dtype);
+        if (t->sparsity > 0) key += "s" + std::to_string(t->sparsity);
+      } else {
+        const Scalar& s = kc.scalar_args[i];
+        key += s.is_int ? std::to_string(s.i) : std::to_string(s.f);
+      }
+    }
+    auto it = lift_cache_.find(key);
+    if (it != lift_cache_.end()) return it->second;
+    LiftedCall lifted = lift_call(program_, kc);
+    lift_cache_.emplace(std::move(key), lifted);
+    return lifted;
+  }
+
+  const Program& program_;
+  TraceContext ctx_;
+  const TraceOptions& options_;
+  std::vector<std::pair<std::string, int64_t>> dims_;
+  std::unordered_map<std::string, LiftedCall> lift_cache_;
+  int depth_ = 0;
+};
+
+}  // namespace
+}  // namespace detail
+
+Graph trace_program(const Program& program, const TraceOptions& options) {
+  SOLAR_INTERNAL_CHECK(program.model != nullptr, "trace of a program without model()");
+  return detail::Tracer(program, options).run();
+}
+
+}  // namespace solar

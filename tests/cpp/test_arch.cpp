@@ -1,0 +1,375 @@
+// Architecture specs: every shipped spec loads with the numbers its sources give, and
+// every malformed spec is a UserError naming the field (docs/arch-spec.md).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "solar/arch/spec.h"
+#include "solar/base/error.h"
+
+namespace solar {
+namespace {
+
+const std::string kArchDir = std::string(SOLAR_SOURCE_DIR) + "/configs/arch";
+
+ArchSpec load(const std::string& name) { return load_arch_spec(kArchDir + "/" + name + ".yaml"); }
+
+// Parses `yaml` and returns the UserError it must raise.
+UserError parse_error(const std::string& yaml) {
+  try {
+    parse_arch_spec(yaml, "bad.yaml");
+  } catch (const UserError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no UserError for:\n" << yaml;
+  return UserError(ErrorKind::kSpec, "", Loc{}, "(none)");
+}
+
+// Expects a kSpec error whose message contains `message` (and whose hint contains `hint`).
+void expect_spec_error(const std::string& yaml, const std::string& message,
+                       const std::string& hint = "") {
+  const UserError e = parse_error(yaml);
+  EXPECT_EQ(e.kind(), ErrorKind::kSpec) << e.what();
+  bool found = false;
+  for (const Diagnostic& d : e.diagnostics()) {
+    if (d.message.find(message) != std::string::npos && d.hint.find(hint) != std::string::npos) {
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found) << "wanted message '" << message << "' hint '" << hint << "', got:\n"
+                     << e.what();
+}
+
+// A minimal valid spec; the error tests each break one thing of it.
+const char* kValid = R"(name: tiny
+sources:
+  sheet: "Tiny datasheet, table 1"
+matrix_flops_per_second:
+  bf16: {value: 4.0e12, source: sheet}
+vector_flops_per_second:
+  fp32: {value: 1.0e12, source: sheet}
+dram:
+  bytes_per_second: {value: 1.0e11, source: sheet}
+)";
+
+TEST(ArchSpec, MinimalSpecParses) {
+  const ArchSpec spec = parse_arch_spec(kValid, "tiny.yaml");
+  EXPECT_EQ(spec.name, "tiny");
+  EXPECT_EQ(spec.file, "tiny.yaml");
+  EXPECT_DOUBLE_EQ(spec.matrix_flops_per_second.at("bf16").value, 4.0e12);
+  // A source key resolves to the citation text of `sources:`.
+  EXPECT_EQ(spec.matrix_flops_per_second.at("bf16").source, "Tiny datasheet, table 1");
+  EXPECT_EQ(spec.fp32_matrix_mode, "fp32");  // default
+  EXPECT_TRUE(spec.on_chip.empty());
+  EXPECT_EQ(spec.cache_level, "");
+  EXPECT_FALSE(spec.dram_capacity_bytes.has_value());
+}
+
+TEST(ArchSpec, LiteralCitationDerivationAndDefaultCacheLevel) {
+  const ArchSpec spec = parse_arch_spec(R"(name: t
+matrix_flops_per_second:
+  tf32: {value: 2.0e12, source: "Sheet p.3", derivation: "4.0 sparse / 2"}
+vector_flops_per_second:
+  fp32: {value: 1.0e12, source: "Sheet p.3"}
+dram:
+  bytes_per_second: {value: 1.0e11, source: "Sheet p.4"}
+  capacity_bytes: {value: 8.0e9, source: "Sheet p.4"}
+on_chip:
+  - {name: L2, capacity_bytes: {value: 4.0e6, source: "Sheet p.5"}}
+  - name: SMEM
+    capacity_bytes: {value: 1.0e6, source: "Sheet p.5"}
+    bytes_per_second: {value: 1.0e13, source: "Sheet p.6"}
+fp32_matrix_mode: tf32
+)",
+                                        "t.yaml");
+  // A phrase is the citation itself; the derivation follows it after "; ".
+  EXPECT_EQ(spec.matrix_flops_per_second.at("tf32").source, "Sheet p.3; 4.0 sparse / 2");
+  EXPECT_EQ(spec.fp32_matrix_mode, "tf32");
+  ASSERT_EQ(spec.on_chip.size(), 2u);
+  EXPECT_EQ(spec.cache_level, "L2");  // default: the first on_chip level
+  EXPECT_FALSE(spec.on_chip[0].bytes_per_second.has_value());
+  EXPECT_DOUBLE_EQ(*spec.on_chip[1].bytes_per_second, 1.0e13);
+  EXPECT_EQ(spec.on_chip[1].bytes_per_second_source, "Sheet p.6");
+  EXPECT_DOUBLE_EQ(*spec.dram_capacity_bytes, 8.0e9);
+  EXPECT_EQ(spec.dram_capacity_source, "Sheet p.4");
+}
+
+// --- every shipped spec ------------------------------------------------------------------
+
+TEST(ArchSpec, ListsShippedSpecsSorted) {
+  const std::vector<std::string> names = list_arch_names(kArchDir);
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  for (const char* name : {"A100_SXM", "B200", "H100_PCIe", "H100_PCIe_paper", "H100_SXM",
+                           "Jetson_Thor", "RTX_A6000"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
+}
+
+TEST(ArchSpec, EveryShippedSpecLoadsAndCitesEveryNumber) {
+  for (const std::string& name : list_arch_names(kArchDir)) {
+    SCOPED_TRACE(name);
+    const ArchSpec spec = load(name);
+    EXPECT_EQ(spec.name, name);  // the name field matches the file name
+    EXPECT_FALSE(spec.description.empty());
+    EXPECT_FALSE(spec.matrix_flops_per_second.empty());
+    ASSERT_TRUE(spec.vector_flops_per_second.count("fp32"));
+    for (const auto& [mode, rate] : spec.matrix_flops_per_second) {
+      EXPECT_GT(rate.value, 0.0) << mode;
+      EXPECT_FALSE(rate.source.empty()) << mode;
+    }
+    for (const auto& [dtype, rate] : spec.vector_flops_per_second) {
+      EXPECT_FALSE(rate.source.empty()) << dtype;
+    }
+    EXPECT_GT(spec.dram_bytes_per_second.value, 0.0);
+    EXPECT_FALSE(spec.dram_bytes_per_second.source.empty());
+    for (const MemoryLevel& level : spec.on_chip) EXPECT_FALSE(level.source.empty());
+    // The platform's fp32 math mode has a rate (fp32 falls back to the vector rate).
+    EXPECT_TRUE(spec.fp32_matrix_mode == "fp32" ||
+                spec.matrix_flops_per_second.count(spec.fp32_matrix_mode));
+  }
+}
+
+TEST(ArchSpec, H100PcieDatasheetNumbers) {
+  const ArchSpec spec = load("H100_PCIe");
+  // Hopper whitepaper, H100 PCIe: dense TF32 378, BF16/FP16 756, FP8 1513 TFLOPS;
+  // FP32 non-tensor 51.2 TFLOPS. Datasheet: 2 TB/s, 80 GB, L2 50 MB (= 50 x 2^20 bytes).
+  EXPECT_DOUBLE_EQ(spec.matrix_flops_per_second.at("tf32").value, 378.0e12);
+  EXPECT_DOUBLE_EQ(spec.matrix_flops_per_second.at("bf16").value, 756.0e12);
+  EXPECT_DOUBLE_EQ(spec.matrix_flops_per_second.at("fp8").value, 1513.0e12);
+  EXPECT_DOUBLE_EQ(spec.vector_flops_per_second.at("fp32").value, 51.2e12);
+  EXPECT_DOUBLE_EQ(spec.dram_bytes_per_second.value, 2.0e12);
+  EXPECT_EQ(spec.fp32_matrix_mode, "tf32");
+  ASSERT_EQ(spec.on_chip.size(), 1u);
+  EXPECT_DOUBLE_EQ(spec.on_chip[0].capacity_bytes, 50.0 * 1024 * 1024);
+  EXPECT_EQ(spec.cache_level, "L2");
+  EXPECT_NE(spec.matrix_flops_per_second.at("tf32").source.find("H100 PCIe column"),
+            std::string::npos);
+}
+
+TEST(ArchSpec, PaperSpecReproducesFigure2Rates) {
+  const ArchSpec spec = load("H100_PCIe_paper");
+  // fp32: 25,500 "MAC/cycle" x 2 GHz = 51e12 MAC/s, x 2 FLOP/MAC = 102e12 FLOP/s.
+  EXPECT_DOUBLE_EQ(spec.matrix_flops_per_second.at("fp32").value, 25500.0 * 2e9 * 2);
+  EXPECT_DOUBLE_EQ(spec.vector_flops_per_second.at("fp32").value, 102.0e12);
+  // DRAM: 1019.4 B/cycle x 2 GHz = 2.0388e12 B/s.
+  EXPECT_NEAR(spec.dram_bytes_per_second.value, 1019.4 * 2e9, 1.0);
+  EXPECT_EQ(spec.matrix_flops_per_second.count("tf32"), 0u);
+  EXPECT_EQ(spec.fp32_matrix_mode, "fp32");
+  EXPECT_NE(spec.description.find("Figure 2"), std::string::npos);
+  EXPECT_NE(spec.description.find("not a datasheet spec"), std::string::npos);
+}
+
+TEST(ArchSpec, DerivedNumbersOfB200AndThor) {
+  const ArchSpec b200 = load("B200");
+  EXPECT_DOUBLE_EQ(b200.dram_bytes_per_second.value, 64.0e12 / 8);  // DGX B200: 64 TB/s, 8 GPUs
+  EXPECT_DOUBLE_EQ(b200.matrix_flops_per_second.at("fp4").value, 18.0e15 / 2);  // sparse / 2
+  const ArchSpec thor = load("Jetson_Thor");
+  EXPECT_DOUBLE_EQ(thor.matrix_flops_per_second.at("fp4").value, 1035.0e12);  // dense FP4
+  EXPECT_DOUBLE_EQ(thor.matrix_flops_per_second.at("fp8").value, 517.0e12);
+  EXPECT_DOUBLE_EQ(thor.dram_bytes_per_second.value, 273.0e9);
+  // 2,560 CUDA cores x 2 FLOP/FMA x 1.57 GHz.
+  EXPECT_DOUBLE_EQ(thor.vector_flops_per_second.at("fp32").value, 2560 * 2 * 1.57e9);
+}
+
+// --- resolve_arch ------------------------------------------------------------------------
+
+TEST(ArchSpec, ResolvesNamesCaseInsensitively) {
+  EXPECT_EQ(resolve_arch("h100_pcie", kArchDir).name, "H100_PCIe");
+  EXPECT_EQ(resolve_arch("JETSON_THOR", kArchDir).name, "Jetson_Thor");
+}
+
+TEST(ArchSpec, ResolvesPaths) {
+  const ArchSpec spec = resolve_arch(kArchDir + "/B200.yaml", kArchDir);
+  EXPECT_EQ(spec.name, "B200");
+  EXPECT_EQ(spec.file, kArchDir + "/B200.yaml");
+}
+
+TEST(ArchSpec, UnknownNameListsAvailable) {
+  try {
+    resolve_arch("H200", kArchDir);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kArgument);
+    EXPECT_NE(std::string(e.what()).find("unknown architecture 'H200'"), std::string::npos);
+    EXPECT_NE(e.diagnostics()[0].hint.find("A100_SXM, B200, H100_PCIe"), std::string::npos);
+  }
+}
+
+TEST(ArchSpec, MissingFileIsIoError) {
+  try {
+    resolve_arch("/nonexistent/dir/x.yaml", kArchDir);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kIo);
+    EXPECT_NE(std::string(e.what()).find("cannot read architecture spec"), std::string::npos);
+  }
+  // A bare "x.yaml" is a path too (not a name), relative to the working directory.
+  try {
+    resolve_arch("no_such_spec.yml", kArchDir);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kIo);
+  }
+}
+
+TEST(ArchSpec, EmptyFileIsIoError) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "solar_test_empty_spec.yaml").string();
+  std::ofstream(path) << "# nothing\n";
+  try {
+    load_arch_spec(path);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kIo);
+    EXPECT_NE(std::string(e.what()).find("is empty"), std::string::npos);
+  }
+  std::remove(path.c_str());
+}
+
+// --- loader errors, one per rule ---------------------------------------------------------
+
+TEST(ArchSpecErrors, MissingRequiredFields) {
+  expect_spec_error(
+      "matrix_flops_per_second: {bf16: {value: 1.0, source: \"a b\"}}\n"
+      "vector_flops_per_second: {fp32: {value: 1.0, source: \"a b\"}}\n"
+      "dram: {bytes_per_second: {value: 1.0, source: \"a b\"}}\n",
+      "field 'name' is missing");
+  expect_spec_error(
+      "name: t\n"
+      "vector_flops_per_second: {fp32: {value: 1.0, source: \"a b\"}}\n"
+      "dram: {bytes_per_second: {value: 1.0, source: \"a b\"}}\n",
+      "field 'matrix_flops_per_second' is missing");
+  expect_spec_error(
+      "name: t\nmatrix_flops_per_second: {}\n"
+      "vector_flops_per_second: {fp32: {value: 1.0, source: \"a b\"}}\n"
+      "dram: {bytes_per_second: {value: 1.0, source: \"a b\"}}\n",
+      "field 'matrix_flops_per_second' must list at least one math mode");
+  expect_spec_error(
+      "name: t\nmatrix_flops_per_second: {bf16: {value: 1.0, source: \"a b\"}}\n"
+      "vector_flops_per_second: {fp16: {value: 1.0, source: \"a b\"}}\n"
+      "dram: {bytes_per_second: {value: 1.0, source: \"a b\"}}\n",
+      "field 'vector_flops_per_second.fp32' is missing");
+  expect_spec_error(
+      "name: t\nmatrix_flops_per_second: {bf16: {value: 1.0, source: \"a b\"}}\n"
+      "vector_flops_per_second: {fp32: {value: 1.0, source: \"a b\"}}\n",
+      "field 'dram' is missing");
+  expect_spec_error(
+      "name: t\nmatrix_flops_per_second: {bf16: {value: 1.0, source: \"a b\"}}\n"
+      "vector_flops_per_second: {fp32: {value: 1.0, source: \"a b\"}}\n"
+      "dram: {capacity_bytes: {value: 1.0, source: \"a b\"}}\n",
+      "field 'dram.bytes_per_second' is missing");
+}
+
+std::string with(const std::string& from, const std::string& to) {
+  std::string yaml = kValid;
+  const size_t at = yaml.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return yaml.replace(at, from.size(), to);
+}
+
+TEST(ArchSpecErrors, NonPositiveRates) {
+  expect_spec_error(with("fp32: {value: 1.0e12", "fp32: {value: -1"),
+                    "field 'vector_flops_per_second.fp32.value' must be positive, got -1");
+  expect_spec_error(with("bytes_per_second: {value: 1.0e11", "bytes_per_second: {value: 0"),
+                    "field 'dram.bytes_per_second.value' must be positive, got 0");
+  expect_spec_error(std::string(kValid) +
+                        "on_chip:\n  - {name: L2, capacity_bytes: "
+                        "{value: -4.0e6, source: sheet}}\n",
+                    "field 'on_chip[0].capacity_bytes.value' must be positive, got -4.0e6");
+}
+
+TEST(ArchSpecErrors, ValuesThatAreNotNumbers) {
+  expect_spec_error(with("{value: 1.0e11", "{value: 2 TB/s"),
+                    "field 'dram.bytes_per_second.value' must be a number, got '2 TB/s'", "2.0e12");
+  expect_spec_error(with("{value: 4.0e12", "{value: .inf"),
+                    "field 'matrix_flops_per_second.bf16.value' must be a number");
+  expect_spec_error(with("{value: 4.0e12", "{value: [1, 2]"),
+                    "field 'matrix_flops_per_second.bf16.value' must be a number");
+  // A bare number has no citation.
+  expect_spec_error(with("bf16: {value: 4.0e12, source: sheet}", "bf16: 4.0e12"),
+                    "field 'matrix_flops_per_second.bf16' must be a mapping {value, source}");
+}
+
+TEST(ArchSpecErrors, UnknownFields) {
+  expect_spec_error(std::string(kValid) + "dram_bw: 3\n", "unknown field 'dram_bw'", "cache_level");
+  // An unknown dtype key: the hint lists the math modes.
+  expect_spec_error(with("bf16: {value", "fp33: {value"),
+                    "unknown field 'matrix_flops_per_second.fp33'",
+                    "fp64, tf32, fp32, bf16, fp16, fp8, fp4, int8");
+  expect_spec_error(with("fp32: {value: 1.0e12", "fp8: {value: 1.0e12"),
+                    "unknown field 'vector_flops_per_second.fp8'", "fp64, fp32, fp16, bf16");
+  expect_spec_error(with("source: sheet}\ndram", "source: sheet, unit: TF}\ndram"),
+                    "unknown field 'vector_flops_per_second.fp32.unit'");
+  expect_spec_error(with("bytes_per_second:", "bandwidth:"), "unknown field 'dram.bandwidth'");
+  expect_spec_error(std::string(kValid) +
+                        "on_chip:\n  - {name: L2, size: 3, capacity_bytes: "
+                        "{value: 4.0e6, source: sheet}}\n",
+                    "unknown field 'on_chip[0].size'");
+}
+
+TEST(ArchSpecErrors, DuplicateField) {
+  expect_spec_error(std::string(kValid) + "name: again\n", "field 'name' is written twice");
+}
+
+TEST(ArchSpecErrors, SourceMustBeDefinedOrAPhrase) {
+  expect_spec_error(
+      with("fp32: {value: 1.0e12, source: sheet}", "fp32: {value: 1.0e12, source: datashet}"),
+      "field 'vector_flops_per_second.fp32.source' names source 'datashet', "
+      "which is not in 'sources'",
+      "defined sources: sheet");
+  expect_spec_error(with("fp32: {value: 1.0e12, source: sheet}", "fp32: {value: 1.0e12}"),
+                    "field 'vector_flops_per_second.fp32.source' is missing");
+}
+
+TEST(ArchSpecErrors, CacheLevelMustNameAnOnChipLevel) {
+  expect_spec_error(std::string(kValid) +
+                        "on_chip:\n  - {name: L2, capacity_bytes: {value: 4.0e6, source: sheet}}\n"
+                        "cache_level: L3\n",
+                    "field 'cache_level' names 'L3', which is not an on_chip level",
+                    "on_chip levels: L2");
+}
+
+TEST(ArchSpecErrors, Fp32MatrixModeMustHaveARate) {
+  expect_spec_error(std::string(kValid) + "fp32_matrix_mode: tf32\n",
+                    "field 'fp32_matrix_mode' is 'tf32' but 'matrix_flops_per_second.tf32' is "
+                    "missing");
+  expect_spec_error(std::string(kValid) + "fp32_matrix_mode: tf31\n",
+                    "field 'fp32_matrix_mode' must name a math mode, got 'tf31'");
+  // fp32 always has a rate: the vector fp32 peak stands in for a missing matrix fp32 rate.
+  EXPECT_NO_THROW(parse_arch_spec(std::string(kValid) + "fp32_matrix_mode: fp32\n", "t.yaml"));
+}
+
+TEST(ArchSpecErrors, WrongShapes) {
+  expect_spec_error("- a\n- b\n", "an architecture spec must be a YAML mapping");
+  expect_spec_error(
+      with("dram:\n  bytes_per_second: {value: 1.0e11, source: sheet}\n", "dram: 2.0e12\n"),
+      "field 'dram' must be a mapping");
+  expect_spec_error(std::string(kValid) + "on_chip: {name: L2}\n",
+                    "field 'on_chip' must be a list of levels");
+}
+
+TEST(ArchSpecErrors, YamlSyntaxErrorHasTheLine) {
+  const UserError e = parse_error("name: t\nmatrix_flops_per_second: {bf16: {value: 1\n");
+  EXPECT_EQ(e.kind(), ErrorKind::kSpec);
+  EXPECT_NE(e.diagnostics()[0].message.find("YAML syntax error"), std::string::npos);
+  EXPECT_GE(e.diagnostics()[0].loc.line, 2u);
+  EXPECT_EQ(e.diagnostics()[0].file, "bad.yaml");
+}
+
+TEST(ArchSpecErrors, ReportsEveryProblemWithItsLine) {
+  // Two mistakes, on lines 7 and 10: both are reported, each at its own line.
+  const UserError e =
+      parse_error(with("fp32: {value: 1.0e12", "fp32: {value: -1") + "cache_level: L9\n");
+  ASSERT_EQ(e.diagnostics().size(), 2u) << e.what();
+  EXPECT_NE(e.diagnostics()[0].message.find("must be positive"), std::string::npos);
+  EXPECT_EQ(e.diagnostics()[0].loc.line, 7u);
+  EXPECT_EQ(e.diagnostics()[1].loc.line, 10u);
+  EXPECT_NE(std::string(e.what()).find("bad.yaml:7:"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace solar

@@ -1,0 +1,76 @@
+#include <gtest/gtest.h>
+
+#include "solar/ir/parser.h"
+#include "solar/ir/printer.h"
+#include "test_util.h"
+
+namespace solar {
+namespace {
+
+using testing::expect_user_error;
+
+TEST(Parser, PaperFigure2bParsesUnchanged) {
+  // The two kernels and model() of the paper's Figure 2b: 2 kernels + DIMS + model = 4
+  // top-level statements after the import.
+  ast::Module m = parse_file(testing::example("linear_bias_matmul.py"));
+  int defs = 0;
+  for (const auto& s : m.body) defs += s->kind == ast::StmtKind::kFunctionDef;
+  EXPECT_EQ(defs, 3);  // linear, matmul, model
+}
+
+TEST(Parser, OperatorPrecedenceFollowsPython) {
+  // 1 + 2 * 3 ** 2 parses as 1 + (2 * (3 ** 2)): the printer adds no parentheses.
+  ast::Module m = parse_source("x = 1 + 2 * 3 ** 2\ny = (1 + 2) * 3\nz = -a ** 2\n", "t.py");
+  EXPECT_EQ(print_expr(*m.body[0]->value), "1 + 2 * 3 ** 2");
+  EXPECT_EQ(print_expr(*m.body[1]->value), "(1 + 2) * 3");
+  EXPECT_EQ(print_expr(*m.body[2]->value), "-a ** 2");
+}
+
+TEST(Parser, SameLineSuiteAndContinuations) {
+  ast::Module m = parse_source(
+      "def f(x):\n    for n in Dim(\"N\"): Y[n] = x[n]\n    return (Y +\n        1)\n", "t.py");
+  ASSERT_EQ(m.body.size(), 1u);
+  EXPECT_EQ(m.body[0]->body.size(), 2u);
+}
+
+TEST(Lexer, TabInIndentationIsAnIndentationError) {
+  expect_user_error([] { parse_source("def f():\n\treturn 1\n", "t.py"); },
+                    ErrorKind::kIndentation, "tab");
+}
+
+TEST(Lexer, InconsistentDedent) {
+  expect_user_error([] { parse_source("def f():\n    x = 1\n  y = 2\n", "t.py"); },
+                    ErrorKind::kIndentation, "does not match any outer indentation level");
+}
+
+TEST(Parser, ErrorsCarryLineAndColumn) {
+  try {
+    parse_source("x = 1\ny = (2 +\n", "bad.py");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.diagnostics()[0].file, "bad.py");
+    EXPECT_EQ(e.diagnostics()[0].loc.line, 2u);
+    EXPECT_EQ(e.diagnostics()[0].loc.col, 5u);  // the unclosed '('
+  }
+}
+
+TEST(Parser, UnsupportedSyntaxHasHints) {
+  expect_user_error([] { parse_source("x = a[1:2]\n", "t.py"); }, ErrorKind::kSyntax,
+                    "slice syntax");
+  expect_user_error([] { parse_source("x = lambda: 1\n", "t.py"); }, ErrorKind::kSyntax,
+                    "lambda");
+  expect_user_error([] { parse_source("x = a @ b\n", "t.py"); }, ErrorKind::kSyntax, "'@'");
+  expect_user_error([] { parse_source("class A:\n    pass\n", "t.py"); }, ErrorKind::kSyntax,
+                    "'class' statements");
+}
+
+TEST(Reader, RejectsMissingEmptyAndBinaryFiles) {
+  expect_user_error([] { read_source_file("/nonexistent/x.py"); }, ErrorKind::kIo,
+                    "cannot open");
+  expect_user_error(
+      [] { read_source_file(testing::source_dir() + "/tests/errors/empty_file.py"); },
+      ErrorKind::kIo, "empty");
+}
+
+}  // namespace
+}  // namespace solar

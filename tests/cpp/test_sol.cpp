@@ -1,0 +1,375 @@
+// SOL analysis: the paper's worked example (REFERENCE.md section 1) on the paper's spec and on
+// the H100 PCIe datasheet spec, math-mode rules, bottleneck rules and fused traffic.
+// Every expected number is derived by hand in the comment beside it.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "solar/arch/spec.h"
+#include "solar/base/error.h"
+#include "solar/einsum/graph.h"
+#include "solar/sol/analysis.h"
+
+namespace solar {
+namespace {
+
+const std::string kArchDir = std::string(SOLAR_SOURCE_DIR) + "/configs/arch";
+ArchSpec load(const std::string& name) { return load_arch_spec(kArchDir + "/" + name + ".yaml"); }
+
+// Small graph builder: tensors and nodes with the traffic fields the tracer fills.
+struct Builder {
+  Graph g;
+
+  TensorId tensor(const std::string& name, std::vector<int64_t> shape, Role role,
+                  DType dtype = DType::kFp32) {
+    TensorInfo t;
+    t.id = static_cast<TensorId>(g.tensors.size());
+    t.name = name;
+    t.shape = std::move(shape);
+    t.dtype = dtype;
+    t.role = role;
+    t.storage = t.id;
+    g.tensors.push_back(t);
+    if (role == Role::kInput || role == Role::kWeight) g.inputs.push_back(t.id);
+    return t.id;
+  }
+
+  // A node reading `inputs` (each at the given bytes) and writing `outputs` at full size.
+  NodeId node(const std::string& name, std::vector<TensorId> inputs,
+              std::vector<int64_t> input_bytes, std::vector<TensorId> outputs, int64_t macs,
+              DType matrix_dtype = DType::kFp32) {
+    Node n;
+    n.id = static_cast<NodeId>(g.nodes.size());
+    n.name = name;
+    n.inputs = std::move(inputs);
+    n.input_bytes = std::move(input_bytes);
+    n.outputs = std::move(outputs);
+    n.macs = macs;
+    n.matrix_dtype = matrix_dtype;
+    for (int64_t b : n.input_bytes) n.bytes_read += b;
+    for (TensorId t : n.outputs) {
+      n.bytes_written += g.tensors[t].bytes();
+      g.tensors[t].producer = n.id;
+    }
+    for (TensorId t : n.inputs) g.tensors[t].consumers.push_back(n.id);
+    g.nodes.push_back(n);
+    return n.id;
+  }
+
+  void output(TensorId t) {
+    g.tensors[t].is_output = true;
+    g.outputs.push_back(t);
+  }
+};
+
+// The paper's LinearBiasMatmul: y = x W^T + b, z = y D; B=2, M=128, K=256, N=512, P=64, fp32.
+Graph linear_bias_matmul() {
+  constexpr int64_t B = 2, M = 128, K = 256, N = 512, P = 64;
+  Builder b;
+  const TensorId x = b.tensor("x", {B, M, K}, Role::kInput);       // 65,536 el = 262,144 B
+  const TensorId w = b.tensor("W", {N, K}, Role::kWeight);         // 131,072 el = 524,288 B
+  const TensorId bias = b.tensor("b", {N}, Role::kWeight);         // 512 el = 2,048 B
+  const TensorId d = b.tensor("D", {N, P}, Role::kWeight);         // 32,768 el = 131,072 B
+  const TensorId y = b.tensor("y", {B, M, N}, Role::kActivation);  // 131,072 el = 524,288 B
+  const TensorId z = b.tensor("z", {B, M, P}, Role::kActivation);  // 16,384 el = 65,536 B
+  // linear#0: MACs = B*M*K*N = 33,554,432; bytes = 4*(BMK + NK + N + BMN) = 1,312,768.
+  b.node("linear#0", {x, w, bias}, {262144, 524288, 2048}, {y}, B * M * K * N);
+  // matmul#0: MACs = B*M*N*P = 8,388,608; bytes = 4*(BMN + NP + BMP) = 720,896.
+  b.node("matmul#0", {y, d}, {524288, 131072}, {z}, B * M * N * P);
+  b.output(z);
+  return b.g;
+}
+
+TEST(SolGraph, WorkedExampleCounts) {
+  const Graph g = linear_bias_matmul();
+  EXPECT_EQ(g.nodes[0].macs, 33554432);
+  EXPECT_EQ(g.nodes[0].bytes(), 1312768);
+  EXPECT_EQ(g.nodes[1].macs, 8388608);
+  EXPECT_EQ(g.nodes[1].bytes(), 720896);
+  // FLOPs = 2 * (33,554,432 + 8,388,608) = 83,886,080.
+  EXPECT_EQ(g.total_flops(), 83886080);
+  // Fused bytes = 4 * (BMK + NK + N + NP + BMP) = 4 * (65,536 + 131,072 + 512 + 32,768 + 16,384).
+  EXPECT_EQ(fused_bytes(g), 985088);
+}
+
+// --- the paper's Figure 2 on the paper's spec --------------------------------------------
+
+TEST(SolPaper, Figure2NumbersOnThePaperSpec) {
+  const Analysis a = analyze(linear_bias_matmul(), load("H100_PCIe_paper"), {});
+  EXPECT_EQ(a.arch, "H100_PCIe_paper");
+  EXPECT_EQ(a.fp32_math, "fp32");
+  EXPECT_EQ(a.math_mode, "fp32 (platform default for fp32 contractions)");
+  EXPECT_DOUBLE_EQ(a.matrix_flops_per_second, 102e12);
+
+  // linear#0: max(67,108,864 / 102e12 = 0.6579 us, 1,312,768 / 2.0388e12 = 0.6439 us): compute.
+  const NodeSol& linear = a.nodes[0];
+  EXPECT_DOUBLE_EQ(linear.matrix_seconds, 67108864 / 102e12);
+  EXPECT_DOUBLE_EQ(linear.memory_seconds, 1312768 / 2.0388e12);
+  EXPECT_NEAR(linear.seconds * 1e6, 0.6579, 5e-5);
+  EXPECT_EQ(linear.bottleneck.kind, "compute");
+  EXPECT_EQ(linear.bottleneck.unit, "matrix");
+  EXPECT_EQ(linear.math_mode, "fp32");
+  // matmul#0: max(16,777,216 / 102e12 = 0.1645 us, 720,896 / 2.0388e12 = 0.3536 us): memory.
+  const NodeSol& matmul = a.nodes[1];
+  EXPECT_NEAR(matmul.matrix_seconds * 1e6, 0.1645, 5e-5);
+  EXPECT_NEAR(matmul.seconds * 1e6, 0.3536, 5e-5);
+  EXPECT_EQ(matmul.bottleneck.kind, "memory");
+  EXPECT_EQ(matmul.bottleneck.unit, "dram");
+  // Intensity of matmul#0: 16,777,216 FLOPs / 720,896 B = 23.27 FLOP/B.
+  EXPECT_NEAR(matmul.intensity, 16777216.0 / 720896.0, 1e-12);
+
+  // Unfused = sum of per-node bounds = 0.6579 + 0.3536 = 1.0115 us (the paper's text: 1.01 us).
+  EXPECT_DOUBLE_EQ(a.unfused.seconds, 67108864 / 102e12 + 720896 / 2.0388e12);
+  EXPECT_NEAR(a.unfused.seconds * 1e6, 1.0115, 5e-5);
+  EXPECT_EQ(a.unfused.bytes, 2033664);  // 1,312,768 + 720,896
+  EXPECT_EQ(a.unfused.flops, 83886080);
+  // Its dominant term: sum memory 2,033,664 / 2.0388e12 = 0.9975 us > sum matrix 0.8224 us,
+  // so it is memory-bound (the figure's label; its 1.00 us is max(0.8224, 0.9975)).
+  EXPECT_NEAR(a.unfused.memory_seconds * 1e6, 0.9975, 5e-5);
+  EXPECT_EQ(a.unfused.bottleneck.kind, "memory");
+
+  // Fused = max(83,886,080 / 102e12 = 0.8224 us, 985,088 / 2.0388e12 = 0.4832 us): compute.
+  EXPECT_EQ(a.fused.bytes, 985088);
+  EXPECT_DOUBLE_EQ(a.fused.seconds, 83886080 / 102e12);
+  EXPECT_NEAR(a.fused.seconds * 1e6, 0.8224, 5e-5);
+  EXPECT_NEAR(a.fused.memory_seconds * 1e6, 0.4832, 5e-5);
+  EXPECT_EQ(a.fused.bottleneck.kind, "compute");
+  EXPECT_EQ(a.fused.bottleneck.unit, "matrix");
+  // Fused intensity = 83,886,080 / 985,088 = 85.16 FLOP/B; ridge = 102e12 / 2.0388e12 = 50.03.
+  EXPECT_NEAR(a.fused.intensity, 85.156, 1e-3);
+  EXPECT_NEAR(a.ridge_matrix, 50.029, 1e-3);
+  EXPECT_NEAR(a.ridge_vector, 50.029, 1e-3);
+}
+
+// --- the same program on the H100 PCIe datasheet spec ------------------------------------
+
+TEST(SolDatasheet, Fp32MathRunsAtTheCudaCoreRate) {
+  AnalysisOptions options;
+  options.fp32_math = Fp32Math::kFp32;
+  const Analysis a = analyze(linear_bias_matmul(), load("H100_PCIe"), options);
+  // No matrix fp32 rate on H100: fp32 GEMMs run on CUDA cores at 51.2e12 FLOP/s.
+  // Fused = max(83,886,080 / 51.2e12 = 1.6384 us, 985,088 / 2.0e12 = 0.4925 us): compute.
+  EXPECT_EQ(a.fp32_math, "fp32");
+  EXPECT_EQ(a.math_mode, "fp32 (--fp32-math fp32; vector units, no matrix rate)");
+  EXPECT_DOUBLE_EQ(a.matrix_flops_per_second, 51.2e12);
+  EXPECT_DOUBLE_EQ(a.fused.seconds, 83886080 / 51.2e12);
+  EXPECT_NEAR(a.fused.seconds * 1e6, 1.6384, 5e-5);
+  EXPECT_EQ(a.fused.bottleneck.kind, "compute");
+}
+
+TEST(SolDatasheet, PlatformDefaultIsTf32) {
+  const Analysis a = analyze(linear_bias_matmul(), load("H100_PCIe"), {});
+  // tf32 at 378e12: matrix 83,886,080 / 378e12 = 0.2219 us < memory 985,088 / 2.0e12 = 0.4925 us.
+  EXPECT_EQ(a.fp32_math, "tf32");
+  EXPECT_EQ(a.math_mode, "tf32 (platform default for fp32 contractions)");
+  EXPECT_EQ(a.nodes[0].math_mode, "tf32");
+  EXPECT_DOUBLE_EQ(a.nodes[0].matrix_flops_per_second, 378e12);
+  EXPECT_NEAR(a.fused.matrix_seconds * 1e6, 0.2219, 5e-5);
+  EXPECT_DOUBLE_EQ(a.fused.seconds, 985088 / 2.0e12);
+  EXPECT_NEAR(a.fused.seconds * 1e6, 0.4925, 5e-5);
+  EXPECT_EQ(a.fused.bottleneck.kind, "memory");
+  EXPECT_EQ(a.fused.bottleneck.unit, "dram");
+  // Ridge points: 378e12 / 2e12 = 189 FLOP/B (matrix), 51.2e12 / 2e12 = 25.6 FLOP/B (vector).
+  EXPECT_DOUBLE_EQ(a.ridge_matrix, 189.0);
+  EXPECT_DOUBLE_EQ(a.ridge_vector, 25.6);
+  // Explicit --fp32-math tf32 gives the same rate, with its own reason.
+  AnalysisOptions tf32;
+  tf32.fp32_math = Fp32Math::kTf32;
+  EXPECT_EQ(analyze(linear_bias_matmul(), load("H100_PCIe"), tf32).math_mode,
+            "tf32 (--fp32-math tf32)");
+}
+
+TEST(SolDatasheet, Tf32OnASpecWithoutTf32IsASpecError) {
+  AnalysisOptions options;
+  options.fp32_math = Fp32Math::kTf32;
+  try {
+    analyze(linear_bias_matmul(), load("H100_PCIe_paper"), options);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kSpec);
+    const std::string what = e.what();
+    EXPECT_NE(what.find("arch 'H100_PCIe_paper' has no matrix rate for tf32 (MACs of fp32)"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("needed by node 'linear#0'"), std::string::npos) << what;
+    EXPECT_NE(what.find("--fp32-math fp32"), std::string::npos) << what;
+  }
+}
+
+// --- math-mode rules ---------------------------------------------------------------------
+
+TEST(SolMathMode, DtypeToMathMode) {
+  const ArchSpec h100 = load("H100_PCIe");
+  const AnalysisOptions def;
+  std::string mode;
+  EXPECT_DOUBLE_EQ(matrix_peak(h100, DType::kBf16, def, &mode), 756e12);
+  EXPECT_EQ(mode, "bf16");
+  EXPECT_DOUBLE_EQ(matrix_peak(h100, DType::kFp16, def, &mode), 756e12);
+  EXPECT_DOUBLE_EQ(matrix_peak(h100, DType::kFp8E4M3, def, &mode), 1513e12);
+  EXPECT_EQ(mode, "fp8");
+  EXPECT_DOUBLE_EQ(matrix_peak(h100, DType::kFp8E5M2, def, &mode), 1513e12);
+  EXPECT_DOUBLE_EQ(matrix_peak(h100, DType::kTf32, def, &mode), 378e12);
+  EXPECT_EQ(mode, "tf32");
+  EXPECT_DOUBLE_EQ(matrix_peak(h100, DType::kUint8, def, &mode), 1513e12);
+  EXPECT_EQ(mode, "int8");
+  EXPECT_DOUBLE_EQ(matrix_peak(h100, DType::kInt4, def, &mode), 1513e12);
+  EXPECT_DOUBLE_EQ(matrix_peak(h100, DType::kFp64, def, &mode), 51.2e12);  // FP64 tensor core
+  EXPECT_EQ(mode, "fp64");
+  // Wide integers have no matrix unit: the fp32 vector rate, mode "vector".
+  EXPECT_DOUBLE_EQ(matrix_peak(h100, DType::kInt32, def, &mode), 51.2e12);
+  EXPECT_EQ(mode, "vector");
+  EXPECT_DOUBLE_EQ(matrix_peak(load("B200"), DType::kNvfp4, def, &mode), 9.0e15);
+  EXPECT_EQ(mode, "fp4");
+  // RTX A6000 has no fp64 matrix or vector rate: that is a spec error, not a silent guess.
+  EXPECT_THROW(matrix_peak(load("RTX_A6000"), DType::kFp64, def, &mode), UserError);
+}
+
+TEST(SolMathMode, MissingRateNamesArchAndDtype) {
+  std::string mode;
+  try {
+    matrix_peak(load("A100_SXM"), DType::kFp8E4M3, {}, &mode);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kSpec);
+    EXPECT_NE(
+        std::string(e.what()).find("arch 'A100_SXM' has no matrix rate for fp8 (MACs of fp8_e4m3)"),
+        std::string::npos)
+        << e.what();
+    EXPECT_NE(e.diagnostics()[0].hint.find("matrix_flops_per_second.fp8"), std::string::npos);
+  }
+}
+
+TEST(SolMathMode, VectorPeakPerDtype) {
+  const ArchSpec h100 = load("H100_PCIe");
+  EXPECT_DOUBLE_EQ(vector_peak(h100, DType::kFp16), 102.4e12);  // packed half2: 2 x 51.2
+  EXPECT_DOUBLE_EQ(vector_peak(h100, DType::kFp64), 25.6e12);
+  EXPECT_DOUBLE_EQ(vector_peak(h100, DType::kInt8), 51.2e12);               // others: fp32
+  EXPECT_DOUBLE_EQ(vector_peak(load("RTX_A6000"), DType::kBf16), 38.7e12);  // no bf16: fp32
+}
+
+TEST(SolMathMode, NoMacsNeedNoMatrixRate) {
+  // An fp8 node without MACs on A100 (no fp8 rate) must not look a rate up.
+  Builder b;
+  const TensorId x = b.tensor("x", {1024}, Role::kInput, DType::kFp8E4M3);  // 1,024 B
+  const TensorId y = b.tensor("y", {1024}, Role::kActivation, DType::kFp8E4M3);
+  b.node("relu#0", {x}, {1024}, {y}, /*macs=*/0, DType::kFp8E4M3);
+  b.g.nodes[0].flops.compare = 1024;
+  b.output(y);
+  const Analysis a = analyze(b.g, load("A100_SXM"), {});
+  EXPECT_EQ(a.nodes[0].math_mode, "");
+  EXPECT_EQ(a.nodes[0].matrix_seconds, 0.0);
+  // No MACs in the graph: the headline mode is that of fp32 (tf32 on A100, 156e12).
+  EXPECT_EQ(a.math_mode, "tf32 (platform default for fp32 contractions)");
+  EXPECT_DOUBLE_EQ(a.matrix_flops_per_second, 156e12);
+}
+
+TEST(SolMathMode, HeadlineModeIsTheDtypeWithMostMacs) {
+  Builder b;
+  const TensorId x = b.tensor("x", {64, 64}, Role::kInput, DType::kBf16);
+  const TensorId y = b.tensor("y", {64, 64}, Role::kActivation, DType::kBf16);
+  const TensorId z = b.tensor("z", {64, 64}, Role::kActivation);
+  b.node("mm#0", {x, x}, {8192, 8192}, {y}, 262144, DType::kBf16);  // 64^3 bf16 MACs
+  b.node("mm#1", {y, y}, {8192, 8192}, {z}, 1000, DType::kFp32);    // fewer fp32 MACs
+  b.output(z);
+  const Analysis a = analyze(b.g, load("H100_PCIe"), {});
+  EXPECT_EQ(a.math_mode, "bf16; also tf32 (platform default for fp32 contractions)");
+  EXPECT_DOUBLE_EQ(a.matrix_flops_per_second, 756e12);
+  EXPECT_EQ(a.nodes[1].math_mode, "tf32");
+}
+
+// --- bottleneck rules --------------------------------------------------------------------
+
+// A spec with round numbers: matrix fp32 2e12, vector fp32 1e12, DRAM 1e12 B/s.
+ArchSpec round_spec() {
+  ArchSpec spec;
+  spec.name = "round";
+  spec.matrix_flops_per_second["fp32"] = {2e12, "test"};
+  spec.vector_flops_per_second["fp32"] = {1e12, "test"};
+  spec.dram_bytes_per_second = {1e12, "test"};
+  return spec;
+}
+
+TEST(SolBottleneck, TiesGoToComputeAndViewsHaveNone) {
+  Builder b;
+  const TensorId x = b.tensor("x", {250}, Role::kInput);       // 1,000 B
+  const TensorId v = b.tensor("v", {250}, Role::kActivation);  // view of x
+  const TensorId y = b.tensor("y", {0}, Role::kActivation);    // 0 B, keeps the tie exact
+  b.node("reshape#0", {x}, {0}, {v}, 0);
+  b.g.tensors[v].storage = x;
+  b.g.nodes[0].bytes_written = 0;  // a view moves nothing
+  // 1,000 MACs = 2,000 FLOPs / 2e12 = 1 ns; reads 1,000 B / 1e12 = 1 ns: a tie, so compute.
+  b.node("dot#0", {v}, {1000}, {y}, 1000);
+  b.output(y);
+  const Analysis a = analyze(b.g, round_spec(), {});
+  EXPECT_EQ(a.nodes[0].bottleneck.kind, "none");
+  EXPECT_EQ(a.nodes[0].seconds, 0.0);
+  EXPECT_DOUBLE_EQ(a.nodes[1].matrix_seconds, 1e-9);
+  EXPECT_DOUBLE_EQ(a.nodes[1].memory_seconds, 1e-9);
+  EXPECT_EQ(a.nodes[1].bottleneck.kind, "compute");
+  EXPECT_EQ(a.nodes[1].bottleneck.unit, "matrix");
+  // x is read through the view: fused bytes = 1,000 (x) + 0 (y) = 1,000.
+  EXPECT_EQ(a.fused.bytes, 1000);
+}
+
+TEST(SolBottleneck, VectorTermAndFusedMaxOfSums) {
+  Builder b;
+  const TensorId x = b.tensor("x", {1000}, Role::kInput);       // 4,000 B
+  const TensorId y = b.tensor("y", {1000}, Role::kActivation);  // 4,000 B
+  const TensorId z = b.tensor("z", {1000}, Role::kActivation);  // 4,000 B
+  // exp#0: 1,000 transcendental FLOPs + 1,000 adds = 2,000 / 1e12 = 2 ns vector;
+  //        bytes 8,000 / 1e12 = 8 ns: memory-bound alone.
+  b.node("exp#0", {x}, {4000}, {y}, 0);
+  b.g.nodes[0].flops.transcendental = 1000;
+  b.g.nodes[0].flops.add = 1000;
+  // poly#1: 20,000 mul FLOPs / 1e12 = 20 ns vector; 8,000 B = 8 ns: vector-bound.
+  b.node("poly#1", {y}, {4000}, {z}, 0);
+  b.g.nodes[1].flops.mul = 20000;
+  b.output(z);
+  const Analysis a = analyze(b.g, round_spec(), {});
+  EXPECT_EQ(a.nodes[0].bottleneck.kind, "memory");
+  EXPECT_DOUBLE_EQ(a.nodes[0].vector_seconds, 2e-9);
+  EXPECT_EQ(a.nodes[1].bottleneck.kind, "compute");
+  EXPECT_EQ(a.nodes[1].bottleneck.unit, "vector");
+  // Unfused: 8 ns + 20 ns = 28 ns; sums: vector 22 ns > memory 16 ns: compute (vector).
+  EXPECT_DOUBLE_EQ(a.unfused.seconds, 28e-9);
+  EXPECT_EQ(a.unfused.bottleneck.unit, "vector");
+  EXPECT_EQ(a.unfused.vector_flops, 22000);
+  // Fused: bytes = 4,000 (x) + 4,000 (z) = 8,000 -> 8 ns; max(22 ns vector, 8 ns) = 22 ns.
+  EXPECT_EQ(a.fused.bytes, 8000);
+  EXPECT_DOUBLE_EQ(a.fused.seconds, 22e-9);
+  EXPECT_EQ(a.fused.bottleneck.unit, "vector");
+}
+
+// --- fused traffic -----------------------------------------------------------------------
+
+TEST(SolFusedBytes, MaxReaderThroughViewsUnreadInputsAndDuplicateOutputs) {
+  Builder b;
+  const TensorId x = b.tensor("x", {1000}, Role::kInput);       // 4,000 B
+  const TensorId w = b.tensor("w", {500}, Role::kWeight);       // 2,000 B
+  const TensorId unused = b.tensor("u", {9999}, Role::kInput);  // never read: 0 B
+  const TensorId rows = b.tensor("rows", {100}, Role::kActivation);
+  const TensorId wv = b.tensor("wv", {2, 500}, Role::kActivation);  // broadcast view of w
+  const TensorId y = b.tensor("y", {1000}, Role::kActivation);      // 4,000 B
+  // gather#0 fetches only 100 rows of x: 400 B.
+  b.node("gather#0", {x}, {400}, {rows}, 0);
+  // expand#0 makes a view of w: reads nothing.
+  b.node("expand#0", {w}, {0}, {wv}, 0);
+  b.g.tensors[wv].storage = w;
+  b.g.nodes[1].bytes_written = 0;
+  // add#0 reads all of x (4,000 B) and the view (capped at w's 2,000 B).
+  b.node("add#0", {x, wv, rows}, {4000, 2000, 400}, {y}, 0);
+  b.output(y);
+  b.output(y);  // returned twice: counted once
+  (void)unused;
+  // x: max(400, 4,000) = 4,000; w via its view: 2,000; u: 0; y: 4,000. Total 10,000.
+  EXPECT_EQ(fused_bytes(b.g), 10000);
+}
+
+TEST(SolFusedBytes, MissingInputBytesIsAnInternalError) {
+  Graph g = linear_bias_matmul();
+  g.nodes[1].input_bytes.pop_back();
+  EXPECT_THROW(fused_bytes(g), InternalError);
+}
+
+}  // namespace
+}  // namespace solar
