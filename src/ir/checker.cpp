@@ -272,10 +272,6 @@ class Checker {
           sink_.error(ErrorKind::kType, e.items[1]->loc,
                       "'" + d + "' is not a valid dim name in \"" + spec + "\"",
                       "dim names are identifiers separated by commas: \"B,M,K\"");
-        } else if (std::find(out->dims.begin(), out->dims.end(), d) != out->dims.end()) {
-          sink_.error(ErrorKind::kType, e.items[1]->loc,
-                      "dim '" + d + "' appears twice in \"" + spec + "\"",
-                      "give each dim of a tensor its own name");
         }
         out->dims.push_back(d);
         start = comma + 1;
@@ -628,7 +624,6 @@ class Checker {
                         join(k.return_annotations[i].dims, ",") + ")",
                     "allocate it with the annotation's dims, in the same order");
       }
-      if (i < k.return_annotations.size()) out.dtype = k.return_annotations[i].dtype;
     }
     if (!k.return_annotations.empty() && k.return_annotations.size() != values.size()) {
       sink_.error(ErrorKind::kShape, s.loc,

@@ -114,7 +114,9 @@ double vector_peak(const ArchSpec& arch, DType dtype) {
 }
 
 int64_t fused_bytes(const Graph& graph) {
-  // Most bytes any reader fetches of each graph input/weight, directly or through views.
+  // Each graph input/weight crosses DRAM once: what its readers fetch of it (directly or
+  // through views: disjoint slices add up), capped at its size (a tensor read twice is
+  // fetched once with unlimited on-chip capacity).
   std::map<TensorId, int64_t> read;
   for (const Node& node : graph.nodes) {
     SOLAR_INTERNAL_CHECK(node.input_bytes.size() == node.inputs.size(),
@@ -125,11 +127,11 @@ int64_t fused_bytes(const Graph& graph) {
       const TensorId storage = graph.tensors.at(node.inputs[i]).storage;
       if (graph.tensors.at(storage).producer != kNoNode) continue;  // an intermediate
       int64_t& bytes = read[storage];
-      bytes = std::max(bytes, node.input_bytes[i]);
+      bytes += node.input_bytes[i];
     }
   }
   int64_t total = 0;
-  for (const auto& [tensor, bytes] : read) total += bytes;
+  for (const auto& [tensor, bytes] : read) total += std::min(bytes, graph.tensors.at(tensor).bytes());
   std::vector<TensorId> outputs = graph.outputs;
   std::sort(outputs.begin(), outputs.end());
   outputs.erase(std::unique(outputs.begin(), outputs.end()), outputs.end());

@@ -342,7 +342,7 @@ TEST(SolBottleneck, VectorTermAndFusedMaxOfSums) {
 
 // --- fused traffic -----------------------------------------------------------------------
 
-TEST(SolFusedBytes, MaxReaderThroughViewsUnreadInputsAndDuplicateOutputs) {
+TEST(SolFusedBytes, SumOfReadersCappedThroughViewsUnreadInputsAndDuplicateOutputs) {
   Builder b;
   const TensorId x = b.tensor("x", {1000}, Role::kInput);       // 4,000 B
   const TensorId w = b.tensor("w", {500}, Role::kWeight);       // 2,000 B
@@ -361,8 +361,28 @@ TEST(SolFusedBytes, MaxReaderThroughViewsUnreadInputsAndDuplicateOutputs) {
   b.output(y);
   b.output(y);  // returned twice: counted once
   (void)unused;
-  // x: max(400, 4,000) = 4,000; w via its view: 2,000; u: 0; y: 4,000. Total 10,000.
+  // x: min(400 + 4,000, 4,000) = 4,000; w via its view: min(0 + 2,000, 2,000) = 2,000;
+  // u: 0; y: 4,000. Total 10,000.
   EXPECT_EQ(fused_bytes(b.g), 10000);
+}
+
+TEST(SolFusedBytes, DisjointSlicesOfAWeightAddUp) {
+  // A stacked weight w [2, 500] (4,000 B) read as two per-layer slices of 2,000 B each:
+  // the reads add up to the whole weight, 4,000 B (a max over readers would say 2,000).
+  Builder b;
+  const TensorId w = b.tensor("w", {2, 500}, Role::kWeight);
+  const TensorId w0 = b.tensor("w0", {500}, Role::kActivation);
+  const TensorId w1 = b.tensor("w1", {500}, Role::kActivation);
+  const TensorId y0 = b.tensor("y0", {500}, Role::kActivation);
+  const TensorId y1 = b.tensor("y1", {500}, Role::kActivation);
+  b.g.tensors[w0].storage = w;
+  b.g.tensors[w1].storage = w;
+  b.node("k#0", {w0}, {2000}, {y0}, 0);
+  b.node("k#1", {w1}, {2000}, {y1}, 0);
+  b.output(y0);
+  b.output(y1);
+  // 4,000 (w) + 2,000 (y0) + 2,000 (y1) = 8,000.
+  EXPECT_EQ(fused_bytes(b.g), 8000);
 }
 
 TEST(SolFusedBytes, MissingInputBytesIsAnInternalError) {

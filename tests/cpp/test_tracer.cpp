@@ -20,7 +20,7 @@ def add(X: Tensor("N,D"), Y: Tensor("N,D")) -> Tensor("N,D"):
             Z[n, d] = X[n, d] + Y[n, d]
     return Z
 LAYERS = 3
-DIMS = {"N": 4, "D": 8}
+DIMS = {"N": 4, "D": 8, "L": 3}
 def block(x, w):
     return add(x, select(w, dim="L", index=0))
 def model(x: Tensor("N,D"), w: Tensor("L,N,D", role="weight")):
