@@ -131,7 +131,9 @@ NB_MODULE(_core, m) {
       .def_ro("op", &solar::Node::op)
       .def_prop_ro("kind", [](const solar::Node& n) { return solar::node_kind_name(n.kind); })
       .def_ro("einsum", &solar::Node::einsum)
-      .def_ro("einsums", &solar::Node::einsums)
+      .def_prop_ro("einsums", [](const solar::Node& n) {
+        return n.einsums ? *n.einsums : std::vector<solar::Einsum>{};
+      })
       .def_ro("inputs", &solar::Node::inputs)
       .def_ro("outputs", &solar::Node::outputs)
       .def_ro("macs", &solar::Node::macs)

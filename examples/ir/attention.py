@@ -70,15 +70,17 @@ def split_heads(t, heads):
     # [B, S, N] -> [B, H, S, E]: a view, then a copy.
     return permute(reshape(t, "B,S,H,E", H=heads, E=t.shape[2] // heads), "B,H,S,E")
 
-DIMS = {"B": 2, "S": 256, "D": 512}
+# D: model width; N: width of the attention projections (heads · head size), here equal to D
+# (the two may differ; a square weight could also be written "D,D").
+DIMS = {"B": 2, "S": 256, "D": 512, "N": 512}
 
-def model(x: Tensor("B,S,D", role="input"), wq: Tensor("D,D", role="weight"),
-          wk: Tensor("D,D", role="weight"), wv: Tensor("D,D", role="weight"),
-          wo: Tensor("D,D", role="weight"), heads: int = 8, scale: float = 0.125):
+def model(x: Tensor("B,S,D", role="input"), wq: Tensor("N,D", role="weight"),
+          wk: Tensor("N,D", role="weight"), wv: Tensor("N,D", role="weight"),
+          wo: Tensor("D,N", role="weight"), heads: int = 8, scale: float = 0.125):
     q = split_heads(linear(x, wq), heads)
     k = split_heads(linear(x, wk), heads)
     v = split_heads(linear(x, wv), heads)
     p = softmax(causal_scores(q, k, scale))
     o = attend(p, v)                                            # [B, H, S, E]
-    o = reshape(permute(o, "B,S,H,E"), "B,S,D", D=x.shape[2])
+    o = reshape(permute(o, "B,S,H,E"), "B,S,N", N=o.shape[1] * o.shape[3])
     return linear(o, wo)

@@ -26,7 +26,7 @@ def col_mean(X: Tensor("R,C"), n: int) -> Tensor("C"):
     return Y
 
 @kernel
-def argmax(X: Tensor("R,C")) -> Tensor("R"):
+def argmax(X: Tensor("R,C")) -> Tensor("R", dtype="int64"):
     M = Tensor(R=X.shape[0], fill=-inf)
     I = Tensor(R=X.shape[0], dtype="int64", fill=0)
     for i in Dim("R", parallel=True):

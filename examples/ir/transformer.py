@@ -125,6 +125,7 @@ def attention(x, wq, wk, wv, wo, heads, scale):
 def mlp(x, w_up, w_down):
     return linear(silu(linear(x, w_up)), w_down)
 
+# L: layers; D: model width (attention width = heads · head size = D); F: MLP width.
 DIMS = {"L": 2, "B": 2, "S": 128, "D": 256, "F": 1024}
 
 def model(x: Tensor("B,S,D", role="input"),

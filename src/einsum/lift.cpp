@@ -114,6 +114,7 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
   };
 
   int64_t best_macs = -1;
+  auto einsums = std::make_shared<std::vector<Einsum>>();
   for (const Nest& nest : k.nests) {
     Einsum e;
     e.text = nest.einsum;
@@ -132,7 +133,7 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
     e.ranks = ranks;
     auto make_operand = [&](const Access& a, bool is_output) {
       Operand op;
-      op.tensor = a.tensor;
+      op.slot = a.tensor;
       op.name = k.tensors[static_cast<size_t>(a.tensor)].name;
       op.is_output = is_output;
       for (const AffineExpr& idx : a.index) {
@@ -165,6 +166,7 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
     }
     e.output = make_operand(nest.updates.front().target, true);
     e.output_is_local = !k.tensors[static_cast<size_t>(nest.output)].returned;
+    e.output_dtype = dtype_of(nest.output);
     for (const Update& u : nest.updates) {
       if (u.is_mac) {
         const Access& a = u.reads[static_cast<size_t>(u.mac_operand_a)];
@@ -190,8 +192,9 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
       best_macs = e.macs;
       out.matrix_dtype = e.compute_dtype;
     }
-    out.einsums.push_back(std::move(e));
+    einsums->push_back(std::move(e));
   }
+  out.einsums = std::move(einsums);
   return out;
 }
 

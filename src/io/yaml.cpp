@@ -24,10 +24,11 @@ std::string affine_string(const std::vector<ProjectionTerm>& terms, int64_t offs
   return s;
 }
 
-void emit_operand(YAML::Emitter& out, const Graph& g, const Operand& op) {
-  const TensorInfo& t = g.tensors[static_cast<size_t>(op.tensor >= 0 ? op.tensor : 0)];
+void emit_operand(YAML::Emitter& out, const Graph& g, const Node& n, const Operand& op) {
+  const TensorId id = n.operand_tensor(op);
   out << YAML::BeginMap;
-  out << YAML::Key << "name" << YAML::Value << (op.tensor >= 0 ? t.name : op.name);
+  out << YAML::Key << "name" << YAML::Value
+      << (id >= 0 ? g.tensors[static_cast<size_t>(id)].name : n.name + "." + op.name);
   out << YAML::Key << "operand" << YAML::Value << op.name;
   out << YAML::Key << "projection" << YAML::Value << YAML::Flow << YAML::BeginSeq;
   for (size_t i = 0; i < op.projection.size(); ++i)
@@ -96,10 +97,10 @@ std::string graph_yaml(const Graph& g) {
     out << YAML::Key << "macs" << YAML::Value << n.macs;
     out << YAML::Key << "vector_flops" << YAML::Value << n.vector_flops();
     out << YAML::Key << "bytes" << YAML::Value << n.bytes();
-    if (!n.einsums.empty()) {
+    if (n.einsum_count() > 0) {
       out << YAML::Key << "einsums" << YAML::Value << YAML::BeginSeq;
-      for (size_t i = 0; i < n.einsums.size(); ++i) {
-        const Einsum& e = n.einsums[i];
+      for (size_t i = 0; i < n.einsums->size(); ++i) {
+        const Einsum& e = (*n.einsums)[i];
         out << YAML::BeginMap;
         out << YAML::Key << "name" << YAML::Value << n.name + "/" + std::to_string(i);
         out << YAML::Key << "einsum" << YAML::Value << e.text;
@@ -110,17 +111,13 @@ std::string graph_yaml(const Graph& g) {
         out << YAML::EndMap;
         out << YAML::Key << "bits_per_value" << YAML::Value << YAML::Flow << YAML::BeginMap;
         auto bits = [&](const Operand& op) {
-          const TensorInfo* t = op.tensor >= 0 ? &g.tensors[static_cast<size_t>(op.tensor)]
-                                               : nullptr;
-          out << YAML::Key << (t ? t->name : op.name) << YAML::Value
-              << (t ? dtype_bits(t->dtype) : 32);
+          const TensorId id = n.operand_tensor(op);
+          const TensorInfo* t = id >= 0 ? &g.tensors[static_cast<size_t>(id)] : nullptr;
+          out << YAML::Key << (t ? t->name : n.name + "." + op.name) << YAML::Value
+              << (t ? dtype_bits(t->dtype) : dtype_bits(e.output_dtype));
         };
-        std::vector<std::string> seen;
         for (const Operand& op : e.inputs) bits(op);
-        if (e.output.tensor < 0 ||
-            std::none_of(e.inputs.begin(), e.inputs.end(),
-                         [&](const Operand& op) { return op.tensor == e.output.tensor; }))
-          bits(e.output);
+        bits(e.output);
         out << YAML::EndMap;
         out << YAML::Key << "reduce" << YAML::Value << reduce_op_name(e.reduce);
         out << YAML::Key << "map" << YAML::Value << e.map_expr;
@@ -129,8 +126,8 @@ std::string graph_yaml(const Graph& g) {
         out << YAML::Key << "vector_flops" << YAML::Value << e.flops.total();
         out << YAML::Key << "output_on_chip" << YAML::Value << e.output_is_local;
         out << YAML::Key << "tensor_accesses" << YAML::Value << YAML::BeginSeq;
-        for (const Operand& op : e.inputs) emit_operand(out, g, op);
-        emit_operand(out, g, e.output);
+        for (const Operand& op : e.inputs) emit_operand(out, g, n, op);
+        emit_operand(out, g, n, e.output);
         out << YAML::EndSeq;
         out << YAML::EndMap;
       }

@@ -673,7 +673,7 @@ class Tracer {
     Node& node = ctx_.add_node(k.name, NodeKind::kEinsum, loc, inputs);
     kc.name = node.name;
     const NodeId node_id = node.id;
-    LiftedCall lifted = lift_cached(kc);
+    const LiftedCall& lifted = lift_cached(kc);
     // Outputs.
     std::vector<TensorId> outputs;
     std::vector<TensorId> kernel_to_graph(k.tensors.size(), -1);
@@ -698,11 +698,8 @@ class Tracer {
     n.macs = lifted.macs;
     n.flops = lifted.flops;
     n.matrix_dtype = lifted.matrix_dtype;
-    n.einsums = std::move(lifted.einsums);
-    for (Einsum& e : n.einsums) {
-      for (Operand& op : e.inputs) op.tensor = kernel_to_graph[static_cast<size_t>(op.tensor)];
-      e.output.tensor = kernel_to_graph[static_cast<size_t>(e.output.tensor)];
-    }
+    n.einsums = lifted.einsums;
+    n.slot_tensors = std::move(kernel_to_graph);
     // Traffic: each distinct parameter tensor read, once; each returned tensor, once.
     std::vector<TensorId> counted;
     size_t slot = 0;
@@ -726,7 +723,7 @@ class Tracer {
   }
 
   // Identical calls (same kernel, shapes, dtypes, sparsity and scalars) lift once.
-  LiftedCall lift_cached(const KernelCall& kc) {
+  const LiftedCall& lift_cached(const KernelCall& kc) {
     std::string key = kc.kernel->name;
     for (size_t i = 0; i < kc.tensor_args.size(); ++i) {
       key += '|';
@@ -741,9 +738,7 @@ class Tracer {
     }
     auto it = lift_cache_.find(key);
     if (it != lift_cache_.end()) return it->second;
-    LiftedCall lifted = lift_call(program_, kc);
-    lift_cache_.emplace(std::move(key), lifted);
-    return lifted;
+    return lift_cache_.emplace(std::move(key), lift_call(program_, kc)).first->second;
   }
 
   const Program& program_;

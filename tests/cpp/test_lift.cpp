@@ -27,7 +27,8 @@ TEST(Lift, ConvProjectionsCarryStrideAndOffset) {
   for (const Node& n : g.nodes)
     if (n.macs > 0) conv = &n;
   ASSERT_NE(conv, nullptr);
-  const Einsum& e = conv->einsums.back();
+  ASSERT_GT(conv->einsum_count(), 0u);
+  const Einsum& e = conv->einsums->back();
   // Input operand, height index p*stride + r - pad: terms {P: stride, R: 1}, offset -pad.
   const Operand& x = e.inputs[0];
   ASSERT_EQ(x.projection.size(), 4u);

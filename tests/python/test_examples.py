@@ -623,8 +623,8 @@ def test_embedding():
 
 
 # --------------------------------------------------------------------------------------------
-# 12. attention.py — B=2, S=256, D=512, heads=8, E = 512/8 = 64.
-#     B·S·D = 262,144 elements (1,048,576 bytes); D·D = 262,144 elements;
+# 12. attention.py — B=2, S=256, D=512, N=512 (projection width), heads=8, E = 512/8 = 64.
+#     B·S·D = B·S·N = 262,144 elements (1,048,576 bytes); N·D = 262,144 elements;
 #     scores B·H·S·T = 2·8·256·256 = 1,048,576 elements (4,194,304 bytes).
 # --------------------------------------------------------------------------------------------
 
@@ -649,7 +649,7 @@ def test_attention():
         "linear#3",
     ]
 
-    # each projection: B·S·D·D = 262,144·512 = 134,217,728
+    # each projection: B·S·D·N = 262,144·512 = 134,217,728
     for i in range(4):
         assert node(g, f"linear#{i}").macs == 134_217_728
     sc, sm, av = node(g, "causal_scores#0"), node(g, "softmax#0"), node(g, "attend#0")

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -64,7 +65,7 @@ struct ProjectionTerm {
 // How one operand is indexed: one affine expression per tensor dim (Timeloop-style
 // sum-of-products), plus the constant offset of each (e.g. -pad).
 struct Operand {
-  TensorId tensor = 0;
+  int slot = 0;                                      // kernel tensor index (Node::operand_tensor)
   std::string name;                                  // kernel parameter or local name
   std::vector<std::vector<ProjectionTerm>> projection;
   std::vector<int64_t> offsets;                      // one per tensor dim
@@ -84,6 +85,7 @@ struct Einsum {
   int64_t macs = 0;                   // points, if the body is a product accumulated with +=
   FlopCounts flops;                   // non-MAC arithmetic of this nest
   DType compute_dtype = DType::kFp32; // dtype of the MAC operands (matrix rate lookup)
+  DType output_dtype = DType::kFp32;  // dtype of the written tensor
   bool output_is_local = false;       // writes a kernel-local tensor that is not returned
 };
 
@@ -99,7 +101,11 @@ struct Node {
   std::vector<TensorId> inputs;     // tensors read, in argument order
   std::vector<TensorId> outputs;
   std::string einsum;               // node-level string, e.g. "BMK,NK,N->BMN"; "" for data movement
-  std::vector<Einsum> einsums;      // one per nest (empty for data movement)
+  // One extended einsum per loop nest (null for data movement), shared by every call with
+  // the same kernel, shapes, dtypes and scalars: lifted once, stored once. Operands name
+  // kernel tensors by slot; operand_tensor() maps a slot to this call's graph tensor.
+  std::shared_ptr<const std::vector<Einsum>> einsums;
+  std::vector<TensorId> slot_tensors;  // kernel tensor index -> graph tensor (-1: kernel-local)
   int64_t macs = 0;
   FlopCounts flops;                 // non-MAC FLOPs by kind
   DType matrix_dtype = DType::kFp32;  // dtype of the MACs (largest-MAC einsum's compute dtype)
@@ -110,14 +116,21 @@ struct Node {
   int64_t bytes_written = 0;
   // Bytes this node reads of each input, same order as `inputs`: full size capped at the size
   // of its storage for kernels (a broadcast view is read once); for gather only the rows it
-  // fetches; 0 for views. Fused traffic of a graph input or weight is the max, over readers
-  // of it or of views of it, of these bytes.
+  // fetches; 0 for views. Fused traffic of a graph input or weight is the sum, over readers
+  // of it or of views of it, of these bytes, capped at its size.
   std::vector<int64_t> input_bytes;
 
   int64_t matrix_flops() const { return 2 * macs; }
   int64_t vector_flops() const { return flops.total(); }
   int64_t total_flops() const { return matrix_flops() + vector_flops(); }
   int64_t bytes() const { return bytes_read + bytes_written; }
+  // The graph tensor an operand of one of this node's einsums reads or writes (-1: local).
+  TensorId operand_tensor(const Operand& operand) const {
+    return operand.slot >= 0 && static_cast<size_t>(operand.slot) < slot_tensors.size()
+               ? slot_tensors[static_cast<size_t>(operand.slot)]
+               : -1;
+  }
+  size_t einsum_count() const { return einsums ? einsums->size() : 0; }
 };
 
 struct Graph {

@@ -20,12 +20,12 @@ struct KernelCall {
   std::vector<Scalar> scalar_args;                   // by kernel parameter
 };
 
-// The shape-dependent facts of one call. Operand::tensor holds the kernel's tensor index
-// (Kernel::tensors); the tracer maps it to graph tensor ids.
+// The shape-dependent facts of one call. Operand::slot is the kernel's tensor index
+// (Kernel::tensors); Node::slot_tensors maps it to graph tensor ids.
 struct LiftedCall {
   std::unordered_map<std::string, int64_t> dims;     // every dim bound in the kernel
   std::vector<std::vector<int64_t>> tensor_shapes;   // by kernel tensor index
-  std::vector<Einsum> einsums;                       // one per nest
+  std::shared_ptr<const std::vector<Einsum>> einsums;  // one per nest
   int64_t macs = 0;
   FlopCounts flops;
   DType matrix_dtype = DType::kFp32;

@@ -1,0 +1,21 @@
+# Recursion: helper `ping` (line 14) calls `pong` (line 17), which calls `ping` again.
+from solar.ir import kernel, Tensor, Dim
+
+@kernel
+def relu(X: Tensor("M,N")) -> Tensor("M,N"):
+    Y = Tensor(M=X.shape[0], N=X.shape[1])
+    for i in Dim("M", parallel=True):
+        for j in Dim("N"):
+            Y[i, j] = max(X[i, j], 0.0)
+    return Y
+
+DIMS = {"M": 4, "N": 8}
+
+def ping(t):
+    return pong(relu(t))
+
+def pong(t):
+    return ping(relu(t))
+
+def model(x: Tensor("M,N", role="input")):
+    return ping(x)

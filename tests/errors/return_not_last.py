@@ -1,0 +1,15 @@
+# Kernel body: the `return Y` on line 7 is not the last statement of the kernel.
+from solar.ir import kernel, Tensor, Dim
+
+@kernel
+def relu(X: Tensor("M,N")) -> Tensor("M,N"):
+    Y = Tensor(M=X.shape[0], N=X.shape[1])
+    return Y
+    for i in Dim("M", parallel=True):
+        for j in Dim("N"):
+            Y[i, j] = max(X[i, j], 0.0)
+
+DIMS = {"M": 4, "N": 8}
+
+def model(x: Tensor("M,N", role="input")):
+    return relu(x)
