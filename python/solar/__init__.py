@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from . import _core
-from .errors import Diagnostic, InternalError, UserError
+from .errors import Diagnostic, InternalError, UserError, argument_error
 
 __all__ = [
     "Diagnostic",
@@ -51,11 +51,35 @@ def check(path: str | os.PathLike) -> _core.Program:
     return _core.load_program(str(path))
 
 
+_INT64_MAX = 2**63 - 1
+
+
+def dim_overrides(dims) -> list[tuple[str, int]]:
+    """Validates {name: size} (or (name, size) pairs) for the core: positive 64-bit ints."""
+    items = dims.items() if isinstance(dims, dict) else (dims or [])
+    out = []
+    for name, size in items:
+        if not isinstance(name, str) or not name:
+            raise argument_error(f"dim override {name!r}: the name must be a non-empty string")
+        if isinstance(size, bool) or not isinstance(size, int):
+            raise argument_error(
+                f"dim override {name}={size!r}: the size must be an integer",
+                f"for example {name}=64",
+            )
+        if size <= 0 or size > _INT64_MAX:
+            raise argument_error(
+                f"dim override {name}={size}: sizes must be positive and fit in 64 bits"
+            )
+        out.append((name, size))
+    return out
+
+
 def trace(program, dims: dict[str, int] | None = None) -> _core.Graph:
     """Trace an IR program (a path or a checked Program) into its einsum graph."""
+    overrides = dim_overrides(dims)
     if not isinstance(program, _core.Program):
         program = check(program)
-    return _core.trace(program, list((dims or {}).items()))
+    return _core.trace(program, overrides)
 
 
 def load_arch(name_or_path: str) -> _core.ArchSpec:

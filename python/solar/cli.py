@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import _core, list_archs, load_arch, report
-from .errors import InternalError, UserError
+from . import _core, dim_overrides, list_archs, load_arch, report
+from .errors import InternalError, UserError, argument_error
 
 
 class _Parser(argparse.ArgumentParser):
@@ -22,9 +22,9 @@ def _dims(values: list[str] | None) -> list[tuple[str, int]]:
     for item in values or []:
         name, sep, size = item.partition("=")
         if not sep or not name or not size.strip().lstrip("-").isdigit():
-            raise UserError(f"--dim {item}: expected NAME=INTEGER, for example --dim B=64")
+            raise argument_error(f"--dim {item}: expected NAME=INTEGER", "for example --dim B=64")
         out.append((name.strip(), int(size)))
-    return out
+    return dim_overrides(out)
 
 
 def _load_graph(args):
@@ -87,7 +87,7 @@ def cmd_arch(args) -> int:
             print(f"{name:18s} {spec.description}")
         return 0
     if not args.name:
-        raise UserError("solar arch show NAME: give an architecture name or a spec path")
+        raise argument_error("solar arch show NAME: give an architecture name or a spec path")
     a = load_arch(args.name)
     print(f"{a.name}: {a.description}")
     print(f"  file: {a.file}")

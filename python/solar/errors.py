@@ -17,10 +17,12 @@ class Diagnostic:
     hint: str
 
     def __str__(self) -> str:
-        where = self.file or "<input>"
-        if self.line:
+        where = self.file
+        if where and self.line:
             where += f":{self.line}:{self.col}"
-        text = f"{where}: error[{self.kind}]: {self.message}"
+        text = f"{where}: error[{self.kind}]: {self.message}" if where else (
+            f"error[{self.kind}]: {self.message}"
+        )
         return text + (f"\n  hint: {self.hint}" if self.hint else "")
 
 
@@ -34,6 +36,12 @@ class UserError(Exception):
     @property
     def kind(self) -> str:
         return self.diagnostics[0].kind if self.diagnostics else "argument"
+
+
+def argument_error(message: str, hint: str = "") -> UserError:
+    """A bad option or argument value (kind "argument", no source location)."""
+    d = Diagnostic("argument", "", 0, 0, message, hint)
+    return UserError(str(d), [d])
 
 
 class InternalError(Exception):

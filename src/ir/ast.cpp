@@ -1,5 +1,7 @@
 #include "solar/ir/ast.h"
 
+#include <algorithm>
+
 namespace solar::ast {
 
 const char* op_text(Op op) {
@@ -95,6 +97,13 @@ bool equal(const Stmt& a, const Stmt& b) {
 
 bool equal(const Module& a, const Module& b) { return equal_ptrs(a.body, b.body); }
 
+uint32_t subtree_depth(const Expr& e) {
+  uint32_t d = 0;
+  for (const auto& item : e.items) d = std::max(d, item->depth);
+  for (const auto& kw : e.keywords) d = std::max(d, kw.value->depth);
+  return d + 1;
+}
+
 ExprPtr make_int(int64_t v, Loc loc) {
   auto e = std::make_shared<Expr>();
   e->kind = ExprKind::kInt;
@@ -117,6 +126,7 @@ ExprPtr make_binary(Op op, ExprPtr a, ExprPtr b, Loc loc) {
   e->op = op;
   e->loc = loc.line ? loc : a->loc;
   e->items = {std::move(a), std::move(b)};
+  e->depth = subtree_depth(*e);
   return e;
 }
 
@@ -126,6 +136,7 @@ ExprPtr make_unary(Op op, ExprPtr a, Loc loc) {
   e->op = op;
   e->loc = loc;
   e->items = {std::move(a)};
+  e->depth = subtree_depth(*e);
   return e;
 }
 

@@ -452,8 +452,22 @@ class Checker {
     }
   }
 
+  // "kernel 'f' calls kernel 'g'": kernels compose only in model().
+  bool report_nested_call(const Expr& call, const Kernel& k) {
+    const std::string fn = callee(call);
+    const bool kernel = is_kernel_name(fn);
+    if (!kernel && !program_.helpers.count(fn)) return false;
+    sink_.error(ErrorKind::kKernelBody, call.loc,
+                "kernel '" + k.name + "' calls " + (kernel ? "kernel" : "helper") + " '" + fn +
+                    "'",
+                "kernels cannot call kernels or helpers; call both from model() and pass the "
+                "result in as a parameter");
+    return true;
+  }
+
   void check_allocation(const Stmt& s, KernelCtx* ctx) {
     Kernel& k = *ctx->kernel;
+    if (s.value->kind == ExprKind::kCall && report_nested_call(*s.value, k)) return;
     if (s.target->kind != ExprKind::kName || callee(*s.value) != "Tensor") {
       const bool scalar = s.target->kind == ExprKind::kName;
       sink_.error(ErrorKind::kKernelBody, s.loc,
@@ -666,12 +680,12 @@ class Checker {
           ok = false;
         }
       } else if (callee(it) == "range") {
-        sink_.error(ErrorKind::kUnsupported, it.loc,
+        sink_.error(ErrorKind::kKernelBody, it.loc,
                     "kernel loops iterate over Dim(...), not range(...)",
                     "write for i in Dim(\"N\"): where N is a named dim of a tensor");
         ok = false;
       } else {
-        sink_.error(ErrorKind::kUnsupported, it.loc,
+        sink_.error(ErrorKind::kKernelBody, it.loc,
                     "loop over '" + print_expr(it) + "' is not a static range",
                     "kernel loops iterate over a named dim: for i in Dim(\"N\"):");
         ok = false;
@@ -1076,6 +1090,7 @@ class Checker {
           check_static(e, ctx, "an expression");
           return;
         }
+        if (base.kind == ExprKind::kCall && report_nested_call(base, k)) return;
         if (base.kind != ExprKind::kName) {
           sink_.error(ErrorKind::kKernelBody, e.loc, "unsupported subscript '" +
                                                          print_expr(e) + "'");
@@ -1126,12 +1141,7 @@ class Checker {
             check_static(e, ctx, "an expression");
             return;
           }
-          if (program_.kernel_index.count(fn) || program_.helpers.count(fn)) {
-            sink_.error(ErrorKind::kKernelBody, e.loc,
-                        "kernel '" + k.name + "' calls '" + fn + "'",
-                        "kernels cannot call kernels or helpers; compose them in model()");
-            return;
-          }
+          if (report_nested_call(e, k)) return;
           sink_.error(ErrorKind::kUnknownBuiltin, e.loc,
                       "unknown function '" + (fn.empty() ? print_expr(*e.items[0]) : fn) +
                           "' in kernel '" + k.name + "'",

@@ -1,6 +1,8 @@
 #include "lexer.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 namespace solar::detail {
 
@@ -34,6 +36,8 @@ class Lexer {
 
   std::vector<Token> run() {
     indents_.push_back(0);
+    // A UTF-8 byte-order mark at the start is not part of the program (Python skips it too).
+    if (src_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
     bool at_line_start = true;
     while (pos_ < src_.size()) {
       if (at_line_start && depth_ == 0) {
@@ -42,9 +46,10 @@ class Lexer {
       }
       char c = src_[pos_];
       if (c == '\n') {
+        const Loc end_of_line = here();  // errors "found end of line" point here
         advance();
         if (depth_ == 0) {
-          push(Tok::kNewline, "", here());
+          push(Tok::kNewline, "", end_of_line);
           at_line_start = true;
         }
         continue;
@@ -142,12 +147,6 @@ class Lexer {
     }
     while (pos_ < p) advance();
     if (width > indents_.back()) {
-      if (tokens_.empty() || tokens_.back().kind != Tok::kNewline ||
-          !(tokens_.size() >= 2 && tokens_[tokens_.size() - 2].kind == Tok::kOp &&
-            tokens_[tokens_.size() - 2].text == ":")) {
-        fail(ErrorKind::kIndentation, here(), "unexpected indent",
-             "indent only the body of a def, for, if or while (after a line ending in ':')");
-      }
       indents_.push_back(width);
       push(Tok::kIndent, "", here());
     } else {
@@ -271,10 +270,18 @@ class Lexer {
         return;
       }
     }
-    unsigned char c = static_cast<unsigned char>(src_[pos_]);
-    std::string shown = (c >= 32 && c < 127) ? std::string(1, static_cast<char>(c))
-                                             : "byte 0x" + std::to_string(c);
-    fail(ErrorKind::kSyntax, loc, "unexpected character '" + shown + "'");
+    // Show the whole UTF-8 character and its code point (U+00FF) so it can be found.
+    const unsigned char c = static_cast<unsigned char>(src_[pos_]);
+    const size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+    uint32_t cp = n == 1 ? c : c & (0xFFu >> (n + 1));
+    for (size_t k = 1; k < n && pos_ + k < src_.size(); ++k)
+      cp = (cp << 6) | (static_cast<unsigned char>(src_[pos_ + k]) & 0x3Fu);
+    char code[16];
+    std::snprintf(code, sizeof code, "U+%04X", cp);
+    const std::string shown(src_.substr(pos_, std::min(n, src_.size() - pos_)));
+    fail(ErrorKind::kSyntax, loc, "unexpected character '" + shown + "' (" + code + ")",
+         c >= 0x80 ? "names and operators are ASCII; replace or remove the character"
+                   : "this character is not part of the IR's Python subset");
   }
 
   std::string_view src_;

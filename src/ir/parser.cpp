@@ -2,6 +2,7 @@
 #include "solar/ir/parser.h"
 
 #include <charconv>
+#include <filesystem>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -81,6 +82,39 @@ class Parser {
   [[noreturn]] void fail(Loc loc, std::string msg, std::string hint = "") const {
     throw UserError(ErrorKind::kSyntax, file_, loc, std::move(msg), std::move(hint));
   }
+  // Valid Python that the IR does not accept.
+  [[noreturn]] void unsupported(Loc loc, std::string msg, std::string hint = "") const {
+    throw UserError(ErrorKind::kUnsupported, file_, loc, std::move(msg), std::move(hint));
+  }
+  // Bounds recursion so that pathological input is an error, not a stack overflow.
+  struct DepthGuard {
+    Parser& p;
+    explicit DepthGuard(Parser& parser) : p(parser) {
+      if (++p.depth_ > kMaxDepth) {
+        p.fail(p.peek().loc,
+               "expression or block nested too deeply (more than " +
+                   std::to_string(kMaxDepth) + " levels)",
+               "split it into several statements");
+      }
+    }
+    ~DepthGuard() { --p.depth_; }
+  };
+  static constexpr int kMaxDepth = 200;
+  static constexpr uint32_t kMaxTreeDepth = 4000;
+  // Sets the depth of a node built here from its children's.
+  static ExprPtr sized(std::shared_ptr<Expr> e) {
+    e->depth = ast::subtree_depth(*e);
+    return e;
+  }
+  // Operands of one chain of binary operators (a + b + ... builds a left-deep tree).
+  static constexpr int kMaxChain = 2000;
+  void count_chain(int* n) const {
+    if (++*n > kMaxChain) {
+      fail(peek().loc,
+           "expression has more than " + std::to_string(kMaxChain) + " operands in a row",
+           "split it into several statements or kernels");
+    }
+  }
   void expect_op(std::string_view op, const char* context) {
     if (!accept_op(op)) {
       fail(peek().loc,
@@ -103,6 +137,7 @@ class Parser {
 
   // --- statements ------------------------------------------------------------------------
   void parse_statement_into(std::vector<StmtPtr>& out) {
+    DepthGuard guard(*this);
     const Token& t = peek();
     if (at(Tok::kIndent)) {
       throw UserError(ErrorKind::kIndentation, file_, t.loc, "unexpected indent",
@@ -149,16 +184,16 @@ class Parser {
       }
       if (t.text == "import" || t.text == "from") return parse_import();
       if (t.text == "break" || t.text == "continue") {
-        fail(t.loc, "'" + std::string(t.text) + "' is not supported",
-             "loops in the IR have static trip counts; restructure without " +
-                 std::string(t.text));
+        unsupported(t.loc, "'" + std::string(t.text) + "' is not supported",
+                    "loops in the IR have static trip counts; restructure without " +
+                        std::string(t.text));
       }
       if (t.text == "elif" || t.text == "else") {
         fail(t.loc, "'" + std::string(t.text) + "' without a matching 'if'");
       }
       if (kReserved.count(t.text) && t.text != "not" && t.text != "lambda") {
-        fail(t.loc, "'" + std::string(t.text) + "' statements are not part of the IR",
-             "the IR accepts the Python subset described in docs/ir.md");
+        unsupported(t.loc, "'" + std::string(t.text) + "' statements are not part of the IR",
+                    "the IR accepts the Python subset described in docs/ir.md");
       }
     }
     ExprPtr lhs = parse_exprlist();
@@ -269,7 +304,8 @@ class Parser {
       ast::Param p;
       p.loc = peek().loc;
       if (at_op("*") || at_op("**")) {
-        fail(peek().loc, "*args and **kwargs are not supported", "list each parameter by name");
+        unsupported(peek().loc, "*args and **kwargs are not supported",
+                    "list each parameter by name");
       }
       p.name = expect_name("for a parameter");
       if (accept_op(":")) p.annotation = parse_expr();
@@ -293,7 +329,7 @@ class Parser {
     s->value = parse_exprlist();
     expect_op(":", "after the for header");
     s->body = parse_suite("'for'");
-    if (at_kw("else")) fail(peek().loc, "'for ... else' is not supported");
+    if (at_kw("else")) unsupported(peek().loc, "'for ... else' is not supported");
     return s;
   }
 
@@ -355,14 +391,20 @@ class Parser {
       if (at(Tok::kNewline) || at(Tok::kEof) || at_op("=") || at_op(")") || at_op(";")) break;
       t->items.push_back(parse_expr());
     }
-    return t;
+    return sized(t);
   }
 
   ExprPtr parse_expr() {
-    if (at_kw("lambda")) fail(peek().loc, "lambda is not supported", "define a helper function");
+    DepthGuard guard(*this);
+    if (at_kw("lambda")) unsupported(peek().loc, "lambda is not supported", "define a helper function");
     ExprPtr e = parse_or();
+    if (e->depth > kMaxTreeDepth) {
+      fail(e->loc, "expression is too deep (" + std::to_string(e->depth) + " levels; the limit is " +
+                       std::to_string(kMaxTreeDepth) + ")",
+           "split it into several statements");
+    }
     if (at_kw("if")) {
-      fail(peek().loc, "conditional expressions 'a if c else b' are not supported",
+      unsupported(peek().loc, "conditional expressions 'a if c else b' are not supported",
            "use select(c, a, b) inside kernels, or an if statement in model()");
     }
     return e;
@@ -376,8 +418,12 @@ class Parser {
     e->op = Op::kOr;
     e->loc = first->loc;
     e->items.push_back(first);
-    while (accept_kw("or")) e->items.push_back(parse_and());
-    return e;
+    int chain = 0;
+    while (accept_kw("or")) {
+      count_chain(&chain);
+      e->items.push_back(parse_and());
+    }
+    return sized(e);
   }
 
   ExprPtr parse_and() {
@@ -388,11 +434,16 @@ class Parser {
     e->op = Op::kAnd;
     e->loc = first->loc;
     e->items.push_back(first);
-    while (accept_kw("and")) e->items.push_back(parse_not());
-    return e;
+    int chain = 0;
+    while (accept_kw("and")) {
+      count_chain(&chain);
+      e->items.push_back(parse_not());
+    }
+    return sized(e);
   }
 
   ExprPtr parse_not() {
+    DepthGuard guard(*this);
     if (at_kw("not")) {
       Loc loc = next().loc;
       return ast::make_unary(Op::kNot, parse_not(), loc);
@@ -407,7 +458,7 @@ class Parser {
     };
     if (peek().kind != Tok::kOp) {
       if (at_kw("in") || at_kw("is")) {
-        fail(peek().loc, "'" + std::string(peek().text) + "' comparisons are not supported");
+        unsupported(peek().loc, "'" + std::string(peek().text) + "' comparisons are not supported");
       }
       return false;
     }
@@ -433,12 +484,14 @@ class Parser {
       e->cmp_ops.push_back(op);
       e->items.push_back(parse_arith());
     }
-    return e;
+    return sized(e);
   }
 
   ExprPtr parse_arith() {
     ExprPtr lhs = parse_term();
+    int chain = 0;
     while (at_op("+") || at_op("-")) {
+      count_chain(&chain);
       Op op = peek().text == "+" ? Op::kAdd : Op::kSub;
       Loc loc = next().loc;
       lhs = ast::make_binary(op, lhs, parse_term(), loc);
@@ -448,7 +501,9 @@ class Parser {
 
   ExprPtr parse_term() {
     ExprPtr lhs = parse_factor();
+    int chain = 0;
     while (true) {
+      count_chain(&chain);
       Op op;
       if (at_op("*")) {
         op = Op::kMul;
@@ -459,8 +514,8 @@ class Parser {
       } else if (at_op("%")) {
         op = Op::kMod;
       } else if (at_op("@")) {
-        fail(peek().loc, "the matrix-multiply operator '@' is not supported",
-             "write the contraction as a loop nest in a @kernel");
+        unsupported(peek().loc, "the matrix-multiply operator '@' is not supported",
+                    "write the contraction as a loop nest in a @kernel");
       } else {
         break;
       }
@@ -471,12 +526,13 @@ class Parser {
   }
 
   ExprPtr parse_factor() {
+    DepthGuard guard(*this);
     if (at_op("-") || at_op("+")) {
       Op op = peek().text == "-" ? Op::kNeg : Op::kPos;
       Loc loc = next().loc;
       return ast::make_unary(op, parse_factor(), loc);
     }
-    if (at_op("~")) fail(peek().loc, "bitwise '~' is not supported");
+    if (at_op("~")) unsupported(peek().loc, "bitwise '~' is not supported");
     return parse_power();
   }
 
@@ -487,8 +543,8 @@ class Parser {
       return ast::make_binary(Op::kPow, base, parse_factor(), loc);
     }
     if (at_op("&") || at_op("|") || at_op("^")) {
-      fail(peek().loc, "bitwise operators are not supported",
-           "use 'and' / 'or' for conditions");
+      unsupported(peek().loc, "bitwise operators are not supported",
+                  "use 'and' / 'or' for conditions");
     }
     return base;
   }
@@ -503,7 +559,7 @@ class Parser {
         call->loc = e->loc;
         call->items.push_back(e);
         while (!at_op(")")) {
-          if (at_op("*") || at_op("**")) fail(peek().loc, "argument unpacking is not supported");
+          if (at_op("*") || at_op("**")) unsupported(peek().loc, "argument unpacking is not supported");
           if (peek().kind == Tok::kName && peek(1).kind == Tok::kOp && peek(1).text == "=" &&
               !kReserved.count(peek().text)) {
             ast::Keyword kw;
@@ -522,7 +578,7 @@ class Parser {
         }
         (void)loc;
         expect_op(")", "to close the call");
-        e = call;
+        e = sized(call);
       } else if (at_op("[")) {
         next();
         auto sub = std::make_shared<Expr>();
@@ -543,7 +599,7 @@ class Parser {
         }
         expect_op("]", "to close the subscript");
         if (sub->items.size() == 1) fail(sub->loc, "empty subscript");
-        e = sub;
+        e = sized(sub);
       } else if (at_op(".")) {
         next();
         auto attr = std::make_shared<Expr>();
@@ -551,7 +607,7 @@ class Parser {
         attr->loc = e->loc;
         attr->items.push_back(e);
         attr->text = expect_name("after '.'");
-        e = attr;
+        e = sized(attr);
       } else {
         return e;
       }
@@ -616,19 +672,21 @@ class Parser {
             e->items.push_back(parse_expr());
           }
           expect_op(")", "to close the tuple");
-          return e;
+          return sized(e);
         }
         if (t.text == "[") {
           next();
           e->kind = ExprKind::kList;
           while (!at_op("]")) {
             e->items.push_back(parse_expr());
-            if (at_kw("for")) fail(peek().loc, "list comprehensions are not supported",
-                                   "use a for loop and append via concatenation of lists");
+            if (at_kw("for")) {
+              unsupported(peek().loc, "list comprehensions are not supported",
+                          "build the list with a for loop: xs = xs + [item]");
+            }
             if (!accept_op(",")) break;
           }
           expect_op("]", "to close the list");
-          return e;
+          return sized(e);
         }
         if (t.text == "{") {
           next();
@@ -640,7 +698,7 @@ class Parser {
             if (!accept_op(",")) break;
           }
           expect_op("}", "to close the dict");
-          return e;
+          return sized(e);
         }
         break;
       }
@@ -653,6 +711,7 @@ class Parser {
   std::vector<Token> toks_;
   const std::string& file_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 bool looks_binary(const std::string& text) {
@@ -673,6 +732,14 @@ bool looks_binary(const std::string& text) {
 }  // namespace
 
 std::string read_source_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw UserError(ErrorKind::kIo, path, {}, "'" + path + "' is a directory, not a file",
+                    "pass the path of an IR program (.py)");
+  }
+  if (!std::filesystem::exists(path, ec)) {
+    throw UserError(ErrorKind::kIo, path, {}, "cannot open file '" + path + "': no such file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError(ErrorKind::kIo, path, {}, "cannot open file '" + path + "'");
   in.seekg(0, std::ios::end);

@@ -532,7 +532,7 @@ class Tracer {
     std::vector<int64_t> v;
     for (const Value& a : args.positional) {
       if (a.kind != Value::Kind::kInt) {
-        ctx_.fail(ErrorKind::kUnsupported, loc,
+        ctx_.fail(ErrorKind::kType, loc,
                   std::string("range() needs static integers, got a ") + value_kind_name(a.kind),
                   "loop bounds in model() must be known before execution (shapes, constants)");
       }

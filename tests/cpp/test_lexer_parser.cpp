@@ -57,11 +57,37 @@ TEST(Parser, ErrorsCarryLineAndColumn) {
 TEST(Parser, UnsupportedSyntaxHasHints) {
   expect_user_error([] { parse_source("x = a[1:2]\n", "t.py"); }, ErrorKind::kSyntax,
                     "slice syntax");
-  expect_user_error([] { parse_source("x = lambda: 1\n", "t.py"); }, ErrorKind::kSyntax,
+  // Valid Python the IR does not accept is "unsupported", not a syntax error.
+  expect_user_error([] { parse_source("x = lambda: 1\n", "t.py"); }, ErrorKind::kUnsupported,
                     "lambda");
-  expect_user_error([] { parse_source("x = a @ b\n", "t.py"); }, ErrorKind::kSyntax, "'@'");
-  expect_user_error([] { parse_source("class A:\n    pass\n", "t.py"); }, ErrorKind::kSyntax,
-                    "'class' statements");
+  expect_user_error([] { parse_source("x = a @ b\n", "t.py"); }, ErrorKind::kUnsupported,
+                    "'@'");
+  expect_user_error([] { parse_source("class A:\n    pass\n", "t.py"); },
+                    ErrorKind::kUnsupported, "'class' statements");
+}
+
+TEST(Parser, MissingColonPointsAtTheEndOfTheHeader) {
+  // "for j in Dim(\"N\")" is 17 characters after 4 spaces (columns 5-21): the end of the
+  // line, where the colon is missing, is column 22.
+  try {
+    parse_source("def f():\n    for j in Dim(\"N\")\n        pass\n", "t.py");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.diagnostics()[0].loc.line, 2u);
+    EXPECT_EQ(e.diagnostics()[0].loc.col, 22u);
+    EXPECT_NE(std::string(e.what()).find("expected ':' after the for header"), std::string::npos);
+  }
+}
+
+TEST(Parser, PathologicalNestingIsAnErrorNotACrash) {
+  // 300 nested parentheses exceed the 200-level limit; 2,001 '+' operands exceed 2,000.
+  expect_user_error([] { parse_source("x = " + std::string(300, '(') + "1" +
+                                          std::string(300, ')') + "\n", "t.py"); },
+                    ErrorKind::kSyntax, "nested too deeply");
+  std::string sum = "x = 1";
+  for (int i = 0; i < 2001; ++i) sum += " + 1";
+  expect_user_error([&] { parse_source(sum + "\n", "t.py"); }, ErrorKind::kSyntax,
+                    "more than 2000 operands");
 }
 
 TEST(Reader, RejectsMissingEmptyAndBinaryFiles) {

@@ -1,4 +1,4 @@
-# Shape: line 15 passes a rank-2 tensor to relu3, whose X is annotated with rank 3.
+# Shape: line 16 passes a rank-2 tensor to relu3, whose X is annotated with rank 3.
 from solar.ir import kernel, Tensor, Dim
 
 @kernel

@@ -58,6 +58,7 @@ struct Expr {
   std::vector<ExprPtr> items;
   std::vector<Op> cmp_ops;
   std::vector<Keyword> keywords;
+  uint32_t depth = 1;  // height of this subtree (the parser bounds it; passes recurse on it)
 
   // Accessors for readability at use sites.
   bool is_name(const char* name) const { return kind == ExprKind::kName && text == name; }
@@ -114,5 +115,7 @@ ExprPtr make_int(int64_t v, Loc loc = {});
 ExprPtr make_name(std::string name, Loc loc = {});
 ExprPtr make_binary(Op op, ExprPtr a, ExprPtr b, Loc loc = {});
 ExprPtr make_unary(Op op, ExprPtr a, Loc loc = {});
+// 1 + the largest depth among `e`'s children.
+uint32_t subtree_depth(const Expr& e);
 
 }  // namespace solar::ast
