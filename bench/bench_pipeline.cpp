@@ -36,9 +36,9 @@ void run_pipeline(benchmark::State& state, const std::string& path, const solar:
     nodes = g.nodes.size();
   }
   state.counters["nodes"] = static_cast<double>(nodes);
-  state.counters["ns_per_node"] = benchmark::Counter(
-      static_cast<double>(nodes), benchmark::Counter::kIsIterationInvariantRate |
-                                      benchmark::Counter::kInvert);
+  state.counters["ns_per_node"] =
+      benchmark::Counter(static_cast<double>(nodes), benchmark::Counter::kIsIterationInvariantRate |
+                                                         benchmark::Counter::kInvert);
   state.counters["peak_rss_MB"] = peak_rss_mb();
 }
 

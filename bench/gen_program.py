@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-KERNELS = '''
+KERNELS = """
 @kernel
 def rms_norm(X: Tensor("S,D"), G: Tensor("D")) -> Tensor("S,D"):
     R = Tensor(S=X.shape[0])
@@ -93,7 +93,7 @@ def gelu(X: Tensor("S,F")) -> Tensor("S,F"):
         for f in Dim("F"):
             Y[s, f] = 0.5 * X[s, f] * (1.0 + erf(X[s, f] * 0.7071067811865476))
     return Y
-'''
+"""
 
 LAYER = """    h = rms_norm(x, g1[{i}])
     q = reshape(linear(h, wq[{i}]), "S,H,E", H=HEADS)
@@ -110,8 +110,16 @@ LAYER_NODES = 22  # graph nodes per layer (kernel and builtin calls in LAYER)
 def program(layers: int) -> str:
     out = ["HEADS = 8", "DIM = 512", "SEQ = 256", 'DIMS = {"S": 256, "D": 512, "F": 2048}', KERNELS]
     params = ['x: Tensor("S,D", role="input")']
-    weights = (("g1", "D"), ("wq", "D,D"), ("wk", "D,D"), ("wv", "D,D"), ("wo", "D,D"),
-               ("g2", "D"), ("w1", "F,D"), ("w2", "D,F"))
+    weights = (
+        ("g1", "D"),
+        ("wq", "D,D"),
+        ("wk", "D,D"),
+        ("wv", "D,D"),
+        ("wo", "D,D"),
+        ("g2", "D"),
+        ("w1", "F,D"),
+        ("w2", "D,F"),
+    )
     for name, dims in weights:
         params += [f'{name}_{i}: Tensor("{dims}", role="weight")' for i in range(layers)]
     out.append("def model(" + ", ".join(params) + "):")

@@ -70,28 +70,36 @@ NB_MODULE(_core, m) {
   });
 
   // --- front end ------------------------------------------------------------------------
-  m.def("format_source", [](const std::string& text, const std::string& file) {
-    return solar::print_module(solar::parse_source(text, file));
-  }, "text"_a, "file"_a = "<string>", "Parse and print back in canonical layout.");
-  m.def("roundtrip_equal", [](const std::string& text, const std::string& file) {
-    auto a = solar::parse_source(text, file);
-    auto b = solar::parse_source(solar::print_module(a), file);
-    return solar::ast::equal(a, b);
-  }, "text"_a, "file"_a = "<string>");
+  m.def(
+      "format_source",
+      [](const std::string& text, const std::string& file) {
+        return solar::print_module(solar::parse_source(text, file));
+      },
+      "text"_a, "file"_a = "<string>", "Parse and print back in canonical layout.");
+  m.def(
+      "roundtrip_equal",
+      [](const std::string& text, const std::string& file) {
+        auto a = solar::parse_source(text, file);
+        auto b = solar::parse_source(solar::print_module(a), file);
+        return solar::ast::equal(a, b);
+      },
+      "text"_a, "file"_a = "<string>");
   m.def("read_source", &solar::read_source_file, "path"_a);
 
   nb::class_<solar::Program>(m, "Program")
       .def_prop_ro("file", [](const solar::Program& p) { return p.file; })
-      .def_prop_ro("kernels", [](const solar::Program& p) {
-        std::vector<std::string> names;
-        for (const auto& k : p.kernels) names.push_back(k.name);
-        return names;
-      })
-      .def_prop_ro("kernel_einsums", [](const solar::Program& p) {
-        std::vector<std::pair<std::string, std::string>> out;
-        for (const auto& k : p.kernels) out.emplace_back(k.name, k.einsum);
-        return out;
-      })
+      .def_prop_ro("kernels",
+                   [](const solar::Program& p) {
+                     std::vector<std::string> names;
+                     for (const auto& k : p.kernels) names.push_back(k.name);
+                     return names;
+                   })
+      .def_prop_ro("kernel_einsums",
+                   [](const solar::Program& p) {
+                     std::vector<std::pair<std::string, std::string>> out;
+                     for (const auto& k : p.kernels) out.emplace_back(k.name, k.einsum);
+                     return out;
+                   })
       .def_prop_ro("dims", [](const solar::Program& p) { return p.dims; });
   m.def("load_program", &solar::load_program, "path"_a);
   m.def("load_program_source", &solar::load_program_source, "text"_a, "file"_a = "<string>");
@@ -103,9 +111,10 @@ NB_MODULE(_core, m) {
       .def_ro("dims", &solar::TensorInfo::dims)
       .def_ro("shape", &solar::TensorInfo::shape)
       .def_prop_ro("dtype", [](const solar::TensorInfo& t) { return solar::dtype_name(t.dtype); })
-      .def_prop_ro("role", [](const solar::TensorInfo& t) {
-        return t.is_output ? "output" : solar::role_name(t.role);
-      })
+      .def_prop_ro("role",
+                   [](const solar::TensorInfo& t) {
+                     return t.is_output ? "output" : solar::role_name(t.role);
+                   })
       .def_ro("sparsity", &solar::TensorInfo::sparsity)
       .def_ro("producer", &solar::TensorInfo::producer)
       .def_ro("consumers", &solar::TensorInfo::consumers)
@@ -131,9 +140,10 @@ NB_MODULE(_core, m) {
       .def_ro("op", &solar::Node::op)
       .def_prop_ro("kind", [](const solar::Node& n) { return solar::node_kind_name(n.kind); })
       .def_ro("einsum", &solar::Node::einsum)
-      .def_prop_ro("einsums", [](const solar::Node& n) {
-        return n.einsums ? *n.einsums : std::vector<solar::Einsum>{};
-      })
+      .def_prop_ro("einsums",
+                   [](const solar::Node& n) {
+                     return n.einsums ? *n.einsums : std::vector<solar::Einsum>{};
+                   })
       .def_ro("inputs", &solar::Node::inputs)
       .def_ro("outputs", &solar::Node::outputs)
       .def_ro("macs", &solar::Node::macs)
@@ -159,11 +169,14 @@ NB_MODULE(_core, m) {
       .def_prop_ro("fused_bytes", &solar::fused_bytes)
       .def("to_yaml", &solar::graph_yaml);
 
-  m.def("trace", [](const solar::Program& p, std::vector<std::pair<std::string, int64_t>> dims) {
-    solar::TraceOptions o;
-    o.dims = std::move(dims);
-    return solar::trace_program(p, o);
-  }, "program"_a, "dims"_a = std::vector<std::pair<std::string, int64_t>>{});
+  m.def(
+      "trace",
+      [](const solar::Program& p, std::vector<std::pair<std::string, int64_t>> dims) {
+        solar::TraceOptions o;
+        o.dims = std::move(dims);
+        return solar::trace_program(p, o);
+      },
+      "program"_a, "dims"_a = std::vector<std::pair<std::string, int64_t>>{});
 
   // --- architecture and analysis --------------------------------------------------------
   nb::class_<solar::ArchSpec>(m, "ArchSpec")
@@ -173,19 +186,25 @@ NB_MODULE(_core, m) {
       .def_ro("notes", &solar::ArchSpec::notes)
       .def_ro("fp32_matrix_mode", &solar::ArchSpec::fp32_matrix_mode)
       .def_ro("cache_level", &solar::ArchSpec::cache_level)
-      .def_prop_ro("matrix_flops_per_second", [](const solar::ArchSpec& a) {
-        std::map<std::string, std::pair<double, std::string>> out;
-        for (const auto& [k, r] : a.matrix_flops_per_second) out[k] = {r.value, r.source};
-        return out;
-      })
-      .def_prop_ro("vector_flops_per_second", [](const solar::ArchSpec& a) {
-        std::map<std::string, std::pair<double, std::string>> out;
-        for (const auto& [k, r] : a.vector_flops_per_second) out[k] = {r.value, r.source};
-        return out;
-      })
-      .def_prop_ro("dram_bytes_per_second", [](const solar::ArchSpec& a) {
-        return std::make_pair(a.dram_bytes_per_second.value, a.dram_bytes_per_second.source);
-      })
+      .def_prop_ro("matrix_flops_per_second",
+                   [](const solar::ArchSpec& a) {
+                     std::map<std::string, std::pair<double, std::string>> out;
+                     for (const auto& [k, r] : a.matrix_flops_per_second)
+                       out[k] = {r.value, r.source};
+                     return out;
+                   })
+      .def_prop_ro("vector_flops_per_second",
+                   [](const solar::ArchSpec& a) {
+                     std::map<std::string, std::pair<double, std::string>> out;
+                     for (const auto& [k, r] : a.vector_flops_per_second)
+                       out[k] = {r.value, r.source};
+                     return out;
+                   })
+      .def_prop_ro("dram_bytes_per_second",
+                   [](const solar::ArchSpec& a) {
+                     return std::make_pair(a.dram_bytes_per_second.value,
+                                           a.dram_bytes_per_second.source);
+                   })
       .def_ro("dram_capacity_bytes", &solar::ArchSpec::dram_capacity_bytes)
       .def_prop_ro("on_chip", [](const solar::ArchSpec& a) {
         nb::list out;
@@ -239,17 +258,23 @@ NB_MODULE(_core, m) {
       .def_ro("unfused", &solar::Analysis::unfused)
       .def_ro("fused", &solar::Analysis::fused);
 
-  m.def("analyze", [](const solar::Graph& g, const solar::ArchSpec& a, const std::string& fp32) {
-    solar::AnalysisOptions o;
-    o.fp32_math = parse_fp32_math(fp32);
-    return solar::analyze(g, a, o);
-  }, "graph"_a, "arch"_a, "fp32_math"_a = "default");
+  m.def(
+      "analyze",
+      [](const solar::Graph& g, const solar::ArchSpec& a, const std::string& fp32) {
+        solar::AnalysisOptions o;
+        o.fp32_math = parse_fp32_math(fp32);
+        return solar::analyze(g, a, o);
+      },
+      "graph"_a, "arch"_a, "fp32_math"_a = "default");
 
-  m.def("analysis_json", [](const solar::Graph& g, const std::vector<solar::ArchSpec>& archs,
-                            const std::vector<solar::Analysis>& analyses,
-                            const std::string& status, const std::string& detail) {
-    solar::ValidationInfo v{status, detail};
-    if (archs.size() == 1) return solar::analysis_json(g, archs[0], analyses[0], v);
-    return solar::analyses_json(g, archs, analyses, v);
-  }, "graph"_a, "archs"_a, "analyses"_a, "status"_a = "none", "detail"_a = "");
+  m.def(
+      "analysis_json",
+      [](const solar::Graph& g, const std::vector<solar::ArchSpec>& archs,
+         const std::vector<solar::Analysis>& analyses, const std::string& status,
+         const std::string& detail) {
+        solar::ValidationInfo v{status, detail};
+        if (archs.size() == 1) return solar::analysis_json(g, archs[0], analyses[0], v);
+        return solar::analyses_json(g, archs, analyses, v);
+      },
+      "graph"_a, "archs"_a, "analyses"_a, "status"_a = "none", "detail"_a = "");
 }

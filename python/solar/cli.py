@@ -46,7 +46,7 @@ def cmd_analyze(args) -> int:
         names = list_archs()
     archs = [load_arch(n) for n in names]
     analyses = [_core.analyze(graph, a, args.fp32_math) for a in archs]
-    for i, (arch, analysis) in enumerate(zip(archs, analyses)):
+    for i, (arch, analysis) in enumerate(zip(archs, analyses, strict=True)):
         if i:
             print()
         print(report.sol_table(graph, arch, analysis))
@@ -55,7 +55,7 @@ def cmd_analyze(args) -> int:
             print(report.node_table(graph, analysis))
     if len(archs) > 1:
         print()
-        print(report.cross_table([(a.name, r) for a, r in zip(archs, analyses)]))
+        print(report.cross_table([(a.name, r) for a, r in zip(archs, analyses, strict=True)]))
     if args.json:
         text = _core.analysis_json(graph, archs, analyses, "none", "not validated")
         Path(args.json).write_text(text + "\n")
@@ -103,8 +103,10 @@ def cmd_arch(args) -> int:
     for level in a.on_chip:
         bw = level["bytes_per_second"]
         bw_text = report.rate(bw, "B") if bw else "bandwidth not published"
-        print(f"  {level['name']}: {report.si(level['capacity_bytes'], 'B')}, {bw_text}"
-              f"   [{level['source']}]")
+        print(
+            f"  {level['name']}: {report.si(level['capacity_bytes'], 'B')}, {bw_text}"
+            f"   [{level['source']}]"
+        )
     if a.notes:
         print(f"  notes: {a.notes}")
     return 0
@@ -120,15 +122,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("analyze", help="SOL bounds of an IR program on one or more archs")
     a.add_argument("file")
-    a.add_argument("--arch", action="append",
-                   help="architecture name or spec path (repeatable; 'all' for every spec); "
-                        "default H100_PCIe")
+    a.add_argument(
+        "--arch",
+        action="append",
+        help="architecture name or spec path (repeatable; 'all' for every spec); default H100_PCIe",
+    )
     a.add_argument("--dim", action="append", metavar="K=V", help="override a size of DIMS")
     a.add_argument("--per-node", action="store_true", help="print a per-node table")
     a.add_argument("--json", metavar="OUT", help="write the analysis JSON (solar.analysis/1)")
-    a.add_argument("--fp32-math", choices=["fp32", "tf32"], default="default",
-                   help="math mode of fp32 contractions (default: the platform's default, "
-                        "TF32 on NVIDIA Ampere and later)")
+    a.add_argument(
+        "--fp32-math",
+        choices=["fp32", "tf32"],
+        default="default",
+        help="math mode of fp32 contractions (default: the platform's default, "
+        "TF32 on NVIDIA Ampere and later)",
+    )
     a.set_defaults(func=cmd_analyze)
 
     g = sub.add_parser("graph", help="write the einsum-graph YAML sidecar")

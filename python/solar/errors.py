@@ -20,8 +20,10 @@ class Diagnostic:
         where = self.file
         if where and self.line:
             where += f":{self.line}:{self.col}"
-        text = f"{where}: error[{self.kind}]: {self.message}" if where else (
-            f"error[{self.kind}]: {self.message}"
+        text = (
+            f"{where}: error[{self.kind}]: {self.message}"
+            if where
+            else (f"error[{self.kind}]: {self.message}")
         )
         return text + (f"\n  hint: {self.hint}" if self.hint else "")
 

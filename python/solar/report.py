@@ -29,8 +29,9 @@ def rate(value: float, unit: str) -> str:
 
 def table(headers: list[str], rows: list[list[str]], right: set[int] | None = None) -> str:
     right = right or set()
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
-              for i, h in enumerate(headers)]
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
+    ]
 
     def fmt(cells):
         out = []
@@ -62,8 +63,15 @@ def sol_table(graph, arch, analysis, validation: str = "none") -> str:
     ]
     rows = []
     for name, g in (("Unfused", analysis.unfused), ("Fused", analysis.fused)):
-        rows.append([name, si(g.flops, "FLOP"), si(g.bytes, "B"), seconds(g.seconds),
-                     bottleneck_text(g.bottleneck)])
+        rows.append(
+            [
+                name,
+                si(g.flops, "FLOP"),
+                si(g.bytes, "B"),
+                seconds(g.seconds),
+                bottleneck_text(g.bottleneck),
+            ]
+        )
     body = table(["Mode", "Compute", "Memory", "SOL", "Bottleneck"], rows, right={1, 2, 3})
     fb = analysis.unfused.seconds / analysis.fused.seconds if analysis.fused.seconds else 1.0
     tail = f"  fusion benefit (unfused / fused): {fb:.2f}x"
@@ -72,18 +80,23 @@ def sol_table(graph, arch, analysis, validation: str = "none") -> str:
 
 def node_table(graph, analysis) -> str:
     rows = []
-    for node, sol in zip(graph.nodes, analysis.nodes):
-        rows.append([
-            node.name,
-            node.einsum or "(data movement)",
-            f"{node.macs:,}",
-            f"{node.vector_flops:,}",
-            f"{node.bytes:,}",
-            seconds(sol.seconds),
-            bottleneck_text(sol.bottleneck) if sol.seconds > 0 else "-",
-        ])
-    return table(["Node", "Einsum", "MACs", "Vector FLOPs", "Bytes", "SOL", "Bottleneck"], rows,
-                 right={2, 3, 4, 5})
+    for node, sol in zip(graph.nodes, analysis.nodes, strict=True):
+        rows.append(
+            [
+                node.name,
+                node.einsum or "(data movement)",
+                f"{node.macs:,}",
+                f"{node.vector_flops:,}",
+                f"{node.bytes:,}",
+                seconds(sol.seconds),
+                bottleneck_text(sol.bottleneck) if sol.seconds > 0 else "-",
+            ]
+        )
+    return table(
+        ["Node", "Einsum", "MACs", "Vector FLOPs", "Bytes", "SOL", "Bottleneck"],
+        rows,
+        right={2, 3, 4, 5},
+    )
 
 
 def cross_table(rows: list[tuple[str, object]]) -> str:
@@ -91,7 +104,16 @@ def cross_table(rows: list[tuple[str, object]]) -> str:
     out = []
     for name, a in rows:
         fb = a.unfused.seconds / a.fused.seconds if a.fused.seconds else 1.0
-        out.append([name, seconds(a.unfused.seconds), bottleneck_text(a.unfused.bottleneck),
-                    seconds(a.fused.seconds), bottleneck_text(a.fused.bottleneck), f"{fb:.2f}x"])
-    return table(["Arch", "Unfused", "Bound", "Fused", "Bound", "Fusion benefit"], out,
-                 right={1, 3, 5})
+        out.append(
+            [
+                name,
+                seconds(a.unfused.seconds),
+                bottleneck_text(a.unfused.bottleneck),
+                seconds(a.fused.seconds),
+                bottleneck_text(a.fused.bottleneck),
+                f"{fb:.2f}x",
+            ]
+        )
+    return table(
+        ["Arch", "Unfused", "Bound", "Fused", "Bound", "Fusion benefit"], out, right={1, 3, 5}
+    )

@@ -11,13 +11,20 @@ struct DTypeInfo {
   bool is_float;
 };
 constexpr std::array<DTypeInfo, 15> kDTypes = {{
-    {DType::kFp64, "fp64", 64, true},     {DType::kFp32, "fp32", 32, true},
-    {DType::kTf32, "tf32", 32, true},     {DType::kBf16, "bf16", 16, true},
-    {DType::kFp16, "fp16", 16, true},     {DType::kFp8E4M3, "fp8_e4m3", 8, true},
-    {DType::kFp8E5M2, "fp8_e5m2", 8, true}, {DType::kNvfp4, "nvfp4", 4, true},
-    {DType::kInt64, "int64", 64, false},  {DType::kInt32, "int32", 32, false},
-    {DType::kInt16, "int16", 16, false},  {DType::kInt8, "int8", 8, false},
-    {DType::kUint8, "uint8", 8, false},   {DType::kInt4, "int4", 4, false},
+    {DType::kFp64, "fp64", 64, true},
+    {DType::kFp32, "fp32", 32, true},
+    {DType::kTf32, "tf32", 32, true},
+    {DType::kBf16, "bf16", 16, true},
+    {DType::kFp16, "fp16", 16, true},
+    {DType::kFp8E4M3, "fp8_e4m3", 8, true},
+    {DType::kFp8E5M2, "fp8_e5m2", 8, true},
+    {DType::kNvfp4, "nvfp4", 4, true},
+    {DType::kInt64, "int64", 64, false},
+    {DType::kInt32, "int32", 32, false},
+    {DType::kInt16, "int16", 16, false},
+    {DType::kInt8, "int8", 8, false},
+    {DType::kUint8, "uint8", 8, false},
+    {DType::kInt4, "int4", 4, false},
     {DType::kBool, "bool", 8, false},
 }};
 const DTypeInfo& info(DType dtype) { return kDTypes[static_cast<size_t>(dtype)]; }
@@ -48,10 +55,14 @@ int64_t dtype_bytes(DType dtype, int64_t elements) {
 
 const char* role_name(Role role) {
   switch (role) {
-    case Role::kInput: return "input";
-    case Role::kWeight: return "weight";
-    case Role::kActivation: return "activation";
-    case Role::kOutput: return "output";
+    case Role::kInput:
+      return "input";
+    case Role::kWeight:
+      return "weight";
+    case Role::kActivation:
+      return "activation";
+    case Role::kOutput:
+      return "output";
   }
   return "activation";
 }

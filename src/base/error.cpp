@@ -4,25 +4,44 @@ namespace solar {
 
 const char* error_kind_name(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::kIo: return "io";
-    case ErrorKind::kSyntax: return "syntax";
-    case ErrorKind::kIndentation: return "indentation";
-    case ErrorKind::kUnknownName: return "unknown-name";
-    case ErrorKind::kUnknownDim: return "unknown-dim";
-    case ErrorKind::kNonAffine: return "non-affine";
-    case ErrorKind::kDataDependent: return "data-dependent";
-    case ErrorKind::kImperfectNest: return "imperfect-nest";
-    case ErrorKind::kKernelBody: return "kernel-body";
-    case ErrorKind::kCallArity: return "call-arity";
-    case ErrorKind::kDimMismatch: return "dim-mismatch";
-    case ErrorKind::kShape: return "shape";
-    case ErrorKind::kUnknownBuiltin: return "unknown-builtin";
-    case ErrorKind::kUnknownDtype: return "unknown-dtype";
-    case ErrorKind::kRecursion: return "recursion";
-    case ErrorKind::kUnsupported: return "unsupported";
-    case ErrorKind::kType: return "type";
-    case ErrorKind::kSpec: return "spec";
-    case ErrorKind::kArgument: return "argument";
+    case ErrorKind::kIo:
+      return "io";
+    case ErrorKind::kSyntax:
+      return "syntax";
+    case ErrorKind::kIndentation:
+      return "indentation";
+    case ErrorKind::kUnknownName:
+      return "unknown-name";
+    case ErrorKind::kUnknownDim:
+      return "unknown-dim";
+    case ErrorKind::kNonAffine:
+      return "non-affine";
+    case ErrorKind::kDataDependent:
+      return "data-dependent";
+    case ErrorKind::kImperfectNest:
+      return "imperfect-nest";
+    case ErrorKind::kKernelBody:
+      return "kernel-body";
+    case ErrorKind::kCallArity:
+      return "call-arity";
+    case ErrorKind::kDimMismatch:
+      return "dim-mismatch";
+    case ErrorKind::kShape:
+      return "shape";
+    case ErrorKind::kUnknownBuiltin:
+      return "unknown-builtin";
+    case ErrorKind::kUnknownDtype:
+      return "unknown-dtype";
+    case ErrorKind::kRecursion:
+      return "recursion";
+    case ErrorKind::kUnsupported:
+      return "unsupported";
+    case ErrorKind::kType:
+      return "type";
+    case ErrorKind::kSpec:
+      return "spec";
+    case ErrorKind::kArgument:
+      return "argument";
   }
   return "unknown";
 }

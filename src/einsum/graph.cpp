@@ -28,11 +28,16 @@ FlopCounts& FlopCounts::operator+=(const FlopCounts& o) {
 
 const char* reduce_op_name(ReduceOp op) {
   switch (op) {
-    case ReduceOp::kNone: return "none";
-    case ReduceOp::kAdd: return "+";
-    case ReduceOp::kMul: return "*";
-    case ReduceOp::kMax: return "max";
-    case ReduceOp::kMin: return "min";
+    case ReduceOp::kNone:
+      return "none";
+    case ReduceOp::kAdd:
+      return "+";
+    case ReduceOp::kMul:
+      return "*";
+    case ReduceOp::kMax:
+      return "max";
+    case ReduceOp::kMin:
+      return "min";
   }
   return "none";
 }

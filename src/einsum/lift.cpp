@@ -40,15 +40,16 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
       std::string shape;
       for (size_t i = 0; i < arg->shape.size(); ++i)
         shape += (i ? "," : "") + std::to_string(arg->shape[i]);
-      call_error(program, call, ErrorKind::kShape,
-                 "argument '" + param.name + "' has " + std::to_string(arg->shape.size()) +
-                     " dims [" + shape + "] but the kernel expects " +
-                     std::to_string(kt.dims.size()) + " (" +
-                     [&] {
-                       std::string s;
-                       for (size_t i = 0; i < kt.dims.size(); ++i) s += (i ? "," : "") + kt.dims[i];
-                       return s;
-                     }() + ")");
+      call_error(
+          program, call, ErrorKind::kShape,
+          "argument '" + param.name + "' has " + std::to_string(arg->shape.size()) + " dims [" +
+              shape + "] but the kernel expects " + std::to_string(kt.dims.size()) + " (" +
+              [&] {
+                std::string s;
+                for (size_t i = 0; i < kt.dims.size(); ++i) s += (i ? "," : "") + kt.dims[i];
+                return s;
+              }() +
+              ")");
     }
     for (size_t i = 0; i < kt.dims.size(); ++i) {
       const std::string& d = kt.dims[i];
@@ -139,8 +140,8 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
       for (const AffineExpr& idx : a.index) {
         std::vector<ProjectionTerm> terms;
         for (const AffineTerm& t : idx.terms) {
-          const int64_t c = t.coefficient ? eval_static_int(*t.coefficient, env, "a coefficient")
-                                          : 1;
+          const int64_t c =
+              t.coefficient ? eval_static_int(*t.coefficient, env, "a coefficient") : 1;
           const std::string& r = ranks[static_cast<size_t>(t.loop)];
           auto it = std::find_if(terms.begin(), terms.end(),
                                  [&](const ProjectionTerm& pt) { return pt.rank == r; });

@@ -9,12 +9,9 @@ using nlohmann::json;
 using ordered = nlohmann::ordered_json;
 
 ordered flops_by_kind(const FlopCounts& f) {
-  return ordered{{"add", f.add},
-                 {"mul", f.mul},
-                 {"div", f.div},
-                 {"transcendental", f.transcendental},
-                 {"compare", f.compare},
-                 {"other", f.other}};
+  return ordered{{"add", f.add},         {"mul", f.mul},
+                 {"div", f.div},         {"transcendental", f.transcendental},
+                 {"compare", f.compare}, {"other", f.other}};
 }
 
 std::string loc_text(const Graph& g, Loc loc) {
@@ -26,8 +23,8 @@ ordered document(const Graph& graph, const ArchSpec& arch, const Analysis& a,
   ordered doc;
   doc["schema"] = "solar.analysis/1";
   doc["source"] = graph.source;
-  doc["arch"] = ordered{{"name", arch.name}, {"description", arch.description},
-                        {"file", arch.file}};
+  doc["arch"] =
+      ordered{{"name", arch.name}, {"description", arch.description}, {"file", arch.file}};
   doc["math_mode"] = a.math_mode;
   doc["fp32_math"] = a.fp32_math;
   ordered dims = ordered::object();
@@ -53,10 +50,8 @@ ordered document(const Graph& graph, const ArchSpec& arch, const Analysis& a,
        ordered{{"unfused", a.unfused.bottleneck.kind}, {"fused", a.fused.bottleneck.kind}}},
       {"bound_by",
        ordered{{"unfused", a.unfused.bottleneck.unit}, {"fused", a.fused.bottleneck.unit}}},
-      {"intensity",
-       ordered{{"unfused", a.unfused.intensity}, {"fused", a.fused.intensity}}},
-      {"fusion_benefit",
-       a.fused.seconds > 0 ? a.unfused.seconds / a.fused.seconds : 1.0},
+      {"intensity", ordered{{"unfused", a.unfused.intensity}, {"fused", a.fused.intensity}}},
+      {"fusion_benefit", a.fused.seconds > 0 ? a.unfused.seconds / a.fused.seconds : 1.0},
   };
   ordered nodes = ordered::array();
   for (const Node& n : graph.nodes) {

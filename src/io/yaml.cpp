@@ -11,14 +11,18 @@ std::string affine_string(const std::vector<ProjectionTerm>& terms, int64_t offs
   for (const ProjectionTerm& t : terms) {
     std::string rank;
     for (char c : t.rank) rank += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (!s.empty()) s += t.coefficient < 0 ? "-" : "+";
-    else if (t.coefficient < 0) s += "-";
+    if (!s.empty())
+      s += t.coefficient < 0 ? "-" : "+";
+    else if (t.coefficient < 0)
+      s += "-";
     const int64_t c = t.coefficient < 0 ? -t.coefficient : t.coefficient;
     s += c == 1 ? rank : rank + "*" + std::to_string(c);
   }
   if (offset != 0 || s.empty()) {
-    if (!s.empty()) s += offset < 0 ? "-" : "+";
-    else if (offset < 0) s += "-";
+    if (!s.empty())
+      s += offset < 0 ? "-" : "+";
+    else if (offset < 0)
+      s += "-";
     s += std::to_string(offset < 0 ? -offset : offset);
   }
   return s;
@@ -69,8 +73,7 @@ std::string graph_yaml(const Graph& g) {
     out << YAML::Key << "shape" << YAML::Value << YAML::Flow << t.shape;
     out << YAML::Key << "dtype" << YAML::Value << dtype_name(t.dtype);
     out << YAML::Key << "bits_per_value" << YAML::Value << dtype_bits(t.dtype);
-    out << YAML::Key << "role" << YAML::Value
-        << (t.is_output ? "output" : role_name(t.role));
+    out << YAML::Key << "role" << YAML::Value << (t.is_output ? "output" : role_name(t.role));
     out << YAML::Key << "bytes" << YAML::Value << t.bytes();
     if (t.sparsity > 0) out << YAML::Key << "sparsity" << YAML::Value << t.sparsity;
     if (t.storage != t.id)

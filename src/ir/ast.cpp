@@ -6,24 +6,42 @@ namespace solar::ast {
 
 const char* op_text(Op op) {
   switch (op) {
-    case Op::kAdd: return "+";
-    case Op::kSub: return "-";
-    case Op::kMul: return "*";
-    case Op::kDiv: return "/";
-    case Op::kFloorDiv: return "//";
-    case Op::kMod: return "%";
-    case Op::kPow: return "**";
-    case Op::kNeg: return "-";
-    case Op::kPos: return "+";
-    case Op::kNot: return "not";
-    case Op::kAnd: return "and";
-    case Op::kOr: return "or";
-    case Op::kLt: return "<";
-    case Op::kLe: return "<=";
-    case Op::kGt: return ">";
-    case Op::kGe: return ">=";
-    case Op::kEq: return "==";
-    case Op::kNe: return "!=";
+    case Op::kAdd:
+      return "+";
+    case Op::kSub:
+      return "-";
+    case Op::kMul:
+      return "*";
+    case Op::kDiv:
+      return "/";
+    case Op::kFloorDiv:
+      return "//";
+    case Op::kMod:
+      return "%";
+    case Op::kPow:
+      return "**";
+    case Op::kNeg:
+      return "-";
+    case Op::kPos:
+      return "+";
+    case Op::kNot:
+      return "not";
+    case Op::kAnd:
+      return "and";
+    case Op::kOr:
+      return "or";
+    case Op::kLt:
+      return "<";
+    case Op::kLe:
+      return "<=";
+    case Op::kGt:
+      return ">";
+    case Op::kGe:
+      return ">=";
+    case Op::kEq:
+      return "==";
+    case Op::kNe:
+      return "!=";
   }
   return "?";
 }
@@ -63,8 +81,8 @@ bool equal(const Expr& a, const Expr& b) {
       break;
   }
   if (a.text != b.text || a.cmp_ops != b.cmp_ops) return false;
-  if ((a.kind == ExprKind::kBinary || a.kind == ExprKind::kUnary ||
-       a.kind == ExprKind::kBoolOp) && a.op != b.op)
+  if ((a.kind == ExprKind::kBinary || a.kind == ExprKind::kUnary || a.kind == ExprKind::kBoolOp) &&
+      a.op != b.op)
     return false;
   if (!equal_ptrs(a.items, b.items)) return false;
   if (a.keywords.size() != b.keywords.size()) return false;

@@ -25,32 +25,42 @@ enum class FnClass { kTranscendental, kCompare, kOther, kSelect, kCast };
 
 const std::unordered_map<std::string, FnClass>& scalar_functions() {
   static const std::unordered_map<std::string, FnClass> k = {
-      {"exp", FnClass::kTranscendental},   {"log", FnClass::kTranscendental},
-      {"log1p", FnClass::kTranscendental}, {"expm1", FnClass::kTranscendental},
-      {"sqrt", FnClass::kTranscendental},  {"rsqrt", FnClass::kTranscendental},
-      {"tanh", FnClass::kTranscendental},  {"sigmoid", FnClass::kTranscendental},
-      {"erf", FnClass::kTranscendental},   {"sin", FnClass::kTranscendental},
-      {"cos", FnClass::kTranscendental},   {"pow", FnClass::kTranscendental},
-      {"max", FnClass::kCompare},          {"min", FnClass::kCompare},
-      {"abs", FnClass::kOther},            {"floor", FnClass::kOther},
-      {"ceil", FnClass::kOther},           {"round", FnClass::kOther},
-      {"select", FnClass::kSelect},        {"cast", FnClass::kCast},
+      {"exp", FnClass::kTranscendental},
+      {"log", FnClass::kTranscendental},
+      {"log1p", FnClass::kTranscendental},
+      {"expm1", FnClass::kTranscendental},
+      {"sqrt", FnClass::kTranscendental},
+      {"rsqrt", FnClass::kTranscendental},
+      {"tanh", FnClass::kTranscendental},
+      {"sigmoid", FnClass::kTranscendental},
+      {"erf", FnClass::kTranscendental},
+      {"sin", FnClass::kTranscendental},
+      {"cos", FnClass::kTranscendental},
+      {"pow", FnClass::kTranscendental},
+      {"max", FnClass::kCompare},
+      {"min", FnClass::kCompare},
+      {"abs", FnClass::kOther},
+      {"floor", FnClass::kOther},
+      {"ceil", FnClass::kOther},
+      {"round", FnClass::kOther},
+      {"select", FnClass::kSelect},
+      {"cast", FnClass::kCast},
   };
   return k;
 }
 
 const std::unordered_set<std::string>& graph_builtins() {
   static const std::unordered_set<std::string> k = {
-      "reshape", "permute", "slice",      "concat", "stack", "split",    "pad",
-      "broadcast", "gather", "select",    "apply_mask", "cast", "constant", "iota",
+      "reshape",   "permute", "slice",  "concat",     "stack", "split",    "pad",
+      "broadcast", "gather",  "select", "apply_mask", "cast",  "constant", "iota",
   };
   return k;
 }
 
 // Python functions the composition layer may call.
 const std::unordered_set<std::string>& python_builtins() {
-  static const std::unordered_set<std::string> k = {"range", "len", "min", "max",
-                                                     "int", "float", "abs", "size"};
+  static const std::unordered_set<std::string> k = {"range", "len",   "min", "max",
+                                                    "int",   "float", "abs", "size"};
   return k;
 }
 
@@ -120,8 +130,7 @@ class Checker {
     bool first = true;
     for (const auto& sp : program_.module.body) {
       const Stmt& s = *sp;
-      const bool docstring = first && s.kind == StmtKind::kExpr &&
-                             s.value->kind == ExprKind::kStr;
+      const bool docstring = first && s.kind == StmtKind::kExpr && s.value->kind == ExprKind::kStr;
       first = false;
       switch (s.kind) {
         case StmtKind::kImport:
@@ -205,8 +214,9 @@ class Checker {
       program_.constants[name] = eval_static(*s.value, env);
     } catch (const UserError&) {
       sink_.error(ErrorKind::kUnsupported, s.value->loc,
-                  "module-level constant '" + name + "' must be a number computed from numbers "
-                  "and earlier constants",
+                  "module-level constant '" + name +
+                      "' must be a number computed from numbers "
+                      "and earlier constants",
                   "write e.g. HIDDEN = 4 * DIM");
     }
   }
@@ -239,8 +249,8 @@ class Checker {
         program_.dims.emplace_back(k.text, n.i);
       } catch (const UserError& err) {
         sink_.error(ErrorKind::kType, v.loc,
-                    "size of dim '" + k.text + "' is not a static integer: " +
-                        err.diagnostics().front().message);
+                    "size of dim '" + k.text +
+                        "' is not a static integer: " + err.diagnostics().front().message);
       }
     }
   }
@@ -299,9 +309,9 @@ class Checker {
         } catch (const UserError&) {
         }
         if (!(s >= 0.0 && s < 1.0)) {
-          sink_.error(ErrorKind::kType, kw.value->loc,
-                      "sparsity must be a number with 0 <= s < 1, got '" +
-                          print_expr(*kw.value) + "'");
+          sink_.error(
+              ErrorKind::kType, kw.value->loc,
+              "sparsity must be a number with 0 <= s < 1, got '" + print_expr(*kw.value) + "'");
         } else {
           out->sparsity = s;
         }
@@ -343,10 +353,9 @@ class Checker {
       kp.loc = p.loc;
       kp.default_value = p.default_value;
       if (!p.annotation) {
-        sink_.error(ErrorKind::kType, p.loc,
-                    "kernel parameter '" + p.name + "' has no annotation",
-                    "annotate tensors as " + p.name + ": Tensor(\"B,N\") and scalars as " +
-                        p.name + ": int or float");
+        sink_.error(ErrorKind::kType, p.loc, "kernel parameter '" + p.name + "' has no annotation",
+                    "annotate tensors as " + p.name + ": Tensor(\"B,N\") and scalars as " + p.name +
+                        ": int or float");
         continue;
       }
       TensorAnnotation ann;
@@ -370,10 +379,10 @@ class Checker {
       } else if (p.annotation->is_name("bool")) {
         kp.kind = ParamKind::kBool;
       } else {
-        sink_.error(ErrorKind::kType, p.annotation->loc,
-                    "unsupported annotation '" + print_expr(*p.annotation) + "' for '" + p.name +
-                        "'",
-                    "use Tensor(\"...\"), int, float or bool");
+        sink_.error(
+            ErrorKind::kType, p.annotation->loc,
+            "unsupported annotation '" + print_expr(*p.annotation) + "' for '" + p.name + "'",
+            "use Tensor(\"...\"), int, float or bool");
         continue;
       }
       k.params.push_back(std::move(kp));
@@ -399,8 +408,8 @@ class Checker {
     size_t index = 0;
     for (const auto& sp : def.body) {
       const Stmt& s = *sp;
-      const bool docstring = index++ == 0 && s.kind == StmtKind::kExpr &&
-                             s.value->kind == ExprKind::kStr;
+      const bool docstring =
+          index++ == 0 && s.kind == StmtKind::kExpr && s.value->kind == ExprKind::kStr;
       if (docstring || s.kind == StmtKind::kPass) continue;
       if (returned) {
         sink_.error(ErrorKind::kKernelBody, s.loc, "statement after return",
@@ -458,8 +467,7 @@ class Checker {
     const bool kernel = is_kernel_name(fn);
     if (!kernel && !program_.helpers.count(fn)) return false;
     sink_.error(ErrorKind::kKernelBody, call.loc,
-                "kernel '" + k.name + "' calls " + (kernel ? "kernel" : "helper") + " '" + fn +
-                    "'",
+                "kernel '" + k.name + "' calls " + (kernel ? "kernel" : "helper") + " '" + fn + "'",
                 "kernels cannot call kernels or helpers; call both from model() and pass the "
                 "result in as a parameter");
     return true;
@@ -489,8 +497,7 @@ class Checker {
     t.name = name;
     t.loc = s.loc;
     if (s.value->items.size() > 1) {
-      sink_.error(ErrorKind::kType, s.value->loc,
-                  "allocations name their dims with keywords",
+      sink_.error(ErrorKind::kType, s.value->loc, "allocations name their dims with keywords",
                   "write Tensor(B=X.shape[0], N=W.shape[0])");
     }
     for (const ast::Keyword& kw : s.value->keywords) {
@@ -658,8 +665,8 @@ class Checker {
       Loop loop;
       loop.loc = cur->loc;
       if (cur->target->kind != ExprKind::kName) {
-        sink_.error(ErrorKind::kKernelBody, cur->target->loc,
-                    "a kernel loop binds one variable", "for i in Dim(\"N\"):");
+        sink_.error(ErrorKind::kKernelBody, cur->target->loc, "a kernel loop binds one variable",
+                    "for i in Dim(\"N\"):");
         ok = false;
       } else {
         loop.var = cur->target->text;
@@ -712,8 +719,8 @@ class Checker {
             }
           }
         sink_.error(ErrorKind::kImperfectNest, other ? other->loc : cur->body[1]->loc,
-                    "imperfect loop nest in kernel '" + k.name + "': the body of 'for " +
-                        loop.var + "' mixes a loop with other statements",
+                    "imperfect loop nest in kernel '" + k.name + "': the body of 'for " + loop.var +
+                        "' mixes a loop with other statements",
                     "every loop's body is exactly one loop, or only statements at the "
                     "innermost level; split it into separate nests over the same dims");
         return;
@@ -847,9 +854,8 @@ class Checker {
     const size_t rank = sub.items.size() - 1;
     if (rank != tensor.dims.size()) {
       sink_.error(ErrorKind::kShape, sub.loc,
-                  "'" + name + "' has " + std::to_string(tensor.dims.size()) +
-                      " dims (" + join(tensor.dims, ",") + ") but is indexed with " +
-                      std::to_string(rank),
+                  "'" + name + "' has " + std::to_string(tensor.dims.size()) + " dims (" +
+                      join(tensor.dims, ",") + ") but is indexed with " + std::to_string(rank),
                   "give one index per dim");
       return false;
     }
@@ -866,8 +872,9 @@ class Checker {
             "indices are affine in loop variables: c0*i + c1*j + c, with static "
             "coefficients (integers, int parameters, sizes)";
         if (why == "tensor") {
-          hint = "data-dependent indexing (X[idx[i]]) is done with gather(table, index, "
-                 "dim=...) in model()";
+          hint =
+              "data-dependent indexing (X[idx[i]]) is done with gather(table, index, "
+              "dim=...) in model()";
         }
         sink_.error(kind, sub.items[i]->loc,
                     "index '" + print_expr(*sub.items[i]) + "' of '" + name +
@@ -927,8 +934,8 @@ class Checker {
           out->terms = std::move(a.terms);
           for (auto& t : b.terms) {
             if (e.op == Op::kSub) {
-              t.coefficient = t.coefficient ? ast::make_unary(Op::kNeg, t.coefficient)
-                                            : ast::make_int(-1);
+              t.coefficient =
+                  t.coefficient ? ast::make_unary(Op::kNeg, t.coefficient) : ast::make_int(-1);
             }
             out->terms.push_back(std::move(t));
           }
@@ -969,8 +976,8 @@ class Checker {
           if (!to_affine(*e.items[0], ctx, &a, why)) return false;
           if (e.op == Op::kNeg) {
             for (auto& t : a.terms)
-              t.coefficient = t.coefficient ? ast::make_unary(Op::kNeg, t.coefficient)
-                                            : ast::make_int(-1);
+              t.coefficient =
+                  t.coefficient ? ast::make_unary(Op::kNeg, t.coefficient) : ast::make_int(-1);
             if (a.constant) a.constant = ast::make_unary(Op::kNeg, a.constant);
           }
           *out = std::move(a);
@@ -978,7 +985,8 @@ class Checker {
         }
         break;
       case ExprKind::kSubscript:
-        if (e.items[0]->kind == ExprKind::kName && ctx->kernel->find_tensor(e.items[0]->text) >= 0) {
+        if (e.items[0]->kind == ExprKind::kName &&
+            ctx->kernel->find_tensor(e.items[0]->text) >= 0) {
           *why = "tensor";
           return false;
         }
@@ -1023,8 +1031,9 @@ class Checker {
           std::string why;
           if (!to_affine(*item, ctx, &a, &why)) {
             sink_.error(ErrorKind::kNonAffine, item->loc,
-                        "condition '" + print_expr(*item) + "' is not affine in the loop "
-                        "variables",
+                        "condition '" + print_expr(*item) +
+                            "' is not affine in the loop "
+                            "variables",
                         "guards compare affine expressions, e.g. 0 <= p*2 + r - 1 < size(\"H\")");
           }
         }
@@ -1092,8 +1101,8 @@ class Checker {
         }
         if (base.kind == ExprKind::kCall && report_nested_call(base, k)) return;
         if (base.kind != ExprKind::kName) {
-          sink_.error(ErrorKind::kKernelBody, e.loc, "unsupported subscript '" +
-                                                         print_expr(e) + "'");
+          sink_.error(ErrorKind::kKernelBody, e.loc,
+                      "unsupported subscript '" + print_expr(e) + "'");
           return;
         }
         Access a;
@@ -1105,13 +1114,22 @@ class Checker {
         check_value(*e.items[1], ctx, u, in_condition);
         switch (e.op) {
           case Op::kAdd:
-          case Op::kSub: ++u->flops.add; break;
-          case Op::kMul: ++u->flops.mul; break;
+          case Op::kSub:
+            ++u->flops.add;
+            break;
+          case Op::kMul:
+            ++u->flops.mul;
+            break;
           case Op::kDiv:
           case Op::kFloorDiv:
-          case Op::kMod: ++u->flops.div; break;
-          case Op::kPow: ++u->flops.transcendental; break;
-          default: break;
+          case Op::kMod:
+            ++u->flops.div;
+            break;
+          case Op::kPow:
+            ++u->flops.transcendental;
+            break;
+          default:
+            break;
         }
         return;
       case ExprKind::kUnary:
@@ -1156,8 +1174,10 @@ class Checker {
         switch (it->second) {
           case FnClass::kSelect:
             if (nargs != 3) {
-              sink_.error(ErrorKind::kCallArity, e.loc, "select takes 3 arguments (cond, a, b), "
-                                                        "got " + std::to_string(nargs));
+              sink_.error(ErrorKind::kCallArity, e.loc,
+                          "select takes 3 arguments (cond, a, b), "
+                          "got " +
+                              std::to_string(nargs));
               return;
             }
             check_value(*e.items[1], ctx, u, /*in_condition=*/true);
@@ -1204,8 +1224,7 @@ class Checker {
             ++u->flops.other;
             break;
         }
-        for (size_t i = 1; i < e.items.size(); ++i)
-          check_value(*e.items[i], ctx, u, in_condition);
+        for (size_t i = 1; i < e.items.size(); ++i) check_value(*e.items[i], ctx, u, in_condition);
         return;
       }
       default:
@@ -1231,8 +1250,8 @@ class Checker {
         std::vector<bool> indexes_target(nest.loops.size(), false);
         for (const auto& idx : u->target.index)
           for (const auto& t : idx.terms) indexes_target[static_cast<size_t>(t.loop)] = true;
-        const bool has_reduction = std::find(indexes_target.begin(), indexes_target.end(),
-                                             false) != indexes_target.end();
+        const bool has_reduction =
+            std::find(indexes_target.begin(), indexes_target.end(), false) != indexes_target.end();
         std::vector<const Expr*> factors;
         product_factors(*u->value, &factors);
         std::vector<int> tensor_factors;
@@ -1266,10 +1285,15 @@ class Checker {
         }
         return;
       }
-      case UpdateKind::kMul: ++u->flops.mul; return;
+      case UpdateKind::kMul:
+        ++u->flops.mul;
+        return;
       case UpdateKind::kMax:
-      case UpdateKind::kMin: ++u->flops.compare; return;
-      case UpdateKind::kAssign: return;
+      case UpdateKind::kMin:
+        ++u->flops.compare;
+        return;
+      case UpdateKind::kAssign:
+        return;
     }
   }
 
@@ -1356,11 +1380,20 @@ class Checker {
       }
       if (nest->reduce == ReduceOp::kNone) {
         switch (u.kind) {
-          case UpdateKind::kAdd: nest->reduce = ReduceOp::kAdd; break;
-          case UpdateKind::kMul: nest->reduce = ReduceOp::kMul; break;
-          case UpdateKind::kMax: nest->reduce = ReduceOp::kMax; break;
-          case UpdateKind::kMin: nest->reduce = ReduceOp::kMin; break;
-          case UpdateKind::kAssign: break;
+          case UpdateKind::kAdd:
+            nest->reduce = ReduceOp::kAdd;
+            break;
+          case UpdateKind::kMul:
+            nest->reduce = ReduceOp::kMul;
+            break;
+          case UpdateKind::kMax:
+            nest->reduce = ReduceOp::kMax;
+            break;
+          case UpdateKind::kMin:
+            nest->reduce = ReduceOp::kMin;
+            break;
+          case UpdateKind::kAssign:
+            break;
         }
       }
       bodies.push_back(print_expr(*u.value));
@@ -1433,8 +1466,9 @@ class Checker {
       if (!parse_tensor_annotation(*p.annotation, &ann, Role::kInput)) {
         if (!p.default_value) {
           sink_.error(ErrorKind::kType, p.annotation->loc,
-                      "model() parameter '" + p.name + "' must be a Tensor(...) or have a "
-                      "default value");
+                      "model() parameter '" + p.name +
+                          "' must be a Tensor(...) or have a "
+                          "default value");
         }
       } else if (ann.role != Role::kInput && ann.role != Role::kWeight) {
         sink_.error(ErrorKind::kType, p.annotation->loc,
@@ -1453,7 +1487,8 @@ class Checker {
         for (const auto& item : t.items) bind(*item);
     };
     for (const auto& s : body) {
-      if ((s->kind == StmtKind::kAssign || s->kind == StmtKind::kFor) && s->target) bind(*s->target);
+      if ((s->kind == StmtKind::kAssign || s->kind == StmtKind::kFor) && s->target)
+        bind(*s->target);
       collect_assigned(s->body, scope);
       collect_assigned(s->orelse, scope);
     }
@@ -1475,8 +1510,7 @@ class Checker {
       case StmtKind::kFor: {
         const Expr& it = *s.value;
         if (callee(it) == "Dim") {
-          sink_.error(ErrorKind::kUnsupported, it.loc,
-                      "Dim loops belong in @kernel functions",
+          sink_.error(ErrorKind::kUnsupported, it.loc, "Dim loops belong in @kernel functions",
                       "in " + scope.fn + "() loop with for i in range(N) over a static N");
           return;
         }
@@ -1485,8 +1519,7 @@ class Checker {
       }
       case StmtKind::kAugAssign:
         if (s.target->kind != ExprKind::kName) {
-          sink_.error(ErrorKind::kUnsupported, s.loc,
-                      "element updates belong in @kernel functions",
+          sink_.error(ErrorKind::kUnsupported, s.loc, "element updates belong in @kernel functions",
                       "in " + scope.fn + "() rebind whole values: x = x + 1");
           return;
         }
@@ -1523,8 +1556,7 @@ class Checker {
     if (e.kind == ExprKind::kCall) {
       const Expr& fn = *e.items[0];
       if (fn.kind != ExprKind::kName) {
-        sink_.error(ErrorKind::kUnknownBuiltin, fn.loc,
-                    "cannot call '" + print_expr(fn) + "'",
+        sink_.error(ErrorKind::kUnknownBuiltin, fn.loc, "cannot call '" + print_expr(fn) + "'",
                     "call kernels, helpers and builtins by name");
       } else if (!is_kernel_name(fn.text) && !program_.helpers.count(fn.text) &&
                  !graph_builtins().count(fn.text) && !python_builtins().count(fn.text)) {
@@ -1571,8 +1603,7 @@ class Checker {
           auto start = std::find(stack.begin(), stack.end(), callee_name);
           for (auto it = start; it != stack.end(); ++it) path += *it + " -> ";
           path += callee_name;
-          sink_.error(ErrorKind::kRecursion, loc,
-                      "recursive call: " + path,
+          sink_.error(ErrorKind::kRecursion, loc, "recursive call: " + path,
                       "the composition layer is unrolled statically; recursion has no static "
                       "depth — use for i in range(N)");
         } else if (state[callee_name] == 0) {

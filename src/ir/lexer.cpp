@@ -8,15 +8,24 @@ namespace solar::detail {
 
 const char* tok_name(Tok kind) {
   switch (kind) {
-    case Tok::kName: return "name";
-    case Tok::kInt: return "integer";
-    case Tok::kFloat: return "number";
-    case Tok::kString: return "string";
-    case Tok::kOp: return "operator";
-    case Tok::kNewline: return "end of line";
-    case Tok::kIndent: return "indent";
-    case Tok::kDedent: return "dedent";
-    case Tok::kEof: return "end of file";
+    case Tok::kName:
+      return "name";
+    case Tok::kInt:
+      return "integer";
+    case Tok::kFloat:
+      return "number";
+    case Tok::kString:
+      return "string";
+    case Tok::kOp:
+      return "operator";
+    case Tok::kNewline:
+      return "end of line";
+    case Tok::kIndent:
+      return "indent";
+    case Tok::kDedent:
+      return "dedent";
+    case Tok::kEof:
+      return "end of file";
   }
   return "token";
 }
@@ -25,9 +34,9 @@ namespace {
 
 // Operators longest first so that "**" wins over "*".
 constexpr std::string_view kOps[] = {
-    "**=", "//=", "->", "**", "//", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "%=",
-    "(",   ")",   "[",  "]",  "{",  "}",  ",",  ":",  ".",  ";",  "@",  "=",  "+",  "-",
-    "*",   "/",   "%",  "<",  ">",  "~",  "&",  "|",  "^",
+    "**=", "//=", "->", "**", "//", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=",
+    "%=",  "(",   ")",  "[",  "]",  "{",  "}",  ",",  ":",  ".",  ";",  "@",  "=",
+    "+",   "-",   "*",  "/",  "%",  "<",  ">",  "~",  "&",  "|",  "^",
 };
 
 class Lexer {
@@ -235,13 +244,27 @@ class Lexer {
         advance();
         char e = src_[pos_];
         switch (e) {
-          case 'n': value += '\n'; break;
-          case 't': value += '\t'; break;
-          case '\\': value += '\\'; break;
-          case '\'': value += '\''; break;
-          case '"': value += '"'; break;
-          case '\n': break;
-          default: value += '\\'; value += e; break;
+          case 'n':
+            value += '\n';
+            break;
+          case 't':
+            value += '\t';
+            break;
+          case '\\':
+            value += '\\';
+            break;
+          case '\'':
+            value += '\'';
+            break;
+          case '"':
+            value += '"';
+            break;
+          case '\n':
+            break;
+          default:
+            value += '\\';
+            value += e;
+            break;
         }
         advance();
         continue;

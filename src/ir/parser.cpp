@@ -2,8 +2,8 @@
 #include "solar/ir/parser.h"
 
 #include <charconv>
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <unordered_set>
@@ -24,10 +24,10 @@ using detail::Tok;
 using detail::Token;
 
 const std::unordered_set<std::string_view> kReserved = {
-    "def",    "for",      "in",    "if",     "elif",  "else",  "while", "return", "pass",
-    "import", "from",     "as",    "and",    "or",    "not",   "lambda", "class", "with",
-    "try",    "except",   "finally", "raise", "yield", "global", "nonlocal", "del", "assert",
-    "break",  "continue", "is",    "async",  "await",
+    "def",      "for",    "in",     "if",     "elif",     "else",  "while", "return",
+    "pass",     "import", "from",   "as",     "and",      "or",    "not",   "lambda",
+    "class",    "with",   "try",    "except", "finally",  "raise", "yield", "global",
+    "nonlocal", "del",    "assert", "break",  "continue", "is",    "async", "await",
 };
 
 class Parser {
@@ -72,11 +72,16 @@ class Parser {
   }
   std::string describe(const Token& t) const {
     switch (t.kind) {
-      case Tok::kNewline: return "end of line";
-      case Tok::kEof: return "end of file";
-      case Tok::kIndent: return "an indented block";
-      case Tok::kDedent: return "the end of a block";
-      default: return "'" + std::string(t.text) + "'";
+      case Tok::kNewline:
+        return "end of line";
+      case Tok::kEof:
+        return "end of file";
+      case Tok::kIndent:
+        return "an indented block";
+      case Tok::kDedent:
+        return "the end of a block";
+      default:
+        return "'" + std::string(t.text) + "'";
     }
   }
   [[noreturn]] void fail(Loc loc, std::string msg, std::string hint = "") const {
@@ -92,8 +97,8 @@ class Parser {
     explicit DepthGuard(Parser& parser) : p(parser) {
       if (++p.depth_ > kMaxDepth) {
         p.fail(p.peek().loc,
-               "expression or block nested too deeply (more than " +
-                   std::to_string(kMaxDepth) + " levels)",
+               "expression or block nested too deeply (more than " + std::to_string(kMaxDepth) +
+                   " levels)",
                "split it into several statements");
       }
     }
@@ -184,9 +189,9 @@ class Parser {
       }
       if (t.text == "import" || t.text == "from") return parse_import();
       if (t.text == "break" || t.text == "continue") {
-        unsupported(t.loc, "'" + std::string(t.text) + "' is not supported",
-                    "loops in the IR have static trip counts; restructure without " +
-                        std::string(t.text));
+        unsupported(
+            t.loc, "'" + std::string(t.text) + "' is not supported",
+            "loops in the IR have static trip counts; restructure without " + std::string(t.text));
       }
       if (t.text == "elif" || t.text == "else") {
         fail(t.loc, "'" + std::string(t.text) + "' without a matching 'if'");
@@ -209,7 +214,7 @@ class Parser {
       return s;
     }
     static const std::pair<std::string_view, Op> kAug[] = {
-        {"+=", Op::kAdd}, {"-=", Op::kSub},      {"*=", Op::kMul}, {"/=", Op::kDiv},
+        {"+=", Op::kAdd},       {"-=", Op::kSub}, {"*=", Op::kMul},  {"/=", Op::kDiv},
         {"//=", Op::kFloorDiv}, {"%=", Op::kMod}, {"**=", Op::kPow},
     };
     for (const auto& [text, op] : kAug) {
@@ -396,16 +401,18 @@ class Parser {
 
   ExprPtr parse_expr() {
     DepthGuard guard(*this);
-    if (at_kw("lambda")) unsupported(peek().loc, "lambda is not supported", "define a helper function");
+    if (at_kw("lambda"))
+      unsupported(peek().loc, "lambda is not supported", "define a helper function");
     ExprPtr e = parse_or();
     if (e->depth > kMaxTreeDepth) {
-      fail(e->loc, "expression is too deep (" + std::to_string(e->depth) + " levels; the limit is " +
-                       std::to_string(kMaxTreeDepth) + ")",
+      fail(e->loc,
+           "expression is too deep (" + std::to_string(e->depth) + " levels; the limit is " +
+               std::to_string(kMaxTreeDepth) + ")",
            "split it into several statements");
     }
     if (at_kw("if")) {
       unsupported(peek().loc, "conditional expressions 'a if c else b' are not supported",
-           "use select(c, a, b) inside kernels, or an if statement in model()");
+                  "use select(c, a, b) inside kernels, or an if statement in model()");
     }
     return e;
   }
@@ -453,7 +460,7 @@ class Parser {
 
   bool at_compare(Op* op) {
     static const std::pair<std::string_view, Op> kCmp[] = {
-        {"<", Op::kLt}, {"<=", Op::kLe}, {">", Op::kGt},
+        {"<", Op::kLt},  {"<=", Op::kLe}, {">", Op::kGt},
         {">=", Op::kGe}, {"==", Op::kEq}, {"!=", Op::kNe},
     };
     if (peek().kind != Tok::kOp) {
@@ -559,7 +566,8 @@ class Parser {
         call->loc = e->loc;
         call->items.push_back(e);
         while (!at_op(")")) {
-          if (at_op("*") || at_op("**")) unsupported(peek().loc, "argument unpacking is not supported");
+          if (at_op("*") || at_op("**"))
+            unsupported(peek().loc, "argument unpacking is not supported");
           if (peek().kind == Tok::kName && peek(1).kind == Tok::kOp && peek(1).text == "=" &&
               !kReserved.count(peek().text)) {
             ast::Keyword kw;
@@ -769,6 +777,8 @@ ast::Module parse_source(const std::string& text, const std::string& file) {
   return Parser(detail::tokenize(text, file), file).parse_module();
 }
 
-ast::Module parse_file(const std::string& path) { return parse_source(read_source_file(path), path); }
+ast::Module parse_file(const std::string& path) {
+  return parse_source(read_source_file(path), path);
+}
 
 }  // namespace solar

@@ -17,27 +17,43 @@ using ast::StmtKind;
 
 // Binding strength (higher binds tighter).
 enum Prec : int {
-  kPrecTuple = 0, kPrecOr = 1, kPrecAnd = 2, kPrecNot = 3, kPrecCmp = 4, kPrecArith = 5,
-  kPrecTerm = 6, kPrecUnary = 7, kPrecPow = 8, kPrecPostfix = 9, kPrecAtom = 10,
+  kPrecTuple = 0,
+  kPrecOr = 1,
+  kPrecAnd = 2,
+  kPrecNot = 3,
+  kPrecCmp = 4,
+  kPrecArith = 5,
+  kPrecTerm = 6,
+  kPrecUnary = 7,
+  kPrecPow = 8,
+  kPrecPostfix = 9,
+  kPrecAtom = 10,
 };
 
 int prec_of(const Expr& e) {
   switch (e.kind) {
-    case ExprKind::kBoolOp: return e.op == Op::kOr ? kPrecOr : kPrecAnd;
-    case ExprKind::kUnary: return e.op == Op::kNot ? kPrecNot : kPrecUnary;
-    case ExprKind::kCompare: return kPrecCmp;
+    case ExprKind::kBoolOp:
+      return e.op == Op::kOr ? kPrecOr : kPrecAnd;
+    case ExprKind::kUnary:
+      return e.op == Op::kNot ? kPrecNot : kPrecUnary;
+    case ExprKind::kCompare:
+      return kPrecCmp;
     case ExprKind::kBinary:
       switch (e.op) {
         case Op::kAdd:
-        case Op::kSub: return kPrecArith;
-        case Op::kPow: return kPrecPow;
-        default: return kPrecTerm;
+        case Op::kSub:
+          return kPrecArith;
+        case Op::kPow:
+          return kPrecPow;
+        default:
+          return kPrecTerm;
       }
     case ExprKind::kInt:
       return e.int_value < 0 ? kPrecUnary : kPrecAtom;
     case ExprKind::kFloat:
       return e.float_value < 0 || std::signbit(e.float_value) ? kPrecUnary : kPrecAtom;
-    default: return kPrecAtom;
+    default:
+      return kPrecAtom;
   }
 }
 
@@ -45,11 +61,20 @@ std::string quote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default: out += c;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out += c;
     }
   }
   return out + "\"";
@@ -81,10 +106,18 @@ void print(std::ostream& os, const Expr& e, int min_prec) {
   const bool paren = p < min_prec;
   if (paren) os << "(";
   switch (e.kind) {
-    case ExprKind::kInt: os << e.int_value; break;
-    case ExprKind::kFloat: os << format_float(e.float_value); break;
-    case ExprKind::kStr: os << quote(e.text); break;
-    case ExprKind::kName: os << e.text; break;
+    case ExprKind::kInt:
+      os << e.int_value;
+      break;
+    case ExprKind::kFloat:
+      os << format_float(e.float_value);
+      break;
+    case ExprKind::kStr:
+      os << quote(e.text);
+      break;
+    case ExprKind::kName:
+      os << e.text;
+      break;
     case ExprKind::kAttribute:
       print(os, *e.items[0], kPrecPostfix);
       os << "." << e.text;

@@ -29,9 +29,12 @@ using ast::Op;
 Scalar arith(const StaticEnv& env, const Expr& e, Op op, Scalar a, Scalar b) {
   if (a.is_int && b.is_int) {
     switch (op) {
-      case Op::kAdd: return Scalar::of_int(a.i + b.i);
-      case Op::kSub: return Scalar::of_int(a.i - b.i);
-      case Op::kMul: return Scalar::of_int(a.i * b.i);
+      case Op::kAdd:
+        return Scalar::of_int(a.i + b.i);
+      case Op::kSub:
+        return Scalar::of_int(a.i - b.i);
+      case Op::kMul:
+        return Scalar::of_int(a.i * b.i);
       case Op::kFloorDiv:
       case Op::kMod:
         if (b.i == 0) fail(env, e, "division by zero in '" + print_expr(e) + "'");
@@ -49,29 +52,43 @@ Scalar arith(const StaticEnv& env, const Expr& e, Op op, Scalar a, Scalar b) {
   }
   double x = a.as_double(), y = b.as_double();
   switch (op) {
-    case Op::kAdd: return Scalar::of_float(x + y);
-    case Op::kSub: return Scalar::of_float(x - y);
-    case Op::kMul: return Scalar::of_float(x * y);
+    case Op::kAdd:
+      return Scalar::of_float(x + y);
+    case Op::kSub:
+      return Scalar::of_float(x - y);
+    case Op::kMul:
+      return Scalar::of_float(x * y);
     case Op::kDiv:
       if (y == 0) fail(env, e, "division by zero in '" + print_expr(e) + "'");
       return Scalar::of_float(x / y);
-    case Op::kFloorDiv: return Scalar::of_float(std::floor(x / y));
-    case Op::kMod: return Scalar::of_float(x - std::floor(x / y) * y);
-    case Op::kPow: return Scalar::of_float(std::pow(x, y));
-    default: break;
+    case Op::kFloorDiv:
+      return Scalar::of_float(std::floor(x / y));
+    case Op::kMod:
+      return Scalar::of_float(x - std::floor(x / y) * y);
+    case Op::kPow:
+      return Scalar::of_float(std::pow(x, y));
+    default:
+      break;
   }
   fail(env, e, "unsupported operator in static expression");
 }
 
 bool compare(Op op, double a, double b) {
   switch (op) {
-    case Op::kLt: return a < b;
-    case Op::kLe: return a <= b;
-    case Op::kGt: return a > b;
-    case Op::kGe: return a >= b;
-    case Op::kEq: return a == b;
-    case Op::kNe: return a != b;
-    default: return false;
+    case Op::kLt:
+      return a < b;
+    case Op::kLe:
+      return a <= b;
+    case Op::kGt:
+      return a > b;
+    case Op::kGe:
+      return a >= b;
+    case Op::kEq:
+      return a == b;
+    case Op::kNe:
+      return a != b;
+    default:
+      return false;
   }
 }
 
@@ -89,8 +106,10 @@ int64_t dim_size(const StaticEnv& env, const Expr& e, const std::string& dim) {
 
 Scalar eval_static(const Expr& e, const StaticEnv& env) {
   switch (e.kind) {
-    case ExprKind::kInt: return Scalar::of_int(e.int_value);
-    case ExprKind::kFloat: return Scalar::of_float(e.float_value);
+    case ExprKind::kInt:
+      return Scalar::of_int(e.int_value);
+    case ExprKind::kFloat:
+      return Scalar::of_float(e.float_value);
     case ExprKind::kName: {
       if (e.text == "inf") return Scalar::of_float(std::numeric_limits<double>::infinity());
       if (e.text == "True") return Scalar::of_int(1);
@@ -174,8 +193,9 @@ Scalar eval_static(const Expr& e, const StaticEnv& env) {
           const int64_t rank = static_cast<int64_t>(shape.size());
           if (i < 0) i += rank;
           if (i < 0 || i >= rank) {
-            fail(env, e, "shape index out of range: '" + base.items[0]->text + "' has " +
-                             std::to_string(rank) + " dims");
+            fail(env, e,
+                 "shape index out of range: '" + base.items[0]->text + "' has " +
+                     std::to_string(rank) + " dims");
           }
           return Scalar::of_int(shape[static_cast<size_t>(i)]);
         }

@@ -131,7 +131,8 @@ int64_t fused_bytes(const Graph& graph) {
     }
   }
   int64_t total = 0;
-  for (const auto& [tensor, bytes] : read) total += std::min(bytes, graph.tensors.at(tensor).bytes());
+  for (const auto& [tensor, bytes] : read)
+    total += std::min(bytes, graph.tensors.at(tensor).bytes());
   std::vector<TensorId> outputs = graph.outputs;
   std::sort(outputs.begin(), outputs.end());
   outputs.erase(std::unique(outputs.begin(), outputs.end()), outputs.end());

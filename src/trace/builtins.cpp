@@ -39,9 +39,9 @@ class Builtin {
   TensorId tensor(size_t i, const std::string& key) const {
     const Value& v = need(i, key);
     if (v.kind != Value::Kind::kTensor) {
-      ctx_.fail(ErrorKind::kType, loc_,
-                name_ + "(): argument '" + key + "' must be a tensor, got " +
-                    value_kind_name(v.kind));
+      ctx_.fail(
+          ErrorKind::kType, loc_,
+          name_ + "(): argument '" + key + "' must be a tensor, got " + value_kind_name(v.kind));
     }
     return v.tensor;
   }
@@ -132,7 +132,8 @@ class Builtin {
         shape[i] = v->i;
       } else if (like) {
         auto it = std::find(like->dims.begin(), like->dims.end(), dims[i]);
-        if (it != like->dims.end()) shape[i] = like->shape[static_cast<size_t>(it - like->dims.begin())];
+        if (it != like->dims.end())
+          shape[i] = like->shape[static_cast<size_t>(it - like->dims.begin())];
       }
     }
     const auto unknown = std::count(shape.begin(), shape.end(), -1);
@@ -197,7 +198,8 @@ class Builtin {
   std::vector<TensorId> tensor_list(size_t i, const std::string& key) const {
     const Value& v = need(i, key);
     if (!v.is_seq() || v.items.empty()) {
-      ctx_.fail(ErrorKind::kType, loc_, name_ + "(): '" + key + "' must be a non-empty list of tensors");
+      ctx_.fail(ErrorKind::kType, loc_,
+                name_ + "(): '" + key + "' must be a non-empty list of tensors");
     }
     std::vector<TensorId> out;
     for (const Value& item : v.items) {
@@ -236,9 +238,8 @@ class Builtin {
       std::string s;
       for (size_t i = 0; i < dims.size(); ++i)
         s += (i ? ", " : "") + dims[i] + "=" + std::to_string(shape[i]);
-      fail("cannot reshape '" + t.name + "' " + dims_text(t) + " (" +
-           std::to_string(t.elements()) + " elements) to (" + s + ") (" + std::to_string(n) +
-           " elements)");
+      fail("cannot reshape '" + t.name + "' " + dims_text(t) + " (" + std::to_string(t.elements()) +
+           " elements) to (" + s + ") (" + std::to_string(n) + " elements)");
     }
     return finish({x}, {0}, {{dims, shape}}, t.dtype, /*is_view=*/true, t.sparsity);
   }
@@ -324,7 +325,8 @@ class Builtin {
     std::vector<int64_t> parts;
     if (sizes.kind == Value::Kind::kInt) {
       if (sizes.i <= 0) fail("chunk size must be positive");
-      for (int64_t s = 0; s < t.shape[a]; s += sizes.i) parts.push_back(std::min(sizes.i, t.shape[a] - s));
+      for (int64_t s = 0; s < t.shape[a]; s += sizes.i)
+        parts.push_back(std::min(sizes.i, t.shape[a] - s));
     } else if (sizes.is_seq()) {
       for (const Value& v : sizes.items) {
         if (v.kind != Value::Kind::kInt || v.i <= 0) fail("sizes must be positive integers");
@@ -410,11 +412,12 @@ class Builtin {
     }
     auto shape = sizes_for(dims, &t, false, 0);
     for (size_t i = 0; i < t.dims.size(); ++i) {
-      const size_t j = static_cast<size_t>(std::find(dims.begin(), dims.end(), t.dims[i]) -
-                                           dims.begin());
+      const size_t j =
+          static_cast<size_t>(std::find(dims.begin(), dims.end(), t.dims[i]) - dims.begin());
       if (t.shape[i] != 1 && shape[j] != t.shape[i]) {
         fail("cannot broadcast dim '" + t.dims[i] + "' of size " + std::to_string(t.shape[i]) +
-             " to " + std::to_string(shape[j]), "only size-1 and new dims expand");
+                 " to " + std::to_string(shape[j]),
+             "only size-1 and new dims expand");
       }
     }
     return finish({x}, {0}, {{dims, shape}}, t.dtype, true, t.sparsity);

@@ -49,7 +49,6 @@ class TraceContext {
 };
 
 // Data-movement builtins (builtins.cpp).
-Value call_graph_builtin(TraceContext& ctx, const std::string& name, const CallArgs& args,
-                         Loc loc);
+Value call_graph_builtin(TraceContext& ctx, const std::string& name, const CallArgs& args, Loc loc);
 
 }  // namespace solar::detail

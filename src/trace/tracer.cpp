@@ -100,8 +100,8 @@ class Tracer {
 
  private:
   static bool callee_is(const Expr& e, const char* name) {
-    return e.kind == ExprKind::kCall && (e.items[0]->kind == ExprKind::kName ||
-                                         e.items[0]->kind == ExprKind::kAttribute) &&
+    return e.kind == ExprKind::kCall &&
+           (e.items[0]->kind == ExprKind::kName || e.items[0]->kind == ExprKind::kAttribute) &&
            e.items[0]->text == name;
   }
 
@@ -160,8 +160,8 @@ class Tracer {
       start = comma + 1;
     }
     for (const auto& d : t.dims) {
-      auto it = std::find_if(dims_.begin(), dims_.end(),
-                             [&](const auto& x) { return x.first == d; });
+      auto it =
+          std::find_if(dims_.begin(), dims_.end(), [&](const auto& x) { return x.first == d; });
       if (it == dims_.end()) {
         ctx_.fail(ErrorKind::kUnknownDim, ann.loc,
                   "dim '" + d + "' of model() parameter '" + p.name + "' has no size",
@@ -257,12 +257,17 @@ class Tracer {
 
   bool truthy(const Value& v, Loc loc) const {
     switch (v.kind) {
-      case Value::Kind::kNone: return false;
-      case Value::Kind::kInt: return v.i != 0;
-      case Value::Kind::kFloat: return v.f != 0.0;
-      case Value::Kind::kStr: return !v.s.empty();
+      case Value::Kind::kNone:
+        return false;
+      case Value::Kind::kInt:
+        return v.i != 0;
+      case Value::Kind::kFloat:
+        return v.f != 0.0;
+      case Value::Kind::kStr:
+        return !v.s.empty();
       case Value::Kind::kTuple:
-      case Value::Kind::kList: return !v.items.empty();
+      case Value::Kind::kList:
+        return !v.items.empty();
       case Value::Kind::kTensor:
         ctx_.fail(ErrorKind::kDataDependent, loc, "truth value of a tensor is data-dependent");
     }
@@ -291,10 +296,14 @@ class Tracer {
   // ------------------------------------------------------------------ expressions
   Value eval(const Expr& e, Frame& frame) {
     switch (e.kind) {
-      case ExprKind::kInt: return Value::of_int(e.int_value);
-      case ExprKind::kFloat: return Value::of_float(e.float_value);
-      case ExprKind::kStr: return Value::of_str(e.text);
-      case ExprKind::kName: return lookup(e, frame);
+      case ExprKind::kInt:
+        return Value::of_int(e.int_value);
+      case ExprKind::kFloat:
+        return Value::of_float(e.float_value);
+      case ExprKind::kStr:
+        return Value::of_str(e.text);
+      case ExprKind::kName:
+        return lookup(e, frame);
       case ExprKind::kTuple:
       case ExprKind::kList: {
         std::vector<Value> items;
@@ -361,8 +370,8 @@ class Tracer {
         if (e.op == Op::kNot) return Value::of_int(truthy(v, e.loc) ? 0 : 1);
         if (v.kind == Value::Kind::kTensor) tensor_arith(e.loc);
         if (!v.is_number()) ctx_.fail(ErrorKind::kType, e.loc, "unary minus of a non-number");
-        if (e.op == Op::kNeg) return v.kind == Value::Kind::kInt ? Value::of_int(-v.i)
-                                                                 : Value::of_float(-v.f);
+        if (e.op == Op::kNeg)
+          return v.kind == Value::Kind::kInt ? Value::of_int(-v.i) : Value::of_float(-v.f);
         return v;
       }
       case ExprKind::kCompare: {
@@ -431,9 +440,12 @@ class Tracer {
     }
     if (a.kind == Value::Kind::kInt && b.kind == Value::Kind::kInt && op != Op::kDiv) {
       switch (op) {
-        case Op::kAdd: return Value::of_int(a.i + b.i);
-        case Op::kSub: return Value::of_int(a.i - b.i);
-        case Op::kMul: return Value::of_int(a.i * b.i);
+        case Op::kAdd:
+          return Value::of_int(a.i + b.i);
+        case Op::kSub:
+          return Value::of_int(a.i - b.i);
+        case Op::kMul:
+          return Value::of_int(a.i * b.i);
         case Op::kFloorDiv:
         case Op::kMod:
           if (b.i == 0) ctx_.fail(ErrorKind::kType, loc, "integer division by zero");
@@ -451,16 +463,23 @@ class Tracer {
     }
     const double x = a.as_double(), y = b.as_double();
     switch (op) {
-      case Op::kAdd: return Value::of_float(x + y);
-      case Op::kSub: return Value::of_float(x - y);
-      case Op::kMul: return Value::of_float(x * y);
+      case Op::kAdd:
+        return Value::of_float(x + y);
+      case Op::kSub:
+        return Value::of_float(x - y);
+      case Op::kMul:
+        return Value::of_float(x * y);
       case Op::kDiv:
         if (y == 0) ctx_.fail(ErrorKind::kType, loc, "division by zero");
         return Value::of_float(x / y);
-      case Op::kFloorDiv: return Value::of_float(std::floor(x / y));
-      case Op::kMod: return Value::of_float(x - std::floor(x / y) * y);
-      case Op::kPow: return Value::of_float(std::pow(x, y));
-      default: break;
+      case Op::kFloorDiv:
+        return Value::of_float(std::floor(x / y));
+      case Op::kMod:
+        return Value::of_float(x - std::floor(x / y) * y);
+      case Op::kPow:
+        return Value::of_float(std::pow(x, y));
+      default:
+        break;
     }
     ctx_.fail(ErrorKind::kType, loc, "unsupported operator");
   }
@@ -479,13 +498,20 @@ class Tracer {
     }
     const double x = a.as_double(), y = b.as_double();
     switch (op) {
-      case Op::kLt: return x < y;
-      case Op::kLe: return x <= y;
-      case Op::kGt: return x > y;
-      case Op::kGe: return x >= y;
-      case Op::kEq: return x == y;
-      case Op::kNe: return x != y;
-      default: return false;
+      case Op::kLt:
+        return x < y;
+      case Op::kLe:
+        return x <= y;
+      case Op::kGt:
+        return x > y;
+      case Op::kGe:
+        return x >= y;
+      case Op::kEq:
+        return x == y;
+      case Op::kNe:
+        return x != y;
+      default:
+        return false;
     }
   }
 
@@ -512,8 +538,8 @@ class Tracer {
       if (args.positional.size() != 1 || !args.positional[0].is_number())
         ctx_.fail(ErrorKind::kType, e.loc, fn + "() takes one number");
       const Value& v = args.positional[0];
-      if (fn == "int") return Value::of_int(v.kind == Value::Kind::kInt ? v.i
-                                                                          : static_cast<int64_t>(v.f));
+      if (fn == "int")
+        return Value::of_int(v.kind == Value::Kind::kInt ? v.i : static_cast<int64_t>(v.f));
       if (fn == "float") return Value::of_float(v.as_double());
       return v.kind == Value::Kind::kInt ? Value::of_int(std::llabs(v.i))
                                          : Value::of_float(std::fabs(v.f));
@@ -568,9 +594,9 @@ class Tracer {
 
   // Matches arguments to parameters: positional first, then keywords, then defaults.
   template <typename ParamName>
-  std::vector<const Value*> match_args(const std::string& fn, size_t nparams,
-                                       ParamName param_name, const CallArgs& args,
-                                       std::vector<bool> has_default, Loc loc) const {
+  std::vector<const Value*> match_args(const std::string& fn, size_t nparams, ParamName param_name,
+                                       const CallArgs& args, std::vector<bool> has_default,
+                                       Loc loc) const {
     std::vector<const Value*> out(nparams, nullptr);
     auto signature = [&] {
       std::string s = fn + "(";
@@ -608,13 +634,14 @@ class Tracer {
 
   Value call_helper(const Stmt& def, const CallArgs& args, Loc loc) {
     if (++depth_ > kMaxCallDepth) {
-      ctx_.fail(ErrorKind::kRecursion, loc, "helper calls nest deeper than " +
-                                                std::to_string(kMaxCallDepth));
+      ctx_.fail(ErrorKind::kRecursion, loc,
+                "helper calls nest deeper than " + std::to_string(kMaxCallDepth));
     }
     std::vector<bool> has_default;
     for (const auto& p : def.params) has_default.push_back(p.default_value != nullptr);
-    auto matched = match_args(def.name, def.params.size(),
-                              [&](size_t i) { return def.params[i].name; }, args, has_default, loc);
+    auto matched = match_args(
+        def.name, def.params.size(), [&](size_t i) { return def.params[i].name; }, args,
+        has_default, loc);
     Frame frame;
     frame.fn = def.name;
     for (size_t i = 0; i < def.params.size(); ++i) {
@@ -629,8 +656,9 @@ class Tracer {
   Value call_kernel(const Kernel& k, const CallArgs& args, Loc loc) {
     std::vector<bool> has_default;
     for (const auto& p : k.params) has_default.push_back(p.default_value != nullptr);
-    auto matched = match_args(k.name, k.params.size(),
-                              [&](size_t i) { return k.params[i].name; }, args, has_default, loc);
+    auto matched = match_args(
+        k.name, k.params.size(), [&](size_t i) { return k.params[i].name; }, args, has_default,
+        loc);
     KernelCall kc;
     kc.kernel = &k;
     kc.loc = loc;
@@ -666,9 +694,9 @@ class Tracer {
                   "argument '" + p.name + "' of kernel '" + k.name + "' must be an int, got " +
                       std::to_string(v.f));
       }
-      kc.scalar_args[i] =
-          v.kind == Value::Kind::kInt && p.kind != ParamKind::kFloat ? Scalar::of_int(v.i)
-                                                                     : Scalar::of_float(v.as_double());
+      kc.scalar_args[i] = v.kind == Value::Kind::kInt && p.kind != ParamKind::kFloat
+                              ? Scalar::of_int(v.i)
+                              : Scalar::of_float(v.as_double());
     }
     Node& node = ctx_.add_node(k.name, NodeKind::kEinsum, loc, inputs);
     kc.name = node.name;

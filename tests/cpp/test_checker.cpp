@@ -74,24 +74,34 @@ def model(x: Tensor("N")):
 }
 
 TEST(Checker, DataDependentIfAndImperfectNest) {
-  expect_user_error([] {
-    check("@kernel\ndef f(X: Tensor(\"N\")) -> Tensor(\"N\"):\n    Y = Tensor(N=X.shape[0])\n"
-          "    for i in Dim(\"N\"):\n        if X[i] > 0:\n            Y[i] = X[i]\n    return Y\n"
-          "def model(x: Tensor(\"N\")):\n    return f(x)\n");
-  }, ErrorKind::kDataDependent, "condition reads tensor values");
-  expect_user_error([] {
-    check("@kernel\ndef f(X: Tensor(\"N,M\")) -> Tensor(\"N\"):\n    Y = Tensor(N=X.shape[0])\n"
-          "    for i in Dim(\"N\"):\n        Y[i] = 0\n        for j in Dim(\"M\"):\n"
-          "            Y[i] += X[i, j]\n    return Y\ndef model(x: Tensor(\"N,M\")):\n"
-          "    return f(x)\n");
-  }, ErrorKind::kImperfectNest, "imperfect loop nest");
+  expect_user_error(
+      [] {
+        check(
+            "@kernel\ndef f(X: Tensor(\"N\")) -> Tensor(\"N\"):\n    Y = Tensor(N=X.shape[0])\n"
+            "    for i in Dim(\"N\"):\n        if X[i] > 0:\n            Y[i] = X[i]\n    return "
+            "Y\n"
+            "def model(x: Tensor(\"N\")):\n    return f(x)\n");
+      },
+      ErrorKind::kDataDependent, "condition reads tensor values");
+  expect_user_error(
+      [] {
+        check(
+            "@kernel\ndef f(X: Tensor(\"N,M\")) -> Tensor(\"N\"):\n    Y = Tensor(N=X.shape[0])\n"
+            "    for i in Dim(\"N\"):\n        Y[i] = 0\n        for j in Dim(\"M\"):\n"
+            "            Y[i] += X[i, j]\n    return Y\ndef model(x: Tensor(\"N,M\")):\n"
+            "    return f(x)\n");
+      },
+      ErrorKind::kImperfectNest, "imperfect loop nest");
 }
 
 TEST(Checker, RecursionInHelpers) {
-  expect_user_error([] {
-    check("def a(x):\n    return b(x)\ndef b(x):\n    return a(x)\n"
-          "def model(x: Tensor(\"N\")):\n    return a(x)\n");
-  }, ErrorKind::kRecursion, "a -> b -> a");
+  expect_user_error(
+      [] {
+        check(
+            "def a(x):\n    return b(x)\ndef b(x):\n    return a(x)\n"
+            "def model(x: Tensor(\"N\")):\n    return a(x)\n");
+      },
+      ErrorKind::kRecursion, "a -> b -> a");
 }
 
 }  // namespace

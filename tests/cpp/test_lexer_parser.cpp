@@ -34,8 +34,8 @@ TEST(Parser, SameLineSuiteAndContinuations) {
 }
 
 TEST(Lexer, TabInIndentationIsAnIndentationError) {
-  expect_user_error([] { parse_source("def f():\n\treturn 1\n", "t.py"); },
-                    ErrorKind::kIndentation, "tab");
+  expect_user_error([] { parse_source("def f():\n\treturn 1\n", "t.py"); }, ErrorKind::kIndentation,
+                    "tab");
 }
 
 TEST(Lexer, InconsistentDedent) {
@@ -60,10 +60,9 @@ TEST(Parser, UnsupportedSyntaxHasHints) {
   // Valid Python the IR does not accept is "unsupported", not a syntax error.
   expect_user_error([] { parse_source("x = lambda: 1\n", "t.py"); }, ErrorKind::kUnsupported,
                     "lambda");
-  expect_user_error([] { parse_source("x = a @ b\n", "t.py"); }, ErrorKind::kUnsupported,
-                    "'@'");
-  expect_user_error([] { parse_source("class A:\n    pass\n", "t.py"); },
-                    ErrorKind::kUnsupported, "'class' statements");
+  expect_user_error([] { parse_source("x = a @ b\n", "t.py"); }, ErrorKind::kUnsupported, "'@'");
+  expect_user_error([] { parse_source("class A:\n    pass\n", "t.py"); }, ErrorKind::kUnsupported,
+                    "'class' statements");
 }
 
 TEST(Parser, MissingColonPointsAtTheEndOfTheHeader) {
@@ -81,9 +80,11 @@ TEST(Parser, MissingColonPointsAtTheEndOfTheHeader) {
 
 TEST(Parser, PathologicalNestingIsAnErrorNotACrash) {
   // 300 nested parentheses exceed the 200-level limit; 2,001 '+' operands exceed 2,000.
-  expect_user_error([] { parse_source("x = " + std::string(300, '(') + "1" +
-                                          std::string(300, ')') + "\n", "t.py"); },
-                    ErrorKind::kSyntax, "nested too deeply");
+  expect_user_error(
+      [] {
+        parse_source("x = " + std::string(300, '(') + "1" + std::string(300, ')') + "\n", "t.py");
+      },
+      ErrorKind::kSyntax, "nested too deeply");
   std::string sum = "x = 1";
   for (int i = 0; i < 2001; ++i) sum += " + 1";
   expect_user_error([&] { parse_source(sum + "\n", "t.py"); }, ErrorKind::kSyntax,
@@ -91,11 +92,9 @@ TEST(Parser, PathologicalNestingIsAnErrorNotACrash) {
 }
 
 TEST(Reader, RejectsMissingEmptyAndBinaryFiles) {
-  expect_user_error([] { read_source_file("/nonexistent/x.py"); }, ErrorKind::kIo,
-                    "cannot open");
-  expect_user_error(
-      [] { read_source_file(testing::source_dir() + "/tests/errors/empty_file.py"); },
-      ErrorKind::kIo, "empty");
+  expect_user_error([] { read_source_file("/nonexistent/x.py"); }, ErrorKind::kIo, "cannot open");
+  expect_user_error([] { read_source_file(testing::source_dir() + "/tests/errors/empty_file.py"); },
+                    ErrorKind::kIo, "empty");
 }
 
 }  // namespace

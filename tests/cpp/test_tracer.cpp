@@ -67,7 +67,8 @@ def model(a: Tensor("M,K"), b: Tensor("J,N")):
     return mm(a, b)
 )";
   expect_user_error([&] { trace_program(load_program_source(src, "t.py"), {}); },
-                    ErrorKind::kDimMismatch, "mm#0 to kernel 'mm': dim 'K' is 8 from 'A' (dim 1) but 6 from 'B'");
+                    ErrorKind::kDimMismatch,
+                    "mm#0 to kernel 'mm': dim 'K' is 8 from 'A' (dim 1) but 6 from 'B'");
 }
 
 TEST(Tracer, CallArity) {

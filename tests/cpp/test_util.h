@@ -25,8 +25,7 @@ void expect_user_error(Fn&& fn, ErrorKind kind, const std::string& substring) {
     bool found = false;
     for (const auto& d : e.diagnostics()) found = found || d.kind == kind;
     EXPECT_TRUE(found) << "kind " << error_kind_name(kind) << " not among: " << e.what();
-    EXPECT_NE(std::string(e.what()).find(substring), std::string::npos)
-        << "message: " << e.what();
+    EXPECT_NE(std::string(e.what()).find(substring), std::string::npos) << "message: " << e.what();
   }
 }
 

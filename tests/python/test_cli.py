@@ -66,8 +66,9 @@ def test_analyze_paper_spec_reproduces_figure_2d(tmp_path):
 
 def test_datasheet_h100_strict_fp32_is_compute_bound_at_51_2_tflops(tmp_path):
     out = tmp_path / "strict.json"
-    r = solar("analyze", str(EXAMPLE), "--arch", "H100_PCIe", "--fp32-math", "fp32",
-              "--json", str(out))
+    r = solar(
+        "analyze", str(EXAMPLE), "--arch", "H100_PCIe", "--fp32-math", "fp32", "--json", str(out)
+    )
     assert r.returncode == 0, r.stderr
     doc = json.loads(out.read_text())
     assert doc["fp32_math"] == "fp32"
@@ -124,8 +125,15 @@ def test_check_prints_ok_and_format_round_trips():
 def test_arch_list_and_show():
     r = solar("arch", "list")
     assert r.returncode == 0
-    for name in ["A100_SXM", "B200", "H100_PCIe", "H100_PCIe_paper", "H100_SXM", "Jetson_Thor",
-                 "RTX_A6000"]:
+    for name in [
+        "A100_SXM",
+        "B200",
+        "H100_PCIe",
+        "H100_PCIe_paper",
+        "H100_SXM",
+        "Jetson_Thor",
+        "RTX_A6000",
+    ]:
         assert name in r.stdout
     r = solar("arch", "show", "h100_pcie")
     assert r.returncode == 0 and "378 TFLOP/s" in r.stdout and "2 TB/s" in r.stdout
@@ -140,8 +148,10 @@ def test_arch_list_and_show():
         (["analyze", str(EXAMPLE), "--dim", "Q=4"], "model() has no dim named 'Q'"),
         (["analyze", str(EXAMPLE), "--dim", "B=0"], "sizes must be positive"),
         (["analyze", str(EXAMPLE), "--fp32-math", "fp16"], "invalid choice: 'fp16'"),
-        (["analyze", str(EXAMPLE), "--arch", "H100_PCIe_paper", "--fp32-math", "tf32"],
-         "has no matrix rate for tf32"),
+        (
+            ["analyze", str(EXAMPLE), "--arch", "H100_PCIe_paper", "--fp32-math", "tf32"],
+            "has no matrix rate for tf32",
+        ),
         (["bogus"], "invalid choice: 'bogus'"),
     ],
 )

@@ -13,16 +13,16 @@
 namespace solar {
 
 struct Rate {
-  double value = 0.0;   // FLOP/s or bytes/s
-  std::string source;   // citation: document, table/section, and how the number was derived
+  double value = 0.0;  // FLOP/s or bytes/s
+  std::string source;  // citation: document, table/section, and how the number was derived
 };
 
 struct MemoryLevel {
-  std::string name;                       // "L2", "SMEM"
+  std::string name;  // "L2", "SMEM"
   double capacity_bytes = 0.0;
-  std::optional<double> bytes_per_second; // absent when no public source gives it
-  std::string source;                     // citation of capacity_bytes
-  std::string bytes_per_second_source;    // citation of bytes_per_second ("" if absent)
+  std::optional<double> bytes_per_second;  // absent when no public source gives it
+  std::string source;                      // citation of capacity_bytes
+  std::string bytes_per_second_source;     // citation of bytes_per_second ("" if absent)
 };
 
 struct ArchSpec {
@@ -36,10 +36,10 @@ struct ArchSpec {
   std::map<std::string, Rate> vector_flops_per_second;
   Rate dram_bytes_per_second;
   std::optional<double> dram_capacity_bytes;
-  std::string dram_capacity_source;        // citation of dram_capacity_bytes
-  std::vector<MemoryLevel> on_chip;        // innermost last; cache_aware uses `cache_level`
-  std::string cache_level;                 // name of the level the cache-aware mode uses
-                                           // (default: the first on_chip level; "" if none)
+  std::string dram_capacity_source;  // citation of dram_capacity_bytes
+  std::vector<MemoryLevel> on_chip;  // innermost last; cache_aware uses `cache_level`
+  std::string cache_level;           // name of the level the cache-aware mode uses
+                                     // (default: the first on_chip level; "" if none)
   // Math mode that mainstream frameworks use by default for fp32 contractions on this
   // platform ("tf32" on NVIDIA Ampere and later, else "fp32").
   std::string fp32_matrix_mode = "fp32";

@@ -9,8 +9,21 @@
 namespace solar {
 
 enum class DType : uint8_t {
-  kFp64, kFp32, kTf32, kBf16, kFp16, kFp8E4M3, kFp8E5M2, kNvfp4,
-  kInt64, kInt32, kInt16, kInt8, kUint8, kInt4, kBool,
+  kFp64,
+  kFp32,
+  kTf32,
+  kBf16,
+  kFp16,
+  kFp8E4M3,
+  kFp8E5M2,
+  kNvfp4,
+  kInt64,
+  kInt32,
+  kInt16,
+  kInt8,
+  kUint8,
+  kInt4,
+  kBool,
 };
 
 // Storage bits per element (nvfp4 and int4: 4; bool: 8, one byte as frameworks store it).

@@ -91,11 +91,11 @@ class DiagnosticSink {
   std::vector<Diagnostic> diagnostics_;
 };
 
-#define SOLAR_INTERNAL_CHECK(cond, msg)                                                 \
-  do {                                                                                  \
-    if (!(cond))                                                                        \
+#define SOLAR_INTERNAL_CHECK(cond, msg)                                                     \
+  do {                                                                                      \
+    if (!(cond))                                                                            \
       throw ::solar::InternalError(std::string(__FILE__) + ":" + std::to_string(__LINE__) + \
-                                   ": internal check failed: " + (msg));                \
+                                   ": internal check failed: " + (msg));                    \
   } while (0)
 
 }  // namespace solar

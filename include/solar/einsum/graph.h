@@ -21,19 +21,19 @@ constexpr NodeId kNoNode = -1;
 // One edge of the graph: a tensor value of fixed shape.
 struct TensorInfo {
   TensorId id = 0;
-  std::string name;                // the composition-layer name ("x", "linear#0.out0", ...)
-  std::vector<std::string> dims;   // dim names, outermost first
-  std::vector<int64_t> shape;      // sizes, same order
+  std::string name;               // the composition-layer name ("x", "linear#0.out0", ...)
+  std::vector<std::string> dims;  // dim names, outermost first
+  std::vector<int64_t> shape;     // sizes, same order
   DType dtype = DType::kFp32;
-  Role role = Role::kActivation;   // input | weight | activation (graph outputs: is_output)
-  double sparsity = 0.0;           // fraction of zeros, 0 <= s < 1
-  NodeId producer = kNoNode;       // kNoNode for graph inputs and weights
+  Role role = Role::kActivation;  // input | weight | activation (graph outputs: is_output)
+  double sparsity = 0.0;          // fraction of zeros, 0 <= s < 1
+  NodeId producer = kNoNode;      // kNoNode for graph inputs and weights
   // The tensor that owns this tensor's memory: itself, or for a view (reshape, slice,
   // select, split, broadcast) the storage of the viewed tensor. A reader of a view fetches
   // at most min(bytes(), storage's bytes()).
   TensorId storage = -1;
   std::vector<NodeId> consumers;
-  bool is_output = false;          // returned by model()
+  bool is_output = false;  // returned by model()
 
   int64_t elements() const;
   // Bytes at full declared size, scaled by (1 - sparsity), rounded up.
@@ -65,28 +65,28 @@ struct ProjectionTerm {
 // How one operand is indexed: one affine expression per tensor dim (Timeloop-style
 // sum-of-products), plus the constant offset of each (e.g. -pad).
 struct Operand {
-  int slot = 0;                                      // kernel tensor index (Node::operand_tensor)
-  std::string name;                                  // kernel parameter or local name
+  int slot = 0;      // kernel tensor index (Node::operand_tensor)
+  std::string name;  // kernel parameter or local name
   std::vector<std::vector<ProjectionTerm>> projection;
-  std::vector<int64_t> offsets;                      // one per tensor dim
+  std::vector<int64_t> offsets;  // one per tensor dim
   bool is_output = false;
 };
 
 // One loop nest of a kernel call, as an extended einsum.
 struct Einsum {
-  std::string text;                   // "BMK,NK->BMN", sliding windows "BC(P+R)(Q+S),OCRS->BOPQ"
-  std::vector<std::string> ranks;     // loop dims, outermost first
-  std::vector<int64_t> rank_sizes;    // same order
-  std::vector<Operand> inputs;        // tensors read, in first-read order
-  Operand output;                     // the tensor written
-  ReduceOp reduce = ReduceOp::kNone;  // += *= max min, or none for plain assignment
-  std::string map_expr;               // the scalar body as written
-  int64_t points = 0;                 // product of rank sizes
-  int64_t macs = 0;                   // points, if the body is a product accumulated with +=
-  FlopCounts flops;                   // non-MAC arithmetic of this nest
-  DType compute_dtype = DType::kFp32; // dtype of the MAC operands (matrix rate lookup)
-  DType output_dtype = DType::kFp32;  // dtype of the written tensor
-  bool output_is_local = false;       // writes a kernel-local tensor that is not returned
+  std::string text;                    // "BMK,NK->BMN", sliding windows "BC(P+R)(Q+S),OCRS->BOPQ"
+  std::vector<std::string> ranks;      // loop dims, outermost first
+  std::vector<int64_t> rank_sizes;     // same order
+  std::vector<Operand> inputs;         // tensors read, in first-read order
+  Operand output;                      // the tensor written
+  ReduceOp reduce = ReduceOp::kNone;   // += *= max min, or none for plain assignment
+  std::string map_expr;                // the scalar body as written
+  int64_t points = 0;                  // product of rank sizes
+  int64_t macs = 0;                    // points, if the body is a product accumulated with +=
+  FlopCounts flops;                    // non-MAC arithmetic of this nest
+  DType compute_dtype = DType::kFp32;  // dtype of the MAC operands (matrix rate lookup)
+  DType output_dtype = DType::kFp32;   // dtype of the written tensor
+  bool output_is_local = false;        // writes a kernel-local tensor that is not returned
 };
 
 enum class NodeKind : uint8_t { kEinsum, kDataMovement };
@@ -94,20 +94,20 @@ const char* node_kind_name(NodeKind kind);
 
 struct Node {
   NodeId id = 0;
-  std::string name;                 // "linear#0": callee and its call count
-  std::string op;                   // kernel or builtin name
+  std::string name;  // "linear#0": callee and its call count
+  std::string op;    // kernel or builtin name
   NodeKind kind = NodeKind::kEinsum;
-  Loc loc;                          // call site in model() (or the helper it was called from)
-  std::vector<TensorId> inputs;     // tensors read, in argument order
+  Loc loc;                       // call site in model() (or the helper it was called from)
+  std::vector<TensorId> inputs;  // tensors read, in argument order
   std::vector<TensorId> outputs;
-  std::string einsum;               // node-level string, e.g. "BMK,NK,N->BMN"; "" for data movement
+  std::string einsum;  // node-level string, e.g. "BMK,NK,N->BMN"; "" for data movement
   // One extended einsum per loop nest (null for data movement), shared by every call with
   // the same kernel, shapes, dtypes and scalars: lifted once, stored once. Operands name
   // kernel tensors by slot; operand_tensor() maps a slot to this call's graph tensor.
   std::shared_ptr<const std::vector<Einsum>> einsums;
   std::vector<TensorId> slot_tensors;  // kernel tensor index -> graph tensor (-1: kernel-local)
   int64_t macs = 0;
-  FlopCounts flops;                 // non-MAC FLOPs by kind
+  FlopCounts flops;                   // non-MAC FLOPs by kind
   DType matrix_dtype = DType::kFp32;  // dtype of the MACs (largest-MAC einsum's compute dtype)
   // DRAM traffic of this node alone (unfused): each distinct tensor read plus each tensor
   // written, once, at full size (unlimited cache inside the node). For data movement this
@@ -134,11 +134,11 @@ struct Node {
 };
 
 struct Graph {
-  std::string source;                  // file the program came from
-  std::vector<TensorInfo> tensors;     // indexed by TensorId
-  std::vector<Node> nodes;             // indexed by NodeId, in topological (execution) order
-  std::vector<TensorId> inputs;        // model() parameters, in order (inputs and weights)
-  std::vector<TensorId> outputs;       // returned by model(), in order
+  std::string source;               // file the program came from
+  std::vector<TensorInfo> tensors;  // indexed by TensorId
+  std::vector<Node> nodes;          // indexed by NodeId, in topological (execution) order
+  std::vector<TensorId> inputs;     // model() parameters, in order (inputs and weights)
+  std::vector<TensorId> outputs;    // returned by model(), in order
   std::vector<std::pair<std::string, int64_t>> dims;  // model-level dim sizes used
 
   int64_t total_macs() const;

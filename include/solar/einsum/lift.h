@@ -14,17 +14,17 @@ namespace solar {
 
 struct KernelCall {
   const Kernel* kernel = nullptr;
-  std::string name;                                  // node name, e.g. "linear#3"
-  Loc loc;                                           // call site
-  std::vector<const TensorInfo*> tensor_args;        // by kernel parameter (null for scalars)
-  std::vector<Scalar> scalar_args;                   // by kernel parameter
+  std::string name;                            // node name, e.g. "linear#3"
+  Loc loc;                                     // call site
+  std::vector<const TensorInfo*> tensor_args;  // by kernel parameter (null for scalars)
+  std::vector<Scalar> scalar_args;             // by kernel parameter
 };
 
 // The shape-dependent facts of one call. Operand::slot is the kernel's tensor index
 // (Kernel::tensors); Node::slot_tensors maps it to graph tensor ids.
 struct LiftedCall {
-  std::unordered_map<std::string, int64_t> dims;     // every dim bound in the kernel
-  std::vector<std::vector<int64_t>> tensor_shapes;   // by kernel tensor index
+  std::unordered_map<std::string, int64_t> dims;       // every dim bound in the kernel
+  std::vector<std::vector<int64_t>> tensor_shapes;     // by kernel tensor index
   std::shared_ptr<const std::vector<Einsum>> einsums;  // one per nest
   int64_t macs = 0;
   FlopCounts flops;

@@ -35,10 +35,24 @@ enum class ExprKind : uint8_t {
 };
 
 enum class Op : uint8_t {
-  kAdd, kSub, kMul, kDiv, kFloorDiv, kMod, kPow,  // binary arithmetic
-  kNeg, kPos, kNot,                               // unary
-  kAnd, kOr,                                      // bool ops
-  kLt, kLe, kGt, kGe, kEq, kNe,                   // comparisons
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kFloorDiv,
+  kMod,
+  kPow,  // binary arithmetic
+  kNeg,
+  kPos,
+  kNot,  // unary
+  kAnd,
+  kOr,  // bool ops
+  kLt,
+  kLe,
+  kGt,
+  kGe,
+  kEq,
+  kNe,  // comparisons
 };
 const char* op_text(Op op);
 
@@ -66,13 +80,13 @@ struct Expr {
 };
 
 enum class StmtKind : uint8_t {
-  kAssign,       // target = value
-  kAugAssign,    // target op= value
-  kFor,          // for target in value: body
-  kIf,           // if value: body else: orelse
-  kWhile,        // parsed so the checker can reject it with a useful message
-  kReturn,       // return value (value may be null)
-  kExpr,         // value
+  kAssign,     // target = value
+  kAugAssign,  // target op= value
+  kFor,        // for target in value: body
+  kIf,         // if value: body else: orelse
+  kWhile,      // parsed so the checker can reject it with a useful message
+  kReturn,     // return value (value may be null)
+  kExpr,       // value
   kPass,
   kFunctionDef,  // decorators, def name(params) -> returns: body
   kImport,       // text holds the statement as written (normalised spacing)
@@ -93,11 +107,11 @@ struct Stmt {
   Op op = Op::kAdd;  // kAugAssign
   std::vector<StmtPtr> body;
   std::vector<StmtPtr> orelse;
-  std::string name;                // kFunctionDef
-  std::vector<ExprPtr> decorators; // kFunctionDef
-  std::vector<Param> params;       // kFunctionDef
-  ExprPtr returns;                 // kFunctionDef, may be null
-  std::string text;                // kImport
+  std::string name;                 // kFunctionDef
+  std::vector<ExprPtr> decorators;  // kFunctionDef
+  std::vector<Param> params;        // kFunctionDef
+  ExprPtr returns;                  // kFunctionDef, may be null
+  std::string text;                 // kImport
 };
 
 struct Module {

@@ -37,8 +37,8 @@ struct TensorAnnotation {
 
 // coefficient * loop variable; `coefficient` null means 1.
 struct AffineTerm {
-  int loop = 0;               // index into Nest::loops
-  ast::ExprPtr coefficient;   // static expression
+  int loop = 0;              // index into Nest::loops
+  ast::ExprPtr coefficient;  // static expression
 };
 
 // sum of terms + constant (a static expression, null means 0).
@@ -48,8 +48,8 @@ struct AffineExpr {
 };
 
 struct Access {
-  int tensor = 0;                  // index into Kernel::tensors
-  std::vector<AffineExpr> index;   // one per tensor dim
+  int tensor = 0;                 // index into Kernel::tensors
+  std::vector<AffineExpr> index;  // one per tensor dim
   Loc loc;
 };
 
@@ -59,15 +59,15 @@ enum class UpdateKind : uint8_t { kAssign, kAdd, kMul, kMax, kMin };
 struct Update {
   Access target;
   UpdateKind kind = UpdateKind::kAssign;
-  ast::ExprPtr value;   // right-hand side (for max/min: the operand other than the target)
-  ast::ExprPtr guard;   // affine condition over loop vars and sizes, or null
+  ast::ExprPtr value;         // right-hand side (for max/min: the operand other than the target)
+  ast::ExprPtr guard;         // affine condition over loop vars and sizes, or null
   std::vector<Access> reads;  // tensor reads in `value`, in source order
   Loc loc;
   // Derived by the checker (shape-independent, per point of the nest):
-  bool is_mac = false;        // product of >= 2 tensor reads accumulated with += over a reduction
-  int mac_operand_a = -1;     // indices into `reads` of the two MAC factors
+  bool is_mac = false;     // product of >= 2 tensor reads accumulated with += over a reduction
+  int mac_operand_a = -1;  // indices into `reads` of the two MAC factors
   int mac_operand_b = -1;
-  FlopCounts flops;           // non-MAC FLOPs per point
+  FlopCounts flops;  // non-MAC FLOPs per point
 };
 
 struct Loop {
@@ -82,11 +82,11 @@ struct Nest {
   std::vector<Update> updates;
   Loc loc;
   // Derived by the checker:
-  std::string einsum;         // "BMK,NK->BMN"
-  std::vector<int> inputs;    // kernel tensors read, first-read order
-  int output = -1;            // the tensor written (first update's target)
+  std::string einsum;       // "BMK,NK->BMN"
+  std::vector<int> inputs;  // kernel tensors read, first-read order
+  int output = -1;          // the tensor written (first update's target)
   ReduceOp reduce = ReduceOp::kNone;
-  std::string map_expr;       // printed body
+  std::string map_expr;  // printed body
 };
 
 struct KernelTensor {
@@ -108,8 +108,8 @@ enum class ParamKind : uint8_t { kTensor, kInt, kFloat, kBool };
 struct KernelParam {
   std::string name;
   ParamKind kind = ParamKind::kTensor;
-  int tensor = -1;                 // for tensors: index into Kernel::tensors
-  ast::ExprPtr default_value;      // scalars may have defaults
+  int tensor = -1;             // for tensors: index into Kernel::tensors
+  ast::ExprPtr default_value;  // scalars may have defaults
   Loc loc;
 };
 
@@ -119,9 +119,9 @@ struct Kernel {
   std::vector<KernelParam> params;
   std::vector<KernelTensor> tensors;  // parameters first (in order), then allocations
   std::vector<Nest> nests;
-  std::vector<int> returns;           // tensor indices returned, in order
+  std::vector<int> returns;                          // tensor indices returned, in order
   std::vector<TensorAnnotation> return_annotations;  // may be empty (no annotation)
-  std::string einsum;                 // node-level string "BMK,NK,N->BMN"
+  std::string einsum;                                // node-level string "BMK,NK,N->BMN"
   int find_tensor(const std::string& name) const;
 };
 

@@ -37,8 +37,8 @@ struct NodeSol {
   double memory_seconds = 0.0;  // unfused bytes / beta
   double seconds = 0.0;         // max of the three
   Bottleneck bottleneck;
-  double intensity = 0.0;       // FLOPs per unfused byte (0 if no bytes)
-  std::string math_mode;        // math mode of its MACs ("tf32", "bf16", ...; "" if no MACs)
+  double intensity = 0.0;  // FLOPs per unfused byte (0 if no bytes)
+  std::string math_mode;   // math mode of its MACs ("tf32", "bf16", ...; "" if no MACs)
   double matrix_flops_per_second = 0.0;  // the peak used for its MACs
 };
 
@@ -58,8 +58,8 @@ struct GraphSol {
 
 struct Analysis {
   std::string arch;
-  std::string math_mode;   // e.g. "tf32 (platform default for fp32 contractions)"
-  std::string fp32_math;   // the resolved mode for fp32 contractions: "tf32" | "fp32"
+  std::string math_mode;                 // e.g. "tf32 (platform default for fp32 contractions)"
+  std::string fp32_math;                 // the resolved mode for fp32 contractions: "tf32" | "fp32"
   double matrix_flops_per_second = 0.0;  // peak of the graph's dominant MAC dtype
   double vector_flops_per_second = 0.0;  // fp32 vector peak
   double dram_bytes_per_second = 0.0;
