@@ -1,10 +1,16 @@
-"""Generates a flat transformer-style IR program with a given number of graph nodes.
+"""Generates a transformer-style IR program with a given number of graph nodes.
 
-Each layer is 16 nodes (norm, QKV projection, reshapes/permutes, scores, softmax, context,
-output projection, residual adds, MLP). The model() body is written out call by call (no
-loop), so parsing, checking and tracing all scale with the node count.
+Each layer is 22 nodes (RMS norms, QKV projections, reshapes/permutes, scores, causal
+softmax, context, output projection, residual adds, GELU MLP).
 
-    python bench/gen_program.py --nodes 20000 --out /tmp/t20k.py
+  --style flat  model() is written out call by call with one weight parameter per layer
+                (the shape a front end emits): parsing, checking and tracing all scale with
+                the node count.
+  --style loop  model() loops `for i in range(LAYERS)` over stacked weights [L, ...], taking
+                each layer's slice with select() (8 more data-movement nodes per layer):
+                the source stays small and tracing scales with the node count.
+
+    python bench/gen_program.py --nodes 20000 --out /tmp/t20k.py [--style loop]
 """
 
 from __future__ import annotations
@@ -129,15 +135,51 @@ def program(layers: int) -> str:
     return "\n".join(out)
 
 
+LOOP_NODES = LAYER_NODES + 8  # plus one select() per stacked weight
+
+
+def loop_program(layers: int) -> str:
+    out = [
+        "HEADS = 8",
+        "DIM = 512",
+        "SEQ = 256",
+        f"LAYERS = {layers}",
+        f'DIMS = {{"S": 256, "D": 512, "F": 2048, "L": {layers}}}',
+        KERNELS,
+    ]
+    params = ['x: Tensor("S,D", role="input")']
+    weights = (
+        ("g1", "D"),
+        ("wq", "D,D"),
+        ("wk", "D,D"),
+        ("wv", "D,D"),
+        ("wo", "D,D"),
+        ("g2", "D"),
+        ("w1", "F,D"),
+        ("w2", "D,F"),
+    )
+    params += [f'{name}: Tensor("L,{dims}", role="weight")' for name, dims in weights]
+    out.append("def model(" + ", ".join(params) + "):")
+    out.append("    for i in range(LAYERS):")
+    body = LAYER
+    for name, _ in weights:
+        body = body.replace(f"{name}[{{i}}]", f'select({name}, dim="L", index=i)')
+    out.append("\n".join("    " + line for line in body.splitlines()))
+    out.append("    return x\n")
+    return "\n".join(out)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--nodes", type=int, required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--style", choices=["flat", "loop"], default="flat")
     a = p.parse_args()
-    layers = max(1, round(a.nodes / LAYER_NODES))
+    per_layer = LAYER_NODES if a.style == "flat" else LOOP_NODES
+    layers = max(1, round(a.nodes / per_layer))
     with open(a.out, "w") as f:
-        f.write(program(layers))
-    print(f"{a.out}: {layers} layers")
+        f.write(program(layers) if a.style == "flat" else loop_program(layers))
+    print(f"{a.out}: {layers} layers, {layers * per_layer} nodes ({a.style})")
 
 
 if __name__ == "__main__":

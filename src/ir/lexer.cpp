@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <deque>
 
 namespace solar::detail {
 
@@ -39,74 +40,99 @@ constexpr std::string_view kOps[] = {
     "+",   "-",   "*",  "/",  "%",  "<",  ">",  "~",  "&",  "|",  "^",
 };
 
-class Lexer {
+class LexerImpl {
  public:
-  Lexer(std::string_view src, const std::string& file) : src_(src), file_(file) {}
-
-  std::vector<Token> run() {
+  LexerImpl(std::string_view src, const std::string& file) : src_(src), file_(file) {
     indents_.push_back(0);
     // A UTF-8 byte-order mark at the start is not part of the program (Python skips it too).
     if (src_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
-    bool at_line_start = true;
-    while (pos_ < src_.size()) {
-      if (at_line_start && depth_ == 0) {
-        if (!handle_indentation()) continue;  // blank or comment line consumed
-        at_line_start = false;
-      }
-      char c = src_[pos_];
-      if (c == '\n') {
-        const Loc end_of_line = here();  // errors "found end of line" point here
-        advance();
-        if (depth_ == 0) {
-          push(Tok::kNewline, "", end_of_line);
-          at_line_start = true;
-        }
-        continue;
-      }
-      if (c == ' ' || c == '\r' || c == '\f') {
-        advance();
-        continue;
-      }
-      if (c == '\t') {
-        if (depth_ > 0) {  // a tab inside brackets is only whitespace
-          advance();
-          continue;
-        }
-        fail(ErrorKind::kIndentation, here(), "tab character",
-             "use spaces; the IR does not accept tabs");
-      }
-      if (c == '#') {
-        while (pos_ < src_.size() && src_[pos_] != '\n') advance();
-        continue;
-      }
-      if (c == '\\' && pos_ + 1 < src_.size() && src_[pos_ + 1] == '\n') {
-        advance();
-        advance();
-        continue;
-      }
-      if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-        lex_name();
-      } else if (std::isdigit(static_cast<unsigned char>(c)) ||
-                 (c == '.' && pos_ + 1 < src_.size() &&
-                  std::isdigit(static_cast<unsigned char>(src_[pos_ + 1])))) {
-        lex_number();
-      } else if (c == '"' || c == '\'') {
-        lex_string();
-      } else {
-        lex_op();
-      }
+  }
+
+  // Appends at least one token to `out` (after the end: kEof, again and again).
+  void fill(std::deque<Token>* out) {
+    queue_ = out;
+    produce();
+  }
+
+ private:
+  // Scans until at least one token is queued.
+  void produce() {
+    if (done_) {
+      push(Tok::kEof, "", here());
+      return;
     }
+    const size_t before = queue_->size();
+    while (queue_->size() == before) {
+      if (pos_ >= src_.size()) {
+        finish();
+        return;
+      }
+      step();
+    }
+  }
+
+  void finish() {
     if (depth_ > 0) {
       fail(ErrorKind::kSyntax, open_brackets_.back(), "unclosed bracket",
            "close it before the end of the file");
     }
-    if (!tokens_.empty() && tokens_.back().kind != Tok::kNewline) push(Tok::kNewline, "", here());
+    if (last_kind_ != Tok::kNewline && last_kind_ != Tok::kEof) push(Tok::kNewline, "", here());
     while (indents_.size() > 1) {
       indents_.pop_back();
       push(Tok::kDedent, "", here());
     }
     push(Tok::kEof, "", here());
-    return std::move(tokens_);
+    done_ = true;
+  }
+
+  // One step of the scan: a token, or whitespace, a comment, a continuation.
+  void step() {
+    if (at_line_start_ && depth_ == 0) {
+      if (!handle_indentation()) return;  // blank or comment line consumed
+      at_line_start_ = false;
+    }
+    char c = src_[pos_];
+    if (c == '\n') {
+      const Loc end_of_line = here();  // errors "found end of line" point here
+      advance();
+      if (depth_ == 0) {
+        push(Tok::kNewline, "", end_of_line);
+        at_line_start_ = true;
+      }
+      return;
+    }
+    if (c == ' ' || c == '\r' || c == '\f') {
+      advance();
+      return;
+    }
+    if (c == '\t') {
+      if (depth_ > 0) {  // a tab inside brackets is only whitespace
+        advance();
+        return;
+      }
+      fail(ErrorKind::kIndentation, here(), "tab character",
+           "use spaces; the IR does not accept tabs");
+    }
+    if (c == '#') {
+      while (pos_ < src_.size() && src_[pos_] != '\n') advance();
+      return;
+    }
+    if (c == '\\' && pos_ + 1 < src_.size() && src_[pos_ + 1] == '\n') {
+      advance();
+      advance();
+      return;
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      lex_name();
+    } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+               (c == '.' && pos_ + 1 < src_.size() &&
+                std::isdigit(static_cast<unsigned char>(src_[pos_ + 1])))) {
+      lex_number();
+    } else if (c == '"' || c == '\'') {
+      lex_string();
+    } else {
+      lex_op();
+    }
   }
 
  private:
@@ -125,7 +151,8 @@ class Lexer {
     t.kind = kind;
     t.text = text;
     t.loc = loc;
-    tokens_.push_back(std::move(t));
+    queue_->push_back(std::move(t));
+    last_kind_ = kind;
   }
   [[noreturn]] void fail(ErrorKind kind, Loc loc, std::string msg, std::string hint = "") const {
     throw UserError(kind, file_, loc, std::move(msg), std::move(hint));
@@ -273,14 +300,17 @@ class Lexer {
       advance();
     }
     push(Tok::kString, src_.substr(start, pos_ - start), loc);
-    tokens_.back().value = std::move(value);
+    queue_->back().value = std::move(value);
   }
 
   void lex_op() {
     Loc loc = here();
+    const char first = src_[pos_];
     for (std::string_view op : kOps) {
+      if (op[0] != first) continue;
       if (src_.substr(pos_, op.size()) == op) {
-        for (size_t i = 0; i < op.size(); ++i) advance();
+        pos_ += op.size();  // operators hold no newline
+        col_ += static_cast<uint32_t>(op.size());
         if (op == "(" || op == "[" || op == "{") {
           ++depth_;
           open_brackets_.push_back(loc);
@@ -315,13 +345,28 @@ class Lexer {
   int depth_ = 0;
   std::vector<Loc> open_brackets_;
   std::vector<uint32_t> indents_;
-  std::vector<Token> tokens_;
+  std::deque<Token>* queue_ = nullptr;
+  Tok last_kind_ = Tok::kNewline;
+  bool at_line_start_ = true;
+  bool done_ = false;
 };
 
 }  // namespace
 
+struct Lexer::Impl : LexerImpl {
+  using LexerImpl::LexerImpl;
+};
+
+Lexer::Lexer(std::string_view src, const std::string& file)
+    : impl_(std::make_unique<Impl>(src, file)) {}
+Lexer::~Lexer() = default;
+void Lexer::fill(std::deque<Token>* out) { impl_->fill(out); }
+
 std::vector<Token> tokenize(std::string_view src, const std::string& file) {
-  return Lexer(src, file).run();
+  Lexer lexer(src, file);
+  std::deque<Token> window;
+  while (window.empty() || window.back().kind != Tok::kEof) lexer.fill(&window);
+  return {std::make_move_iterator(window.begin()), std::make_move_iterator(window.end())};
 }
 
 }  // namespace solar::detail

@@ -2,6 +2,8 @@
 // Private to src/ir.
 #pragma once
 
+#include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,7 +23,22 @@ struct Token {
 
 const char* tok_name(Tok kind);
 
-// Tokenises all of `src`; throws UserError (kSyntax / kIndentation) on the first error.
+// Produces tokens on demand (the parser looks at most a few tokens ahead, so a large file is
+// never held as a token array). Throws UserError (kSyntax / kIndentation) on the first error.
+// `src` and `file` must outlive the lexer.
+class Lexer {
+ public:
+  Lexer(std::string_view src, const std::string& file);
+  ~Lexer();
+  // Appends at least one token to `out`; after the end, kEof again and again.
+  void fill(std::deque<Token>* out);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// All tokens of `src` (for tests and tools).
 std::vector<Token> tokenize(std::string_view src, const std::string& file);
 
 }  // namespace solar::detail

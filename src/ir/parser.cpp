@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -32,8 +33,7 @@ const std::unordered_set<std::string_view> kReserved = {
 
 class Parser {
  public:
-  Parser(std::vector<Token> tokens, const std::string& file)
-      : toks_(std::move(tokens)), file_(file) {}
+  Parser(std::string_view text, const std::string& file) : lexer_(text, file), file_(file) {}
 
   ast::Module parse_module() {
     ast::Module m;
@@ -47,14 +47,38 @@ class Parser {
 
  private:
   // --- token helpers -------------------------------------------------------------------
-  const Token& peek(size_t k = 0) const {
-    size_t i = std::min(pos_ + k, toks_.size() - 1);
-    return toks_[i];
+  // Tokens come from the lexer on demand into a short window; consumed tokens are dropped
+  // in batches, so a reference to a token stays valid for the next kKeep consumptions.
+  static constexpr size_t kKeep = 16;
+  const Token& peek(size_t k = 0) {
+    if (pos_ + k >= window_.size()) [[unlikely]] {
+      while (window_.size() <= pos_ + k) lexer_.fill(&window_);
+    }
+    return window_[pos_ + k];
   }
-  bool at(Tok kind) const { return peek().kind == kind; }
-  bool at_op(std::string_view op) const { return peek().kind == Tok::kOp && peek().text == op; }
-  bool at_kw(std::string_view kw) const { return peek().kind == Tok::kName && peek().text == kw; }
-  const Token& next() { return toks_[pos_ < toks_.size() - 1 ? pos_++ : pos_]; }
+  // Token tests run several times per token: compare length and first byte before the text.
+  static bool same(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && a[0] == b[0] && (a.size() == 1 || a == b);
+  }
+  bool at(Tok kind) { return peek().kind == kind; }
+  bool at_op(std::string_view op) {
+    const Token& t = peek();
+    return t.kind == Tok::kOp && same(t.text, op);
+  }
+  bool at_kw(std::string_view kw) {
+    const Token& t = peek();
+    return t.kind == Tok::kName && same(t.text, kw);
+  }
+  const Token& next() {
+    peek();
+    if (window_[pos_].kind == Tok::kEof) return window_[pos_];
+    const Token& t = window_[pos_++];
+    if (pos_ >= 2 * kKeep) {
+      for (size_t i = 0; i < kKeep; ++i) window_.pop_front();
+      pos_ -= kKeep;
+    }
+    return t;
+  }
   bool accept(Tok kind) {
     if (!at(kind)) return false;
     next();
@@ -70,7 +94,7 @@ class Parser {
     next();
     return true;
   }
-  std::string describe(const Token& t) const {
+  static std::string describe(const Token& t) {
     switch (t.kind) {
       case Tok::kNewline:
         return "end of line";
@@ -113,7 +137,7 @@ class Parser {
   }
   // Operands of one chain of binary operators (a + b + ... builds a left-deep tree).
   static constexpr int kMaxChain = 2000;
-  void count_chain(int* n) const {
+  void count_chain(int* n) {
     if (++*n > kMaxChain) {
       fail(peek().loc,
            "expression has more than " + std::to_string(kMaxChain) + " operands in a row",
@@ -125,6 +149,19 @@ class Parser {
       fail(peek().loc,
            "expected '" + std::string(op) + "' " + context + ", found " + describe(peek()));
     }
+  }
+  // A closing bracket: when it is missing, point at the opening one (the usual culprit).
+  void expect_close(std::string_view close, Loc open, const char* context) {
+    if (accept_op(close)) return;
+    const Token& t = peek();
+    fail(open,
+         "'" +
+             std::string(close == ")"   ? "("
+                         : close == "]" ? "["
+                                        : "{") +
+             "' is never closed: expected '" + std::string(close) + "' " + context + ", found " +
+             describe(t) + " at " + std::to_string(t.loc.line) + ":" + std::to_string(t.loc.col),
+         "close the bracket opened here");
   }
   std::string expect_name(const char* context) {
     const Token& t = peek();
@@ -232,7 +269,7 @@ class Parser {
     return s;
   }
 
-  void check_target(const Expr& e) const {
+  void check_target(const Expr& e) {
     switch (e.kind) {
       case ExprKind::kName:
       case ExprKind::kSubscript:
@@ -584,11 +621,10 @@ class Parser {
           }
           if (!accept_op(",")) break;
         }
-        (void)loc;
-        expect_op(")", "to close the call");
+        expect_close(")", loc, "to close the call");
         e = sized(call);
       } else if (at_op("[")) {
-        next();
+        const Loc open = next().loc;
         auto sub = std::make_shared<Expr>();
         sub->kind = ExprKind::kSubscript;
         sub->loc = e->loc;
@@ -605,7 +641,7 @@ class Parser {
           }
           if (!accept_op(",")) break;
         }
-        expect_op("]", "to close the subscript");
+        expect_close("]", open, "to close the subscript");
         if (sub->items.size() == 1) fail(sub->loc, "empty subscript");
         e = sized(sub);
       } else if (at_op(".")) {
@@ -679,7 +715,7 @@ class Parser {
             if (at_op(")")) break;
             e->items.push_back(parse_expr());
           }
-          expect_op(")", "to close the tuple");
+          expect_close(")", e->loc, "to close the parenthesis");
           return sized(e);
         }
         if (t.text == "[") {
@@ -693,7 +729,7 @@ class Parser {
             }
             if (!accept_op(",")) break;
           }
-          expect_op("]", "to close the list");
+          expect_close("]", e->loc, "to close the list");
           return sized(e);
         }
         if (t.text == "{") {
@@ -705,7 +741,7 @@ class Parser {
             e->items.push_back(parse_expr());
             if (!accept_op(",")) break;
           }
-          expect_op("}", "to close the dict");
+          expect_close("}", e->loc, "to close the dict");
           return sized(e);
         }
         break;
@@ -716,7 +752,8 @@ class Parser {
     fail(t.loc, "expected an expression, found " + describe(t));
   }
 
-  std::vector<Token> toks_;
+  detail::Lexer lexer_;
+  std::deque<Token> window_;
   const std::string& file_;
   size_t pos_ = 0;
   int depth_ = 0;
@@ -774,7 +811,7 @@ std::string read_source_file(const std::string& path) {
 }
 
 ast::Module parse_source(const std::string& text, const std::string& file) {
-  return Parser(detail::tokenize(text, file), file).parse_module();
+  return Parser(text, file).parse_module();
 }
 
 ast::Module parse_file(const std::string& path) {

@@ -519,6 +519,8 @@ class Tracer {
   Value call(const Expr& e, Frame& frame) {
     const std::string& fn = e.items[0]->text;
     CallArgs args;
+    args.positional.reserve(e.items.size() - 1);
+    args.positional_locs.reserve(e.items.size() - 1);
     for (size_t i = 1; i < e.items.size(); ++i) {
       args.positional.push_back(eval(*e.items[i], frame));
       args.positional_locs.push_back(e.items[i]->loc);
@@ -751,22 +753,28 @@ class Tracer {
   }
 
   // Identical calls (same kernel, shapes, dtypes, sparsity and scalars) lift once.
+  // Identical calls (same kernel, shapes, dtypes, sparsity and scalars) lift once. The key
+  // is built into a reused buffer as raw bytes, so a cache hit allocates nothing.
   const LiftedCall& lift_cached(const KernelCall& kc) {
-    std::string key = kc.kernel->name;
+    key_.clear();
+    auto put = [this](const auto& v) { key_.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    put(kc.kernel);
     for (size_t i = 0; i < kc.tensor_args.size(); ++i) {
-      key += '|';
       if (const TensorInfo* t = kc.tensor_args[i]) {
-        for (int64_t n : t->shape) key += std::to_string(n) + ',';
-        key += dtype_name(t->dtype);
-        if (t->sparsity > 0) key += "s" + std::to_string(t->sparsity);
+        put(t->shape.size());
+        for (int64_t n : t->shape) put(n);
+        put(t->dtype);
+        put(t->sparsity);
       } else {
         const Scalar& s = kc.scalar_args[i];
-        key += s.is_int ? std::to_string(s.i) : std::to_string(s.f);
+        put(s.is_int);
+        put(s.i);
+        put(s.f);
       }
     }
-    auto it = lift_cache_.find(key);
+    auto it = lift_cache_.find(key_);
     if (it != lift_cache_.end()) return it->second;
-    return lift_cache_.emplace(std::move(key), lift_call(program_, kc)).first->second;
+    return lift_cache_.emplace(key_, lift_call(program_, kc)).first->second;
   }
 
   const Program& program_;
@@ -774,6 +782,7 @@ class Tracer {
   const TraceOptions& options_;
   std::vector<std::pair<std::string, int64_t>> dims_;
   std::unordered_map<std::string, LiftedCall> lift_cache_;
+  std::string key_;
   int depth_ = 0;
 };
 

@@ -34,7 +34,7 @@ def xfail(reason: str):
 # (file, stage, kind, substring or tuple of alternatives, line, marks)
 IR_CASES = [
     # -- syntax and layout ---------------------------------------------------------------
-    ("syntax_unclosed_bracket.py", "check", "syntax", "unclosed bracket", 6, ()),
+    ("syntax_unclosed_bracket.py", "check", "syntax", "is never closed", 6, ()),
     (
         "syntax_missing_colon.py",
         "check",

@@ -1,0 +1,132 @@
+"""Pipeline benchmark: parse -> check -> trace -> lift -> unfused + fused analysis.
+
+Generates transformer programs of 5k-40k nodes in two styles (bench/gen_program.py), then for
+each program, side by side in one run:
+
+- C++: bench_pipeline (Google Benchmark), steady-state time per pipeline run, one process
+  per program so that each peak RSS is its own;
+- Python: solar.trace + solar.analyze through the binding, first (cold) run and best of 5,
+  in a fresh process, with its peak RSS.
+
+Prints one table with ns per node and the growth of ns/node against the smallest program
+(linear scaling = 1.00x). Targets (issue 2): < 100 ms for 20k nodes, growth within 10% from
+5k to 40k, peak memory < 500 MB.
+
+    .venv/bin/python bench/run_bench.py [--sizes 5000,10000,20000,40000] [--styles flat,loop]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH_BIN = ROOT / "build" / "cpp" / "bench" / "bench_pipeline"
+OUT_DIR = ROOT / "build" / "bench"
+
+PY_TIMER = r"""
+import resource, sys, time
+import solar
+path = sys.argv[1]
+arch = solar.load_arch("H100_PCIe")
+times = []
+for _ in range(6):
+    t0 = time.perf_counter()
+    g = solar.trace(path)
+    a = solar.analyze(g, arch)
+    times.append(time.perf_counter() - t0)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(len(g.nodes), times[0], min(times[1:]), peak)
+"""
+
+
+def generate(style: str, nodes: int) -> Path:
+    path = OUT_DIR / f"{style}_{nodes}.py"
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "gen_program.py"),
+            "--nodes",
+            str(nodes),
+            "--out",
+            str(path),
+            "--style",
+            style,
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return path
+
+
+def run_cpp(path: Path) -> dict:
+    out = subprocess.run(
+        [
+            str(BENCH_BIN),
+            str(path),
+            "--benchmark_filter=pipeline",
+            "--benchmark_format=json",
+            "--benchmark_repetitions=3",
+            "--benchmark_report_aggregates_only=true",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    rows = json.loads(out)["benchmarks"]
+    median = next(r for r in rows if r.get("aggregate_name") == "median")
+    return {
+        "ms": median["real_time"],
+        "nodes": int(median["nodes"]),
+        "peak_mb": median["peak_rss_MB"],
+    }
+
+
+def run_python(path: Path) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-c", PY_TIMER, str(path)], check=True, capture_output=True, text=True
+    ).stdout.split()
+    return {
+        "nodes": int(out[0]),
+        "cold_ms": float(out[1]) * 1e3,
+        "ms": float(out[2]) * 1e3,
+        "peak_mb": float(out[3]),
+    }
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--sizes", default="5000,10000,20000,40000")
+    p.add_argument("--styles", default="flat,loop")
+    a = p.parse_args()
+    if not BENCH_BIN.exists():
+        sys.exit(f"{BENCH_BIN} not found: run `make build` first")
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    sizes = [int(s) for s in a.sizes.split(",")]
+    header = (
+        f"{'style':5s} {'nodes':>6s} | {'C++ ms':>7s} {'ns/node':>8s} {'growth':>7s} "
+        f"{'peak MB':>8s} | {'Py ms':>7s} {'Py cold':>8s} {'Py/C++':>7s} {'peak MB':>8s}"
+    )
+    print(header)
+    print("-" * len(header))
+    for style in a.styles.split(","):
+        base = None
+        for n in sizes:
+            path = generate(style, n)
+            cpp = run_cpp(path)
+            py = run_python(path)
+            per_node = cpp["ms"] * 1e6 / cpp["nodes"]
+            base = base or per_node
+            print(
+                f"{style:5s} {cpp['nodes']:6d} | {cpp['ms']:7.1f} {per_node:8.0f} "
+                f"{per_node / base:6.2f}x {cpp['peak_mb']:8.1f} | {py['ms']:7.1f} "
+                f"{py['cold_ms']:8.1f} {py['ms'] / cpp['ms']:6.2f}x {py['peak_mb']:8.1f}"
+            )
+    print("\ngrowth: ns/node relative to the smallest program of the style (1.00x = linear)")
+
+
+if __name__ == "__main__":
+    main()
