@@ -1259,20 +1259,19 @@ class Checker {
         // Map factor subscripts to their index in u->reads (reads are in source order).
         std::vector<int> factor_read(factors.size(), -1);
         std::function<int(const Expr&)> count_reads = [&](const Expr& x) -> int {
-          int n = (x.kind == ExprKind::kSubscript && x.items[0]->kind == ExprKind::kName &&
-                   x.items[0]->kind != ExprKind::kAttribute)
-                      ? 1
-                      : 0;
+          int n = (x.kind == ExprKind::kSubscript && x.items[0]->kind == ExprKind::kName) ? 1 : 0;
           for (const auto& item : x.items) n += count_reads(*item);
           return n;
         };
+        // A factor takes part in the MAC if it reads a tensor (X[..] or an expression of
+        // reads such as (W[..] - Z[..])); its first read is the MAC operand.
         for (size_t f = 0; f < factors.size(); ++f) {
-          const Expr& x = *factors[f];
-          if (x.kind == ExprKind::kSubscript && x.items[0]->kind == ExprKind::kName) {
+          const int reads = count_reads(*factors[f]);
+          if (reads > 0) {
             factor_read[f] = read_cursor;
             tensor_factors.push_back(static_cast<int>(f));
           }
-          read_cursor += count_reads(x);
+          read_cursor += reads;
         }
         if (has_reduction && tensor_factors.size() >= 2) {
           u->is_mac = true;
