@@ -110,6 +110,17 @@ LAYER = """    h = rms_norm(x, g1[{i}])
     x = add(x, linear(c, wo[{i}]))
     x = add(x, linear(gelu(linear(rms_norm(x, g2[{i}]), w1[{i}])), w2[{i}]))
 """
+# Per-layer weights: name and dims.
+WEIGHTS = (
+    ("g1", "D"),
+    ("wq", "D,D"),
+    ("wk", "D,D"),
+    ("wv", "D,D"),
+    ("wo", "D,D"),
+    ("g2", "D"),
+    ("w1", "F,D"),
+    ("w2", "D,F"),
+)
 LAYER_NODES = 22  # graph nodes per layer (kernel and builtin calls in LAYER)
 
 
@@ -162,7 +173,7 @@ def loop_program(layers: int) -> str:
     out.append("def model(" + ", ".join(params) + "):")
     out.append("    for i in range(LAYERS):")
     body = LAYER
-    for name, _ in weights:
+    for name, _ in WEIGHTS:
         body = body.replace(f"{name}[{{i}}]", f'select({name}, dim="L", index=i)')
     out.append("\n".join("    " + line for line in body.splitlines()))
     out.append("    return x\n")

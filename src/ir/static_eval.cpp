@@ -27,30 +27,62 @@ using ast::Op;
 }
 
 Scalar arith(const StaticEnv& env, const Expr& e, Op op, Scalar a, Scalar b) {
+  std::string why;
+  if (auto r = scalar_arith(op, a, b, &why)) return *r;
+  fail(env, e, why + " in '" + print_expr(e) + "'");
+}
+
+int64_t dim_size(const StaticEnv& env, const Expr& e, const std::string& dim) {
+  if (env.dim_sizes) {
+    auto it = env.dim_sizes->find(dim);
+    if (it != env.dim_sizes->end()) return it->second;
+  }
+  throw UserError(ErrorKind::kUnknownDim, env.program ? env.program->file : "", e.loc,
+                  "dim '" + dim + "' has no size at this point",
+                  "bind it through a parameter annotation or an earlier allocation");
+}
+
+}  // namespace
+
+std::optional<Scalar> scalar_arith(Op op, Scalar a, Scalar b, std::string* why) {
   if (a.is_int && b.is_int) {
+    int64_t r = 0;
+    bool overflow = false;
     switch (op) {
       case Op::kAdd:
-        return Scalar::of_int(a.i + b.i);
+        overflow = __builtin_add_overflow(a.i, b.i, &r);
+        break;
       case Op::kSub:
-        return Scalar::of_int(a.i - b.i);
+        overflow = __builtin_sub_overflow(a.i, b.i, &r);
+        break;
       case Op::kMul:
-        return Scalar::of_int(a.i * b.i);
+        overflow = __builtin_mul_overflow(a.i, b.i, &r);
+        break;
       case Op::kFloorDiv:
       case Op::kMod:
-        if (b.i == 0) fail(env, e, "division by zero in '" + print_expr(e) + "'");
-        return Scalar::of_int(op == Op::kFloorDiv ? floor_div(a.i, b.i) : floor_mod(a.i, b.i));
-      case Op::kPow:
-        if (b.i >= 0) {
-          int64_t r = 1;
-          for (int64_t k = 0; k < b.i; ++k) r *= a.i;
-          return Scalar::of_int(r);
+        if (b.i == 0) {
+          *why = "division by zero";
+          return std::nullopt;
         }
+        r = op == Op::kFloorDiv ? floor_div(a.i, b.i) : floor_mod(a.i, b.i);
+        break;
+      case Op::kPow:
+        if (b.i < 0) return Scalar::of_float(std::pow(a.as_double(), b.as_double()));
+        r = 1;
+        for (int64_t k = 0; k < b.i && !overflow; ++k)
+          overflow = __builtin_mul_overflow(r, a.i, &r);
         break;
       default:
-        break;
+        goto floating;  // true division and anything else: float semantics
     }
+    if (overflow) {
+      *why = "integer overflow";
+      return std::nullopt;
+    }
+    return Scalar::of_int(r);
   }
-  double x = a.as_double(), y = b.as_double();
+floating:
+  const double x = a.as_double(), y = b.as_double();
   switch (op) {
     case Op::kAdd:
       return Scalar::of_float(x + y);
@@ -59,21 +91,24 @@ Scalar arith(const StaticEnv& env, const Expr& e, Op op, Scalar a, Scalar b) {
     case Op::kMul:
       return Scalar::of_float(x * y);
     case Op::kDiv:
-      if (y == 0) fail(env, e, "division by zero in '" + print_expr(e) + "'");
-      return Scalar::of_float(x / y);
     case Op::kFloorDiv:
-      return Scalar::of_float(std::floor(x / y));
     case Op::kMod:
+      if (y == 0) {
+        *why = "division by zero";
+        return std::nullopt;
+      }
+      if (op == Op::kDiv) return Scalar::of_float(x / y);
+      if (op == Op::kFloorDiv) return Scalar::of_float(std::floor(x / y));
       return Scalar::of_float(x - std::floor(x / y) * y);
     case Op::kPow:
       return Scalar::of_float(std::pow(x, y));
     default:
-      break;
+      *why = std::string("'") + ast::op_text(op) + "' is not an arithmetic operator";
+      return std::nullopt;
   }
-  fail(env, e, "unsupported operator in static expression");
 }
 
-bool compare(Op op, double a, double b) {
+bool scalar_compare(Op op, double a, double b) {
   switch (op) {
     case Op::kLt:
       return a < b;
@@ -91,18 +126,6 @@ bool compare(Op op, double a, double b) {
       return false;
   }
 }
-
-int64_t dim_size(const StaticEnv& env, const Expr& e, const std::string& dim) {
-  if (env.dim_sizes) {
-    auto it = env.dim_sizes->find(dim);
-    if (it != env.dim_sizes->end()) return it->second;
-  }
-  throw UserError(ErrorKind::kUnknownDim, env.program ? env.program->file : "", e.loc,
-                  "dim '" + dim + "' has no size at this point",
-                  "bind it through a parameter annotation or an earlier allocation");
-}
-
-}  // namespace
 
 Scalar eval_static(const Expr& e, const StaticEnv& env) {
   switch (e.kind) {
@@ -140,7 +163,8 @@ Scalar eval_static(const Expr& e, const StaticEnv& env) {
       Scalar lhs = eval_static(*e.items[0], env);
       for (size_t i = 0; i < e.cmp_ops.size(); ++i) {
         Scalar rhs = eval_static(*e.items[i + 1], env);
-        if (!compare(e.cmp_ops[i], lhs.as_double(), rhs.as_double())) return Scalar::of_int(0);
+        if (!scalar_compare(e.cmp_ops[i], lhs.as_double(), rhs.as_double()))
+          return Scalar::of_int(0);
         lhs = rhs;
       }
       return Scalar::of_int(1);

@@ -438,50 +438,13 @@ class Tracer {
                 std::string("unsupported operand types for ") + ast::op_text(op) + ": " +
                     value_kind_name(a.kind) + " and " + value_kind_name(b.kind));
     }
-    if (a.kind == Value::Kind::kInt && b.kind == Value::Kind::kInt && op != Op::kDiv) {
-      switch (op) {
-        case Op::kAdd:
-          return Value::of_int(a.i + b.i);
-        case Op::kSub:
-          return Value::of_int(a.i - b.i);
-        case Op::kMul:
-          return Value::of_int(a.i * b.i);
-        case Op::kFloorDiv:
-        case Op::kMod:
-          if (b.i == 0) ctx_.fail(ErrorKind::kType, loc, "integer division by zero");
-          return Value::of_int(op == Op::kFloorDiv ? floor_div(a.i, b.i) : floor_mod(a.i, b.i));
-        case Op::kPow:
-          if (b.i >= 0) {
-            int64_t r = 1;
-            for (int64_t k = 0; k < b.i; ++k) r *= a.i;
-            return Value::of_int(r);
-          }
-          break;
-        default:
-          break;
-      }
-    }
-    const double x = a.as_double(), y = b.as_double();
-    switch (op) {
-      case Op::kAdd:
-        return Value::of_float(x + y);
-      case Op::kSub:
-        return Value::of_float(x - y);
-      case Op::kMul:
-        return Value::of_float(x * y);
-      case Op::kDiv:
-        if (y == 0) ctx_.fail(ErrorKind::kType, loc, "division by zero");
-        return Value::of_float(x / y);
-      case Op::kFloorDiv:
-        return Value::of_float(std::floor(x / y));
-      case Op::kMod:
-        return Value::of_float(x - std::floor(x / y) * y);
-      case Op::kPow:
-        return Value::of_float(std::pow(x, y));
-      default:
-        break;
-    }
-    ctx_.fail(ErrorKind::kType, loc, "unsupported operator");
+    auto to_scalar = [](const Value& v) {
+      return v.kind == Value::Kind::kInt ? Scalar::of_int(v.i) : Scalar::of_float(v.f);
+    };
+    std::string why;
+    auto r = scalar_arith(op, to_scalar(a), to_scalar(b), &why);
+    if (!r) ctx_.fail(ErrorKind::kType, loc, why);
+    return r->is_int ? Value::of_int(r->i) : Value::of_float(r->f);
   }
 
   bool compare(Op op, const Value& a, const Value& b, Loc loc) const {
@@ -496,23 +459,7 @@ class Tracer {
       }
       ctx_.fail(ErrorKind::kType, loc, "cannot compare these values");
     }
-    const double x = a.as_double(), y = b.as_double();
-    switch (op) {
-      case Op::kLt:
-        return x < y;
-      case Op::kLe:
-        return x <= y;
-      case Op::kGt:
-        return x > y;
-      case Op::kGe:
-        return x >= y;
-      case Op::kEq:
-        return x == y;
-      case Op::kNe:
-        return x != y;
-      default:
-        return false;
-    }
+    return scalar_compare(op, a.as_double(), b.as_double());
   }
 
   // ------------------------------------------------------------------ calls

@@ -2,6 +2,7 @@
 // scalar parameters) once a call has bound its dim sizes and scalar arguments.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -22,6 +23,12 @@ struct StaticEnv {
 // unknown values is a UserError located at the expression.
 Scalar eval_static(const ast::Expr& e, const StaticEnv& env);
 int64_t eval_static_int(const ast::Expr& e, const StaticEnv& env, const char* what);
+
+// Python semantics of + - * / // % ** on ints and floats (ints stay ints except for /).
+// Returns nullopt, with the reason in `why`, on division by zero, integer overflow or a
+// non-arithmetic operator. Shared by kernels' static expressions and the tracer.
+std::optional<Scalar> scalar_arith(ast::Op op, Scalar a, Scalar b, std::string* why);
+bool scalar_compare(ast::Op op, double a, double b);
 
 // Python semantics for // and % on integers (floor division).
 int64_t floor_div(int64_t a, int64_t b);
