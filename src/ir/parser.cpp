@@ -38,6 +38,7 @@ class Parser {
   ast::Module parse_module() {
     ast::Module m;
     m.file = file_;
+    m.arena = arena_;
     while (!at(Tok::kEof)) {
       if (accept(Tok::kNewline)) continue;
       parse_statement_into(m.body);
@@ -150,6 +151,30 @@ class Parser {
            "expected '" + std::string(op) + "' " + context + ", found " + describe(peek()));
     }
   }
+  // Nodes live in the module's arena (allocate_shared puts the control block there too).
+  template <typename T>
+  std::shared_ptr<T> node() {
+    return std::allocate_shared<T>(std::pmr::polymorphic_allocator<T>(arena_.get()));
+  }
+  ExprPtr binary(Op op, ExprPtr a, ExprPtr b, Loc loc) {
+    auto e = node<Expr>();
+    e->kind = ExprKind::kBinary;
+    e->op = op;
+    e->loc = loc.line ? loc : a->loc;
+    e->items = {std::move(a), std::move(b)};
+    e->depth = ast::subtree_depth(*e);
+    return e;
+  }
+  ExprPtr unary(Op op, ExprPtr a, Loc loc) {
+    auto e = node<Expr>();
+    e->kind = ExprKind::kUnary;
+    e->op = op;
+    e->loc = loc;
+    e->items = {std::move(a)};
+    e->depth = ast::subtree_depth(*e);
+    return e;
+  }
+
   // A closing bracket: when it is missing, point at the opening one (the usual culprit).
   void expect_close(std::string_view close, Loc open, const char* context) {
     if (accept_op(close)) return;
@@ -210,7 +235,7 @@ class Parser {
 
   StmtPtr parse_simple() {
     const Token& t = peek();
-    auto s = std::make_shared<Stmt>();
+    auto s = node<Stmt>();
     s->loc = t.loc;
     if (t.kind == Tok::kName) {
       if (t.text == "pass") {
@@ -285,7 +310,7 @@ class Parser {
   }
 
   StmtPtr parse_import() {
-    auto s = std::make_shared<Stmt>();
+    auto s = node<Stmt>();
     s->kind = StmtKind::kImport;
     s->loc = peek().loc;
     std::string text;
@@ -330,7 +355,7 @@ class Parser {
   }
 
   StmtPtr parse_funcdef() {
-    auto s = std::make_shared<Stmt>();
+    auto s = node<Stmt>();
     s->kind = StmtKind::kFunctionDef;
     s->loc = peek().loc;
     while (accept_op("@")) {
@@ -363,7 +388,7 @@ class Parser {
   }
 
   StmtPtr parse_for() {
-    auto s = std::make_shared<Stmt>();
+    auto s = node<Stmt>();
     s->kind = StmtKind::kFor;
     s->loc = next().loc;
     s->target = parse_target_list();
@@ -379,14 +404,14 @@ class Parser {
     Loc loc = peek().loc;
     std::vector<ExprPtr> items;
     do {
-      auto e = std::make_shared<Expr>();
+      auto e = node<Expr>();
       e->kind = ExprKind::kName;
       e->loc = peek().loc;
       e->text = expect_name("as a loop variable");
       items.push_back(e);
     } while (accept_op(","));
     if (items.size() == 1) return items[0];
-    auto t = std::make_shared<Expr>();
+    auto t = node<Expr>();
     t->kind = ExprKind::kTuple;
     t->loc = loc;
     t->items = std::move(items);
@@ -394,7 +419,7 @@ class Parser {
   }
 
   StmtPtr parse_if() {
-    auto s = std::make_shared<Stmt>();
+    auto s = node<Stmt>();
     s->kind = StmtKind::kIf;
     s->loc = next().loc;  // 'if' or 'elif'
     s->value = parse_expr();
@@ -410,7 +435,7 @@ class Parser {
   }
 
   StmtPtr parse_while() {
-    auto s = std::make_shared<Stmt>();
+    auto s = node<Stmt>();
     s->kind = StmtKind::kWhile;
     s->loc = next().loc;
     s->value = parse_expr();
@@ -425,7 +450,7 @@ class Parser {
     Loc loc = peek().loc;
     ExprPtr first = parse_expr();
     if (!at_op(",")) return first;
-    auto t = std::make_shared<Expr>();
+    auto t = node<Expr>();
     t->kind = ExprKind::kTuple;
     t->loc = loc;
     t->items.push_back(first);
@@ -457,7 +482,7 @@ class Parser {
   ExprPtr parse_or() {
     ExprPtr first = parse_and();
     if (!at_kw("or")) return first;
-    auto e = std::make_shared<Expr>();
+    auto e = node<Expr>();
     e->kind = ExprKind::kBoolOp;
     e->op = Op::kOr;
     e->loc = first->loc;
@@ -473,7 +498,7 @@ class Parser {
   ExprPtr parse_and() {
     ExprPtr first = parse_not();
     if (!at_kw("and")) return first;
-    auto e = std::make_shared<Expr>();
+    auto e = node<Expr>();
     e->kind = ExprKind::kBoolOp;
     e->op = Op::kAnd;
     e->loc = first->loc;
@@ -490,7 +515,7 @@ class Parser {
     DepthGuard guard(*this);
     if (at_kw("not")) {
       Loc loc = next().loc;
-      return ast::make_unary(Op::kNot, parse_not(), loc);
+      return unary(Op::kNot, parse_not(), loc);
     }
     return parse_comparison();
   }
@@ -519,7 +544,7 @@ class Parser {
     ExprPtr first = parse_arith();
     Op op;
     if (!at_compare(&op)) return first;
-    auto e = std::make_shared<Expr>();
+    auto e = node<Expr>();
     e->kind = ExprKind::kCompare;
     e->loc = first->loc;
     e->items.push_back(first);
@@ -538,7 +563,7 @@ class Parser {
       count_chain(&chain);
       Op op = peek().text == "+" ? Op::kAdd : Op::kSub;
       Loc loc = next().loc;
-      lhs = ast::make_binary(op, lhs, parse_term(), loc);
+      lhs = binary(op, lhs, parse_term(), loc);
     }
     return lhs;
   }
@@ -564,7 +589,7 @@ class Parser {
         break;
       }
       Loc loc = next().loc;
-      lhs = ast::make_binary(op, lhs, parse_factor(), loc);
+      lhs = binary(op, lhs, parse_factor(), loc);
     }
     return lhs;
   }
@@ -574,7 +599,7 @@ class Parser {
     if (at_op("-") || at_op("+")) {
       Op op = peek().text == "-" ? Op::kNeg : Op::kPos;
       Loc loc = next().loc;
-      return ast::make_unary(op, parse_factor(), loc);
+      return unary(op, parse_factor(), loc);
     }
     if (at_op("~")) unsupported(peek().loc, "bitwise '~' is not supported");
     return parse_power();
@@ -584,7 +609,7 @@ class Parser {
     ExprPtr base = parse_postfix();
     if (at_op("**")) {
       Loc loc = next().loc;
-      return ast::make_binary(Op::kPow, base, parse_factor(), loc);
+      return binary(Op::kPow, base, parse_factor(), loc);
     }
     if (at_op("&") || at_op("|") || at_op("^")) {
       unsupported(peek().loc, "bitwise operators are not supported",
@@ -598,7 +623,7 @@ class Parser {
     while (true) {
       if (at_op("(")) {
         Loc loc = next().loc;
-        auto call = std::make_shared<Expr>();
+        auto call = node<Expr>();
         call->kind = ExprKind::kCall;
         call->loc = e->loc;
         call->items.push_back(e);
@@ -625,7 +650,7 @@ class Parser {
         e = sized(call);
       } else if (at_op("[")) {
         const Loc open = next().loc;
-        auto sub = std::make_shared<Expr>();
+        auto sub = node<Expr>();
         sub->kind = ExprKind::kSubscript;
         sub->loc = e->loc;
         sub->items.push_back(e);
@@ -646,7 +671,7 @@ class Parser {
         e = sized(sub);
       } else if (at_op(".")) {
         next();
-        auto attr = std::make_shared<Expr>();
+        auto attr = node<Expr>();
         attr->kind = ExprKind::kAttribute;
         attr->loc = e->loc;
         attr->items.push_back(e);
@@ -660,7 +685,7 @@ class Parser {
 
   ExprPtr parse_atom() {
     const Token& t = peek();
-    auto e = std::make_shared<Expr>();
+    auto e = node<Expr>();
     e->loc = t.loc;
     switch (t.kind) {
       case Tok::kName: {
@@ -752,6 +777,8 @@ class Parser {
     fail(t.loc, "expected an expression, found " + describe(t));
   }
 
+  std::shared_ptr<std::pmr::monotonic_buffer_resource> arena_ =
+      std::make_shared<std::pmr::monotonic_buffer_resource>(size_t{1} << 16);
   detail::Lexer lexer_;
   std::deque<Token> window_;
   const std::string& file_;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <memory_resource>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,10 @@ struct Stmt {
 };
 
 struct Module {
+  // Memory of the parsed nodes: one bump allocator per module, so that a large program is
+  // laid out in order and released at once. Nodes made by later passes use the heap. Declared
+  // first so that it is destroyed last; a node must not outlive its module.
+  std::shared_ptr<std::pmr::monotonic_buffer_resource> arena;
   std::string file;
   std::vector<StmtPtr> body;
 };
