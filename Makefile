@@ -27,7 +27,7 @@ $(VENV)/.deps: pyproject.toml
 	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.4" "PyYAML>=6" "pytest>=8" \
-	    "ruff>=0.6" "clang-format==18.1.8"
+	    "ruff>=0.6" "clang-format==18.1.8" "numpy>=1.24" "ml_dtypes>=0.4"
 	touch $@
 
 venv: $(VENV)/.deps

@@ -1,13 +1,19 @@
 // The one binding file: converts arguments, exposes read-only views of the core's results,
 // and maps C++ errors to Python (solar.errors.UserError with diagnostics, InternalError).
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <atomic>
+#include <csignal>
+
 #include "solar/arch/spec.h"
+#include "solar/exec/executor.h"
 #include "solar/io/json.h"
 #include "solar/io/yaml.h"
 #include "solar/ir/checker.h"
@@ -40,6 +46,37 @@ solar::Fp32Math parse_fp32_math(const std::string& s) {
                          "--fp32-math must be fp32 or tf32, got '" + s + "'");
 }
 
+// SIGINT during execution sets this flag; the executor stops at the next loop iteration.
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_sigint(int) { g_interrupted.store(true); }
+
+// The NumPy storage type of a dtype in the executor (Python views it as the real type).
+nb::dlpack::dtype storage_dlpack(solar::DType d) {
+  using solar::DType;
+  switch (d) {
+    case DType::kFp64:
+      return nb::dtype<double>();
+    case DType::kFp32:
+    case DType::kTf32:
+      return nb::dtype<float>();
+    case DType::kInt64:
+      return nb::dtype<int64_t>();
+    case DType::kInt32:
+      return nb::dtype<int32_t>();
+    case DType::kInt16:
+      return nb::dtype<int16_t>();
+    case DType::kInt8:
+      return nb::dtype<int8_t>();
+    case DType::kBf16:
+    case DType::kFp16:
+      return nb::dtype<uint16_t>();
+    default:
+      return nb::dtype<uint8_t>();
+  }
+}
+
+using InArray = nb::ndarray<nb::c_contig, nb::device::cpu>;
+
 int64_t unfused_bytes(const solar::Graph& g) {
   int64_t n = 0;
   for (const auto& node : g.nodes) n += node.bytes();
@@ -63,6 +100,8 @@ NB_MODULE(_core, m) {
       nb::object cls = nb::module_::import_("solar.errors").attr("UserError");
       nb::object exc = cls(e.what(), diags);
       PyErr_SetObject(cls.ptr(), exc.ptr());
+    } catch (const solar::Interrupted&) {
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
     } catch (const solar::InternalError& e) {
       nb::object cls = nb::module_::import_("solar.errors").attr("InternalError");
       PyErr_SetString(cls.ptr(), e.what());
@@ -151,6 +190,7 @@ NB_MODULE(_core, m) {
       .def_prop_ro("matrix_flops", &solar::Node::matrix_flops)
       .def_prop_ro("vector_flops", &solar::Node::vector_flops)
       .def_prop_ro("total_flops", &solar::Node::total_flops)
+      .def_ro("attrs", &solar::Node::attrs)
       .def_ro("bytes_read", &solar::Node::bytes_read)
       .def_ro("bytes_written", &solar::Node::bytes_written)
       .def_prop_ro("bytes", &solar::Node::bytes)
@@ -266,6 +306,98 @@ NB_MODULE(_core, m) {
         return solar::analyze(g, a, o);
       },
       "graph"_a, "arch"_a, "fp32_math"_a = "default");
+
+  // --- execution ------------------------------------------------------------------------
+  m.def(
+      "estimate_cost",
+      [](const solar::Graph& g) {
+        const auto c = solar::estimate_cost(g);
+        return std::make_pair(c.peak_bytes, c.operations);
+      },
+      "graph"_a, "(peak bytes of live arrays, loop iterations x operations)");
+
+  m.def(
+      "model_inputs",
+      [](const solar::Program& p) {
+        // (name, dims, dtype, role) of each model() tensor parameter, in order.
+        std::vector<std::tuple<std::string, std::vector<std::string>, std::string, std::string>>
+            out;
+        for (const auto& param : p.model->params) {
+          const auto* ann = param.annotation.get();
+          if (!ann || ann->kind != solar::ast::ExprKind::kCall || ann->items[0]->text != "Tensor")
+            continue;
+          std::vector<std::string> dims;
+          std::string cur;
+          for (char c : (ann->items.size() > 1 ? ann->items[1]->text : std::string()) + ",") {
+            if (c == ' ') continue;
+            if (c == ',') {
+              if (!cur.empty()) dims.push_back(cur);
+              cur.clear();
+            } else {
+              cur += c;
+            }
+          }
+          std::string dtype = "fp32", role = "input";
+          if (const auto* kw = ann->keyword("dtype")) dtype = kw->value->text;
+          if (const auto* kw = ann->keyword("role")) role = kw->value->text;
+          out.emplace_back(param.name, dims, dtype, role);
+        }
+        return out;
+      },
+      "program"_a);
+
+  m.def(
+      "execute",
+      [](const solar::Program& p, const solar::Graph& g,
+         std::vector<std::pair<InArray, std::string>> inputs, const std::string& backend,
+         bool bounds_check, const std::string& cache_dir, const std::string& include_dir) {
+        std::vector<solar::Array> arrays;
+        for (auto& [a, dtype] : inputs) {
+          solar::Array arr;
+          arr.dtype = *solar::parse_dtype(dtype);
+          for (size_t i = 0; i < a.ndim(); ++i)
+            arr.shape.push_back(static_cast<int64_t>(a.shape(i)));
+          arr.data = a.data();  // borrowed: the caller keeps the inputs alive
+          arrays.push_back(std::move(arr));
+        }
+        solar::ExecOptions o;
+        if (backend == "native") {
+          o.backend = solar::Backend::kNative;
+        } else if (backend != "interpreter") {
+          throw solar::UserError(
+              solar::ErrorKind::kArgument, "", {},
+              "backend must be 'native' or 'interpreter', got '" + backend + "'");
+        }
+        o.bounds_check = bounds_check;
+        o.cache_dir = cache_dir;
+        o.include_dir = include_dir;
+        g_interrupted.store(false);
+        o.cancel = &g_interrupted;
+        std::vector<solar::Array> outs;
+        {
+          auto previous = std::signal(SIGINT, on_sigint);
+          nb::gil_scoped_release release;
+          try {
+            outs = solar::execute(p, g, arrays, o);
+          } catch (...) {
+            std::signal(SIGINT, previous);
+            throw;
+          }
+          std::signal(SIGINT, previous);
+        }
+        nb::list result;
+        for (auto& a : outs) {
+          auto* keep = new solar::Array(a);
+          nb::capsule owner(keep, [](void* q) noexcept { delete static_cast<solar::Array*>(q); });
+          std::vector<size_t> shape(a.shape.begin(), a.shape.end());
+          nb::ndarray<nb::numpy> arr(keep->data, shape.size(), shape.data(), owner, nullptr,
+                                     storage_dlpack(a.dtype));
+          result.append(nb::make_tuple(arr, solar::dtype_name(a.dtype)));
+        }
+        return result;
+      },
+      "program"_a, "graph"_a, "inputs"_a, "backend"_a = "interpreter", "bounds_check"_a = true,
+      "cache_dir"_a = "", "include_dir"_a = "");
 
   m.def(
       "analysis_json",

@@ -19,6 +19,8 @@ from .errors import Diagnostic, InternalError, UserError, argument_error
 
 __all__ = [
     "Diagnostic",
+    "make_inputs",
+    "run",
     "InternalError",
     "UserError",
     "analyze",
@@ -108,3 +110,17 @@ def format_source(text: str, file: str = "<string>") -> str:
 def graph_yaml(graph) -> str:
     """The einsum-graph sidecar (YAML) of a graph."""
     return graph.to_yaml()
+
+
+def run(program, inputs, dims=None, backend: str = "native", bounds_check: bool = True, **budget):
+    """Execute model() on concrete inputs; see solar.execution.run."""
+    from .execution import run as _run
+
+    return _run(program, inputs, dims=dims, backend=backend, bounds_check=bounds_check, **budget)
+
+
+def make_inputs(program, seed: int = 0, dims=None):
+    """Random inputs for model(); see solar.execution.make_inputs."""
+    from .execution import make_inputs as _make_inputs
+
+    return _make_inputs(program, seed=seed, dims=dims)

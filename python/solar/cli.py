@@ -80,6 +80,136 @@ def cmd_format(args) -> int:
     return 0
 
 
+def _savez(path: str, arrays: dict) -> None:
+    """Writes arrays to .npz; formats NumPy cannot store (bf16, fp8, nvfp4, int4) are
+    widened to float32 / int8, which `solar run` rounds back to the declared dtype."""
+    import numpy as np
+
+    plain = {}
+    for k, a in arrays.items():
+        if a.dtype.kind == "V" or a.dtype.name in {
+            "bfloat16",
+            "float8_e4m3fn",
+            "float8_e5m2",
+            "float4_e2m1fn",
+        }:
+            a = a.astype(np.float32)
+        elif a.dtype.name == "int4":
+            a = a.astype(np.int8)
+        plain[k] = a
+    np.savez(path, **plain)
+
+
+def _loadz(path: str) -> dict:
+    import numpy as np
+
+    try:
+        with np.load(path) as z:
+            return {k: z[k] for k in z.files}
+    except (OSError, ValueError) as e:
+        raise argument_error(f"cannot read arrays from '{path}': {e}") from None
+
+
+def cmd_inputs(args) -> int:
+    from .execution import make_inputs
+
+    arrays = make_inputs(args.file, seed=args.seed, dims=_dims(args.dim))
+    _savez(args.out, arrays)
+    for k, a in arrays.items():
+        print(f"{k:16s} {str(list(a.shape)):24s} {a.dtype}")
+    print(f"wrote {args.out} (seed {args.seed})")
+    return 0
+
+
+def _execute(args):
+    import time
+
+    from .execution import run
+
+    inputs = _loadz(args.inputs)
+    t0 = time.perf_counter()
+    outs = run(
+        args.file,
+        inputs,
+        dims=_dims(args.dim) or None,
+        backend=args.backend,
+        bounds_check=not args.no_bounds_check,
+        max_bytes=int(args.max_memory * 2**30) if args.max_memory else None,
+        max_seconds=args.max_seconds,
+    )
+    return outs, time.perf_counter() - t0
+
+
+def cmd_run(args) -> int:
+    outs, seconds = _execute(args)
+    for k, a in outs.items():
+        print(f"{k:8s} {str(list(a.shape)):24s} {a.dtype}")
+    print(f"ran {args.file} with the {args.backend} backend in {seconds:.3f} s")
+    if args.out:
+        _savez(args.out, outs)
+        print(f"wrote {args.out}")
+    return 0
+
+
+def cmd_validate(args) -> int:
+    from .execution import compare
+
+    outs, seconds = _execute(args)
+    expected = _loadz(args.expected)
+    keys = list(expected)
+    ok = True
+    print(
+        f"validating {args.file} ({args.backend} backend, {seconds:.3f} s) against {args.expected}"
+    )
+    for i, (name, actual) in enumerate(outs.items()):
+        key = (
+            name
+            if name in expected
+            else (f"arr_{i}" if f"arr_{i}" in expected else (keys[i] if i < len(keys) else None))
+        )
+        if key is None:
+            print(f"  {name}: no expected array (expected file has {', '.join(keys)})")
+            ok = False
+            continue
+        dtype = str(actual.dtype)
+        ir_dtype = {
+            "float32": "fp32",
+            "float64": "fp64",
+            "bfloat16": "bf16",
+            "float16": "fp16",
+            "float8_e4m3fn": "fp8_e4m3",
+            "float8_e5m2": "fp8_e5m2",
+            "float4_e2m1fn": "nvfp4",
+        }.get(dtype, dtype)
+        c = compare(name, actual, expected[key], ir_dtype, args.rtol, args.atol)
+        ok = ok and c.ok
+        status = "ok" if c.ok else "MISMATCH"
+        print(f"  {name} vs {key}: {status}")
+        print(
+            f"    shape {list(c.shape)} (expected {list(c.expected_shape)}), "
+            f"dtype {c.dtype} (expected {c.expected_dtype})"
+        )
+        if c.shape == c.expected_shape:
+            print(
+                f"    max abs error {c.max_abs_error:.3g}, max rel error {c.max_rel_error:.3g} "
+                f"(rtol {c.rtol:g}, atol {c.atol:g})"
+            )
+            print(
+                f"    mismatches {c.mismatches} of {c.elements} "
+                f"({100.0 * c.mismatches / max(c.elements, 1):.4f}%)"
+            )
+            if c.first_mismatch is not None:
+                print(
+                    f"    first mismatch at {list(c.first_mismatch)}: got {c.first_values[0]!r}, "
+                    f"expected {c.first_values[1]!r}"
+                )
+            print(f"    NaN {c.nan_count} (expected {c.expected_nan_count}), Inf {c.inf_count}")
+        for note in c.notes:
+            print(f"    {note}")
+    print("all outputs match" if ok else "validation FAILED")
+    return 0 if ok else 1
+
+
 def cmd_arch(args) -> int:
     if args.action == "list":
         for name in list_archs():
@@ -148,6 +278,38 @@ def build_parser() -> argparse.ArgumentParser:
     f = sub.add_parser("format", help="print an IR program in canonical layout")
     f.add_argument("file")
     f.set_defaults(func=cmd_format)
+
+    i = sub.add_parser("inputs", help="write random inputs for model() to an .npz file")
+    i.add_argument("file")
+    i.add_argument("--out", required=True)
+    i.add_argument("--seed", type=int, default=0)
+    i.add_argument("--dim", action="append", metavar="K=V")
+    i.set_defaults(func=cmd_inputs)
+
+    for name, helptext in (
+        ("run", "execute model() on inputs from an .npz file"),
+        ("validate", "execute model() and compare with expected outputs"),
+    ):
+        x = sub.add_parser(name, help=helptext)
+        x.add_argument("file")
+        x.add_argument("--inputs", required=True, help=".npz with one array per model() input")
+        x.add_argument("--dim", action="append", metavar="K=V")
+        x.add_argument("--backend", choices=["native", "interpreter"], default="native")
+        x.add_argument(
+            "--no-bounds-check", action="store_true", help="skip per-access bounds checks (faster)"
+        )
+        x.add_argument(
+            "--max-memory", type=float, metavar="GIB", help="memory budget in GiB (default 8)"
+        )
+        x.add_argument("--max-seconds", type=float, help="time budget (default 60)")
+        if name == "run":
+            x.add_argument("--out", help="write the outputs (out0, out1, ...) to this .npz")
+            x.set_defaults(func=cmd_run)
+        else:
+            x.add_argument("--expected", required=True, help=".npz of expected outputs")
+            x.add_argument("--rtol", type=float, help="relative tolerance (default by dtype)")
+            x.add_argument("--atol", type=float, help="absolute tolerance (default by dtype)")
+            x.set_defaults(func=cmd_validate)
 
     r = sub.add_parser("arch", help="list or show architecture specs")
     r.add_argument("action", choices=["list", "show"])

@@ -42,6 +42,14 @@ const char* error_kind_name(ErrorKind kind) {
       return "spec";
     case ErrorKind::kArgument:
       return "argument";
+    case ErrorKind::kInput:
+      return "input";
+    case ErrorKind::kBounds:
+      return "bounds";
+    case ErrorKind::kBudget:
+      return "budget";
+    case ErrorKind::kValidation:
+      return "validation";
   }
   return "unknown";
 }

@@ -732,8 +732,59 @@ class Checker {
     for (const auto& sp : cur->body) lower_statement(*sp, nullptr, &nest, ctx);
     ctx->loops = nullptr;
     if (nest.updates.empty()) return;
+    check_parallel(nest, k);
     derive_nest(&nest, k);
     k.nests.push_back(std::move(nest));
+  }
+
+  // parallel=True promises independent iterations: a loop that an update reduces over, or
+  // along which an update reads its own target elsewhere (a recurrence), would race.
+  void check_parallel(const Nest& nest, const Kernel& k) {
+    auto text = [](const AffineExpr& a) {
+      std::string s = a.constant ? print_expr(*a.constant) : "0";
+      for (const AffineTerm& t : a.terms)
+        s +=
+            "+" + std::to_string(t.loop) + "*" + (t.coefficient ? print_expr(*t.coefficient) : "1");
+      return s;
+    };
+    for (size_t l = 0; l < nest.loops.size(); ++l) {
+      const Loop& loop = nest.loops[l];
+      if (!loop.parallel) continue;
+      for (const Update& u : nest.updates) {
+        bool indexes = false;
+        for (const AffineExpr& idx : u.target.index)
+          for (const AffineTerm& t : idx.terms) indexes = indexes || t.loop == static_cast<int>(l);
+        std::string why;
+        if (!indexes) {
+          why = "the update at line " + std::to_string(u.loc.line) + " reduces over it";
+        }
+        // A read of the target is private to the iteration when, in some dim that the loop
+        // indexes, it uses the very index the write uses (each iteration owns a slice).
+        for (const Access& r : u.reads) {
+          if (!why.empty() || r.tensor != u.target.tensor) continue;
+          bool private_slice = false;
+          for (size_t d = 0; d < r.index.size(); ++d) {
+            bool uses_loop = false;
+            for (const AffineTerm& t : u.target.index[d].terms)
+              uses_loop = uses_loop || t.loop == static_cast<int>(l);
+            private_slice =
+                private_slice || (uses_loop && text(r.index[d]) == text(u.target.index[d]));
+          }
+          if (!private_slice) {
+            why = "line " + std::to_string(u.loc.line) + " reads '" +
+                  k.tensors[static_cast<size_t>(u.target.tensor)].name +
+                  "' at another index along it (a recurrence)";
+          }
+        }
+        if (!why.empty()) {
+          sink_.error(ErrorKind::kKernelBody, loop.loc,
+                      "loop '" + loop.var + "' over Dim(\"" + loop.dim +
+                          "\") is marked parallel=True but " + why + ": iterations would race",
+                      "remove parallel=True from this loop");
+          return;
+        }
+      }
+    }
   }
 
   static ExprPtr conj(const ExprPtr& a, const ExprPtr& b) {

@@ -183,6 +183,8 @@ class Builtin {
                                    is_view ? inputs.front() : -1, sparsity));
     }
     Node& n = ctx_.graph().nodes[static_cast<size_t>(id)];
+    n.attrs = std::move(attrs_);
+    n.value = value_;
     if (!is_view) {
       n.input_bytes = std::move(read_bytes);
       for (int64_t b : n.input_bytes) n.bytes_read += b;
@@ -275,6 +277,7 @@ class Builtin {
       shape.push_back(t.shape[order[i]]);
       identity = identity && order[i] == i;
     }
+    attrs_.assign(order.begin(), order.end());
     return finish({x}, {ctx_.read_bytes(x)}, {{dims, shape}}, t.dtype, identity, t.sparsity);
   }
 
@@ -296,6 +299,7 @@ class Builtin {
     if (len == 0) fail("the slice of dim '" + t.dims[a] + "' is empty");
     auto shape = t.shape;
     shape[a] = len;
+    attrs_ = {static_cast<int64_t>(a), start, step};
     return finish({x}, {0}, {{t.dims, shape}}, t.dtype, true, t.sparsity);
   }
 
@@ -314,6 +318,7 @@ class Builtin {
     auto shape = t.shape;
     dims.erase(dims.begin() + static_cast<std::ptrdiff_t>(a));
     shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(a));
+    attrs_ = {static_cast<int64_t>(a), index};
     return finish({x}, {0}, {{dims, shape}}, t.dtype, true, t.sparsity);
   }
 
@@ -339,10 +344,14 @@ class Builtin {
            std::to_string(t.shape[a]));
     }
     std::vector<std::pair<std::vector<std::string>, std::vector<int64_t>>> outs;
+    attrs_ = {static_cast<int64_t>(a)};
+    int64_t offset = 0;
     for (int64_t p : parts) {
       auto shape = t.shape;
       shape[a] = p;
       outs.push_back({t.dims, shape});
+      attrs_.push_back(offset);
+      offset += p;
     }
     return finish({x}, {0}, outs, t.dtype, true, t.sparsity);
   }
@@ -379,6 +388,7 @@ class Builtin {
       if (name_ == "concat") shape[a] += t.shape[a];
       reads.push_back(ctx_.read_bytes(x));
     }
+    attrs_ = {static_cast<int64_t>(a)};
     return finish(xs, reads, {{dims, shape}}, first.dtype, false);
   }
 
@@ -392,6 +402,11 @@ class Builtin {
     if (before < 0 || after < 0) fail("padding must be non-negative");
     auto shape = t.shape;
     shape[a] += before + after;
+    attrs_ = {static_cast<int64_t>(a), before, after};
+    if (const Value* v = arg(4, "value")) {
+      if (!v->is_number()) ctx_.fail(ErrorKind::kType, loc_, "pad(): value must be a number");
+      value_ = v->as_double();
+    }
     return finish({x}, {ctx_.read_bytes(x)}, {{t.dims, shape}}, t.dtype, false);
   }
 
@@ -420,6 +435,10 @@ class Builtin {
              "only size-1 and new dims expand");
       }
     }
+    for (const auto& d : dims) {
+      auto it = std::find(t.dims.begin(), t.dims.end(), d);
+      attrs_.push_back(it == t.dims.end() ? -1 : static_cast<int64_t>(it - t.dims.begin()));
+    }
     return finish({x}, {0}, {{dims, shape}}, t.dtype, true, t.sparsity);
   }
 
@@ -444,6 +463,7 @@ class Builtin {
       row_elements *= tt.shape[i];
     }
     const int64_t rows = dtype_bytes(tt.dtype, row_elements * it.elements());
+    attrs_ = {static_cast<int64_t>(a)};
     return finish({table, index}, {std::min(rows, ctx_.read_bytes(table)), ctx_.read_bytes(index)},
                   {{dims, shape}}, tt.dtype, false);
   }
@@ -487,6 +507,11 @@ class Builtin {
       dtype = *parsed;
     }
     if (name_ == "iota" && dims.size() != 1) fail("iota makes a 1-D tensor: iota(\"S\", S=128)");
+    if (name_ == "constant") {
+      const Value& v = need(0, "value");
+      if (!v.is_number()) ctx_.fail(ErrorKind::kType, loc_, "constant(): value must be a number");
+      value_ = v.as_double();
+    }
     return finish({}, {}, {{dims, shape}}, dtype, false);
   }
 
@@ -495,6 +520,8 @@ class Builtin {
   const std::string& name_;
   const CallArgs& args_;
   Loc loc_;
+  std::vector<int64_t> attrs_;  // execution attributes of the node (graph.h, Node::attrs)
+  double value_ = 0.0;
 };
 
 }  // namespace

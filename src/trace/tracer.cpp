@@ -677,6 +677,8 @@ class Tracer {
     n.matrix_dtype = lifted.matrix_dtype;
     n.einsums = lifted.einsums;
     n.slot_tensors = std::move(kernel_to_graph);
+    n.kernel = program_.kernel_index.at(k.name);
+    n.scalar_args = kc.scalar_args;
     // Traffic: each distinct parameter tensor read, once; each returned tensor, once.
     std::vector<TensorId> counted;
     size_t slot = 0;

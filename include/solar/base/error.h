@@ -40,6 +40,10 @@ enum class ErrorKind {
   kType,            // a value of the wrong kind (tensor where an int is needed, ...)
   kSpec,            // architecture spec: missing, negative or unknown field
   kArgument,        // bad option value (unknown arch, bad --dim)
+  kInput,           // execution inputs: missing, unknown, wrong shape or dtype
+  kBounds,          // an out-of-range tensor access during execution
+  kBudget,          // execution would exceed the memory or time budget
+  kValidation,      // outputs do not match the expected ones
 };
 
 const char* error_kind_name(ErrorKind kind);

@@ -11,6 +11,7 @@
 
 #include "solar/base/dtype.h"
 #include "solar/base/error.h"
+#include "solar/base/scalar.h"
 
 namespace solar {
 
@@ -106,6 +107,15 @@ struct Node {
   // kernel tensors by slot; operand_tensor() maps a slot to this call's graph tensor.
   std::shared_ptr<const std::vector<Einsum>> einsums;
   std::vector<TensorId> slot_tensors;  // kernel tensor index -> graph tensor (-1: kernel-local)
+  // What execution needs beyond shapes: the kernel (index into Program::kernels) and its
+  // scalar arguments by parameter; or a builtin's static attributes (docs/ir.md, Builtins):
+  // permute: the order; slice: axis, start, step; select: axis, index; split: axis and each
+  // output's offset; concat/stack: axis; pad: axis, before, after (and `value`); broadcast:
+  // for each output dim the input dim it reads or -1; gather: axis; constant: `value`.
+  int kernel = -1;
+  std::vector<Scalar> scalar_args;
+  std::vector<int64_t> attrs;
+  double value = 0.0;
   int64_t macs = 0;
   FlopCounts flops;                   // non-MAC FLOPs by kind
   DType matrix_dtype = DType::kFp32;  // dtype of the MACs (largest-MAC einsum's compute dtype)

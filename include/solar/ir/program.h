@@ -11,20 +11,11 @@
 #include <vector>
 
 #include "solar/base/dtype.h"
+#include "solar/base/scalar.h"
 #include "solar/einsum/graph.h"
 #include "solar/ir/ast.h"
 
 namespace solar {
-
-// A number known before execution: an int (sizes, strides) or a float (eps).
-struct Scalar {
-  bool is_int = true;
-  int64_t i = 0;
-  double f = 0.0;
-  double as_double() const { return is_int ? static_cast<double>(i) : f; }
-  static Scalar of_int(int64_t v) { return Scalar{true, v, 0.0}; }
-  static Scalar of_float(double v) { return Scalar{false, 0, v}; }
-};
 
 // `Tensor("B,M,K", dtype=..., role=..., sparsity=..., fill=...)` as written in an annotation.
 struct TensorAnnotation {

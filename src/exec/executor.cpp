@@ -1,0 +1,385 @@
+// Executor: walks the einsum graph in order, running kernels (interpreter or native code)
+// and builtins on concrete arrays.
+#include "solar/exec/executor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "interpreter.h"
+#include "native.h"
+#include "solar/einsum/lift.h"
+#include "storage.h"
+
+namespace solar {
+
+int storage_bytes(DType dtype) {
+  switch (dtype) {
+    case DType::kFp64:
+    case DType::kInt64:
+      return 8;
+    case DType::kFp32:
+    case DType::kTf32:
+    case DType::kInt32:
+      return 4;
+    case DType::kBf16:
+    case DType::kFp16:
+    case DType::kInt16:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+int64_t Array::elements() const {
+  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+}
+
+int64_t Array::nbytes() const { return elements() * storage_bytes(dtype); }
+
+Array Array::allocate(DType dtype, std::vector<int64_t> shape) {
+  Array a;
+  a.dtype = dtype;
+  a.shape = std::move(shape);
+  const size_t n = static_cast<size_t>(std::max<int64_t>(a.nbytes(), 1));
+  // 64-byte alignment suits vector loads in compiled kernels.
+  auto* p = static_cast<std::byte*>(::operator new[](n, std::align_val_t{64}));
+  std::memset(p, 0, n);
+  a.owner = std::shared_ptr<void>(
+      p, [](void* q) { ::operator delete[](static_cast<std::byte*>(q), std::align_val_t{64}); });
+  a.data = p;
+  return a;
+}
+
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// Row-major strides in elements.
+std::vector<int64_t> strides_of(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;) s[d - 1] = s[d] * shape[d];
+  return s;
+}
+
+// out[i...] = in[base + Σ i_d * in_stride[d]] for every index of `out` (same dtype).
+void strided_copy(const Array& in, int64_t base, const std::vector<int64_t>& in_stride,
+                  Array& out) {
+  const int es = storage_bytes(in.dtype);
+  const auto* src = static_cast<const std::byte*>(in.data);
+  auto* dst = static_cast<std::byte*>(out.data);
+  const size_t rank = out.shape.size();
+  const int64_t n = out.elements();
+  std::vector<int64_t> idx(rank, 0);
+  int64_t at = base;
+  for (int64_t k = 0; k < n; ++k) {
+    std::memcpy(dst + k * es, src + at * es, static_cast<size_t>(es));
+    for (size_t d = rank; d-- > 0;) {
+      at += in_stride[d];
+      if (++idx[d] < out.shape[d]) break;
+      at -= in_stride[d] * out.shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+class GraphRun {
+ public:
+  GraphRun(const Program& program, const Graph& graph, const ExecOptions& options)
+      : program_(program), graph_(graph), options_(options), values_(graph.tensors.size()) {}
+
+  std::vector<Array> run(const std::vector<Array>& inputs) {
+    bind_inputs(inputs);
+    std::vector<int> remaining(graph_.tensors.size(), 0);
+    for (const Node& n : graph_.nodes)
+      for (TensorId t : n.inputs) ++remaining[static_cast<size_t>(t)];
+    for (const Node& node : graph_.nodes) {
+      if (options_.cancel && options_.cancel->load(std::memory_order_relaxed)) throw Interrupted();
+      if (node.kind == NodeKind::kEinsum) {
+        run_kernel(node);
+      } else {
+        run_builtin(node);
+      }
+      // Free intermediates once their last reader ran.
+      for (TensorId t : node.inputs) {
+        const TensorInfo& info = graph_.tensors[static_cast<size_t>(t)];
+        if (--remaining[static_cast<size_t>(t)] == 0 && !info.is_output && info.producer != kNoNode)
+          values_[static_cast<size_t>(t)] = Array{};
+      }
+    }
+    std::vector<Array> out;
+    for (TensorId t : graph_.outputs) out.push_back(values_[static_cast<size_t>(t)]);
+    return out;
+  }
+
+ private:
+  [[noreturn]] void input_error(const std::string& msg) const {
+    throw UserError(ErrorKind::kInput, program_.file, {}, msg);
+  }
+
+  void bind_inputs(const std::vector<Array>& inputs) {
+    if (inputs.size() != graph_.inputs.size()) {
+      input_error("model() takes " + std::to_string(graph_.inputs.size()) + " inputs, got " +
+                  std::to_string(inputs.size()));
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const TensorInfo& t = graph_.tensors[static_cast<size_t>(graph_.inputs[i])];
+      const Array& a = inputs[i];
+      if (a.shape != t.shape) {
+        input_error("input '" + t.name + "' must have shape " + shape_text(t.shape) + " (" +
+                    [&] {
+                      std::string d;
+                      for (size_t k = 0; k < t.dims.size(); ++k) d += (k ? "," : "") + t.dims[k];
+                      return d;
+                    }() +
+                    "), got " + shape_text(a.shape));
+      }
+      if (a.dtype != t.dtype) {
+        input_error("input '" + t.name + "' must have dtype " + dtype_name(t.dtype) + ", got " +
+                    dtype_name(a.dtype));
+      }
+      if (!a.data && a.nbytes() > 0) input_error("input '" + t.name + "' has no data");
+      values_[static_cast<size_t>(graph_.inputs[i])] = a;
+    }
+  }
+
+  const Array& value(TensorId t) const { return values_[static_cast<size_t>(t)]; }
+  Array new_output(const Node& node, size_t i) {
+    const TensorInfo& t = graph_.tensors[static_cast<size_t>(node.outputs[i])];
+    Array a = Array::allocate(t.dtype, t.shape);
+    values_[static_cast<size_t>(node.outputs[i])] = a;
+    return a;
+  }
+
+  void run_kernel(const Node& node) {
+    const Kernel& k = program_.kernels[static_cast<size_t>(node.kernel)];
+    KernelCall call;
+    call.kernel = &k;
+    call.name = node.name;
+    call.loc = node.loc;
+    call.tensor_args.assign(k.params.size(), nullptr);
+    call.scalar_args = node.scalar_args;
+    std::vector<Array> tensors(k.tensors.size());
+    size_t next_input = 0;
+    for (size_t p = 0; p < k.params.size(); ++p) {
+      if (k.params[p].kind != ParamKind::kTensor) continue;
+      const TensorId t = node.inputs[next_input++];
+      call.tensor_args[p] = &graph_.tensors[static_cast<size_t>(t)];
+      tensors[static_cast<size_t>(k.params[p].tensor)] = value(t);
+    }
+    const LiftedCall lifted = lift_call(program_, call);
+    for (size_t t = 0; t < k.tensors.size(); ++t) {
+      const KernelTensor& kt = k.tensors[t];
+      if (kt.is_param) continue;
+      Array a = Array::allocate(kt.dtype, lifted.tensor_shapes[t]);
+      if (kt.fill != 0.0) {
+        const int64_t n = a.elements();
+        for (int64_t e = 0; e < n; ++e) detail::store_element(a.dtype, a.data, e, kt.fill);
+      }
+      tensors[t] = std::move(a);
+    }
+    if (options_.backend == Backend::kNative) {
+      detail::run_native_kernel(program_, k, lifted, node.scalar_args, tensors, options_,
+                                node.name);
+    } else {
+      detail::interpret_kernel(program_, k, lifted, node.scalar_args, tensors, options_, node.name);
+    }
+    for (size_t r = 0; r < k.returns.size(); ++r)
+      values_[static_cast<size_t>(node.outputs[r])] = tensors[static_cast<size_t>(k.returns[r])];
+  }
+
+  void run_builtin(const Node& node) {
+    const std::string& op = node.op;
+    const Array& x = node.inputs.empty() ? empty_ : value(node.inputs[0]);
+    if (op == "reshape") {
+      Array a = x;
+      a.shape = graph_.tensors[static_cast<size_t>(node.outputs[0])].shape;
+      values_[static_cast<size_t>(node.outputs[0])] = a;
+      return;
+    }
+    const std::vector<int64_t> in_stride = x.data ? strides_of(x.shape) : std::vector<int64_t>{};
+    if (op == "permute") {
+      Array out = new_output(node, 0);
+      std::vector<int64_t> s;
+      for (int64_t d : node.attrs) s.push_back(in_stride[static_cast<size_t>(d)]);
+      strided_copy(x, 0, s, out);
+    } else if (op == "slice") {
+      Array out = new_output(node, 0);
+      const size_t a = static_cast<size_t>(node.attrs[0]);
+      std::vector<int64_t> s = in_stride;
+      s[a] *= node.attrs[2];
+      strided_copy(x, node.attrs[1] * in_stride[a], s, out);
+    } else if (op == "select") {
+      Array out = new_output(node, 0);
+      const size_t a = static_cast<size_t>(node.attrs[0]);
+      std::vector<int64_t> s = in_stride;
+      s.erase(s.begin() + static_cast<std::ptrdiff_t>(a));
+      strided_copy(x, node.attrs[1] * in_stride[a], s, out);
+    } else if (op == "split") {
+      const size_t a = static_cast<size_t>(node.attrs[0]);
+      for (size_t i = 0; i < node.outputs.size(); ++i) {
+        Array out = new_output(node, i);
+        strided_copy(x, node.attrs[i + 1] * in_stride[a], in_stride, out);
+      }
+    } else if (op == "concat" || op == "stack") {
+      Array out = new_output(node, 0);
+      const size_t a = static_cast<size_t>(node.attrs[0]);
+      const std::vector<int64_t> out_stride = strides_of(out.shape);
+      int64_t offset = 0;
+      for (TensorId t : node.inputs) {
+        const Array& part = value(t);
+        // `part` fills the region of `out` that starts at `offset` along axis a.
+        std::vector<int64_t> dst_stride = out_stride;
+        if (op == "stack") dst_stride.erase(dst_stride.begin() + static_cast<std::ptrdiff_t>(a));
+        Array region = out;
+        region.data =
+            static_cast<std::byte*>(out.data) + offset * out_stride[a] * storage_bytes(out.dtype);
+        scatter_copy(part, region, dst_stride);
+        offset += op == "stack" ? 1 : part.shape[a];
+      }
+    } else if (op == "pad") {
+      Array out = new_output(node, 0);
+      const size_t a = static_cast<size_t>(node.attrs[0]);
+      const int64_t n = out.elements();
+      for (int64_t e = 0; e < n; ++e) detail::store_element(out.dtype, out.data, e, node.value);
+      // Write x into the interior: a strided view of out.
+      const std::vector<int64_t> os = strides_of(out.shape);
+      Array interior = out;
+      interior.shape = x.shape;
+      const int es = storage_bytes(x.dtype);
+      interior.data = static_cast<std::byte*>(out.data) + node.attrs[1] * os[a] * es;
+      scatter_copy(x, interior, os);
+    } else if (op == "broadcast") {
+      Array out = new_output(node, 0);
+      std::vector<int64_t> s;
+      for (size_t d = 0; d < node.attrs.size(); ++d) {
+        const int64_t from = node.attrs[d];
+        s.push_back(from < 0 || x.shape[static_cast<size_t>(from)] == 1
+                        ? 0
+                        : in_stride[static_cast<size_t>(from)]);
+      }
+      strided_copy(x, 0, s, out);
+    } else if (op == "gather") {
+      gather(node);
+    } else if (op == "apply_mask") {
+      Array out = new_output(node, 0);
+      const Array& m = value(node.inputs[1]);
+      const int64_t n = out.elements();
+      for (int64_t e = 0; e < n; ++e) {
+        const double keep = detail::load_element(m.dtype, m.data, e);
+        detail::store_element(out.dtype, out.data, e,
+                              keep != 0.0 ? detail::load_element(x.dtype, x.data, e) : 0.0);
+      }
+    } else if (op == "cast") {
+      Array out = new_output(node, 0);
+      const int64_t n = out.elements();
+      for (int64_t e = 0; e < n; ++e)
+        detail::store_element(out.dtype, out.data, e, detail::load_element(x.dtype, x.data, e));
+    } else if (op == "constant" || op == "iota") {
+      Array out = new_output(node, 0);
+      const int64_t n = out.elements();
+      for (int64_t e = 0; e < n; ++e)
+        detail::store_element(out.dtype, out.data, e,
+                              op == "iota" ? static_cast<double>(e) : node.value);
+    } else {
+      throw InternalError("executor: no implementation for builtin '" + op + "'");
+    }
+  }
+
+  // Writes `src` (contiguous) into `dst` whose element strides are `dst_stride`.
+  static void scatter_copy(const Array& src, Array& dst, const std::vector<int64_t>& dst_stride) {
+    const int es = storage_bytes(src.dtype);
+    const int64_t n = src.elements();
+    std::vector<int64_t> idx(src.shape.size(), 0);
+    int64_t at = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      std::memcpy(static_cast<std::byte*>(dst.data) + at * es,
+                  static_cast<const std::byte*>(src.data) + k * es, static_cast<size_t>(es));
+      for (size_t d = src.shape.size(); d-- > 0;) {
+        at += dst_stride[d];
+        if (++idx[d] < src.shape[d]) break;
+        at -= dst_stride[d] * src.shape[d];
+        idx[d] = 0;
+      }
+    }
+  }
+
+  void gather(const Node& node) {
+    const Array& table = value(node.inputs[0]);
+    const Array& index = value(node.inputs[1]);
+    Array out = new_output(node, 0);
+    const size_t a = static_cast<size_t>(node.attrs[0]);
+    int64_t pre = 1, post = 1;
+    for (size_t d = 0; d < a; ++d) pre *= table.shape[d];
+    for (size_t d = a + 1; d < table.shape.size(); ++d) post *= table.shape[d];
+    const int64_t rows = table.shape[a];
+    const int es = storage_bytes(table.dtype);
+    const int64_t n = index.elements();
+    for (int64_t i = 0; i < n; ++i) {
+      const double raw = detail::load_element(index.dtype, index.data, i);
+      const int64_t r = static_cast<int64_t>(raw);
+      if (r < 0 || r >= rows) {
+        throw UserError(ErrorKind::kBounds, program_.file, node.loc,
+                        "gather (" + node.name + "): index value " + std::to_string(r) +
+                            " at position " + std::to_string(i) + " is out of range for dim " +
+                            std::to_string(a) + " of size " + std::to_string(rows),
+                        "indices must lie in [0, " + std::to_string(rows) + ")");
+      }
+      for (int64_t p = 0; p < pre; ++p) {
+        std::memcpy(static_cast<std::byte*>(out.data) + ((i * pre + p) * post) * es,
+                    static_cast<const std::byte*>(table.data) + ((p * rows + r) * post) * es,
+                    static_cast<size_t>(post * es));
+      }
+    }
+  }
+
+  const Program& program_;
+  const Graph& graph_;
+  const ExecOptions& options_;
+  std::vector<Array> values_;
+  Array empty_;
+};
+
+}  // namespace
+
+ExecCost estimate_cost(const Graph& graph) {
+  ExecCost cost;
+  std::vector<int> remaining(graph.tensors.size(), 0);
+  for (const Node& n : graph.nodes)
+    for (TensorId t : n.inputs) ++remaining[static_cast<size_t>(t)];
+  int64_t live = 0;
+  for (TensorId t : graph.inputs)
+    live += graph.tensors[static_cast<size_t>(t)].elements() *
+            storage_bytes(graph.tensors[static_cast<size_t>(t)].dtype);
+  cost.peak_bytes = live;
+  for (const Node& n : graph.nodes) {
+    for (TensorId t : n.outputs)
+      live += graph.tensors[static_cast<size_t>(t)].elements() *
+              storage_bytes(graph.tensors[static_cast<size_t>(t)].dtype);
+    cost.peak_bytes = std::max(cost.peak_bytes, live);
+    for (TensorId t : n.inputs) {
+      const TensorInfo& info = graph.tensors[static_cast<size_t>(t)];
+      if (--remaining[static_cast<size_t>(t)] == 0 && !info.is_output && info.producer != kNoNode)
+        live -= info.elements() * storage_bytes(info.dtype);
+    }
+    if (n.einsums) {
+      for (const Einsum& e : *n.einsums)
+        cost.operations += e.points * (1 + (e.macs > 0 ? 1 : 0)) + e.flops.total();
+    } else {
+      for (TensorId t : n.outputs)
+        cost.operations += graph.tensors[static_cast<size_t>(t)].elements();
+    }
+  }
+  return cost;
+}
+
+std::vector<Array> execute(const Program& program, const Graph& graph,
+                           const std::vector<Array>& inputs, const ExecOptions& options) {
+  return GraphRun(program, graph, options).run(inputs);
+}
+
+}  // namespace solar

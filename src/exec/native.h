@@ -1,0 +1,20 @@
+// The native backend: each kernel is translated to C++, compiled once with the system
+// compiler (OpenMP for parallel=True loops) into a shared object cached by the hash of its
+// source, and loaded with dlopen (private to src/exec; docs/execution.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "solar/einsum/lift.h"
+#include "solar/exec/executor.h"
+#include "solar/ir/program.h"
+
+namespace solar::detail {
+
+// Same contract as interpret_kernel.
+void run_native_kernel(const Program& program, const Kernel& kernel, const LiftedCall& lifted,
+                       const std::vector<Scalar>& scalar_args, std::vector<Array>& tensors,
+                       const ExecOptions& options, const std::string& call_name);
+
+}  // namespace solar::detail
