@@ -400,6 +400,23 @@ NB_MODULE(_core, m) {
       "cache_dir"_a = "", "include_dir"_a = "");
 
   m.def(
+      "numeric_roundtrip",
+      [](const std::string& dtype, nb::ndarray<const double, nb::c_contig, nb::device::cpu> v) {
+        const auto d = solar::parse_dtype(dtype);
+        if (!d) {
+          throw solar::UserError(solar::ErrorKind::kUnknownDtype, "", {},
+                                 "unknown dtype '" + dtype + "'");
+        }
+        const size_t n = v.size();
+        auto* out = new double[n];
+        for (size_t i = 0; i < n; ++i) out[i] = solar::round_to_dtype(*d, v.data()[i]);
+        nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<double*>(p); });
+        size_t shape[1] = {n};
+        return nb::ndarray<nb::numpy, double>(out, 1, shape, owner);
+      },
+      "dtype"_a, "values"_a, "Each value stored in the dtype's format and loaded back.");
+
+  m.def(
       "analysis_json",
       [](const solar::Graph& g, const std::vector<solar::ArchSpec>& archs,
          const std::vector<solar::Analysis>& analyses, const std::string& status,

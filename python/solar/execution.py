@@ -183,6 +183,8 @@ def prepare(program, inputs, dims=None):
                 )
             a = a.astype(want)  # e.g. float32 arrays from an .npz for a bf16 parameter
         a = np.ascontiguousarray(a)
+        if t.dtype in _STORAGE:  # formats NumPy lacks travel as their bits
+            a = a.view(_STORAGE[t.dtype])
         ordered.append((a, t.dtype))
     return prog, graph, ordered
 

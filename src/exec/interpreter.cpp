@@ -392,14 +392,9 @@ class KernelRun {
         case Code::kFn:
           stack_.back() = apply_fn(static_cast<Fn>(in.aux), stack_.back());
           break;
-        case Code::kCast: {
-          double tmp[1];
-          alignas(8) unsigned char buf[8];
-          store_element(static_cast<DType>(in.aux), buf, 0, stack_.back());
-          tmp[0] = load_element(static_cast<DType>(in.aux), buf, 0);
-          stack_.back() = tmp[0];
+        case Code::kCast:
+          stack_.back() = round_to_dtype(static_cast<DType>(in.aux), stack_.back());
           break;
-        }
         case Code::kSelect: {
           const double b = stack_.back();
           stack_.pop_back();

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "solar/exec/executor.h"
 #include "solar/exec/numeric.h"
 
 namespace solar::detail {
@@ -92,3 +93,13 @@ void store_element(DType dtype, void* data, int64_t i, double v) {
 }
 
 }  // namespace solar::detail
+
+namespace solar {
+
+double round_to_dtype(DType dtype, double v) {
+  alignas(8) unsigned char buf[8] = {};
+  detail::store_element(dtype, buf, 0, v);
+  return detail::load_element(dtype, buf, 0);
+}
+
+}  // namespace solar

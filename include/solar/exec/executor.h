@@ -34,6 +34,10 @@ struct Array {
 // Executor storage bytes per element (see Array).
 int storage_bytes(DType dtype);
 
+// `v` stored in `dtype`'s format and loaded back: the rounding every store applies
+// (exec/numeric.h; docs/numeric-formats.md).
+double round_to_dtype(DType dtype, double v);
+
 enum class Backend { kInterpreter, kNative };
 
 struct ExecOptions {
