@@ -9,10 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-import ml_dtypes
 import numpy as np
 import pytest
-
 import solar
 from solar.execution import NUMPY_TYPES
 

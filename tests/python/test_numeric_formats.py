@@ -21,7 +21,6 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-
 from solar import _core
 
 if not hasattr(_core, "numeric_roundtrip"):
