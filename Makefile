@@ -5,10 +5,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BUILD := build/cpp
 APT_PACKAGES := build-essential cmake ninja-build libgtest-dev libgmock-dev libbenchmark-dev \
-                libyaml-cpp-dev nlohmann-json3-dev
+                libyaml-cpp-dev nlohmann-json3-dev libopenblas-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test setup apt venv build cpp-test py-test lint format bench clean
+.PHONY: demo test setup apt venv build cpp-test py-test lint format bench bench-deps clean
 
 demo: setup
 	$(VENV)/bin/solar analyze examples/ir/linear_bias_matmul.py --arch H100_PCIe_paper --per-node
@@ -55,8 +55,16 @@ format: venv
 	$(VENV)/bin/ruff format python tests/python bench
 	$(VENV)/bin/clang-format -i $$(git ls-files '*.cpp' '*.h')
 
-bench: build
+# Executor benchmark extras (bench/bench_exec.py): PyTorch (CPU wheel, from local disk) and Numba.
+$(VENV)/.bench-deps: $(VENV)/.deps
+	$(PY) -m pip install -q "torch==2.13.0" numba
+	touch $@
+
+bench-deps: $(VENV)/.bench-deps
+
+bench: build bench-deps
 	$(PY) bench/run_bench.py
+	$(PY) bench/bench_exec.py
 
 clean:
 	rm -rf build $(VENV)

@@ -326,3 +326,23 @@ def model(a: Tensor("M,K"), b: Tensor("K,N")):
     _, err = p.communicate(timeout=30)
     assert time.monotonic() - start < 10
     assert p.returncode == 130 and "interrupted" in err
+
+
+@pytest.mark.native
+@pytest.mark.parametrize("stem", sorted(p.stem for p in (ROOT / "examples" / "ir").glob("*.py")))
+def test_unchecked_native_matches_the_interpreter(stem):
+    # Without bounds checks the native backend runs parallel loops under OpenMP and
+    # contractions as packed GEMMs (OpenBLAS), which sum in another order: agreement to
+    # rtol 1e-4 with atol 1e-5 x the output's scale (sums of up to ~600 products here).
+    import references
+
+    path = ROOT / "examples" / "ir" / f"{stem}.py"
+    dims = references.SMALL_DIMS[stem]
+    inputs = solar.make_inputs(path, seed=3, dims=dims)
+    fast = solar.run(path, inputs, dims=dims, backend="native", bounds_check=False)
+    ref = solar.run(path, inputs, dims=dims, backend="interpreter")
+    for key in ref:
+        want = ref[key].astype(np.float64)
+        got = fast[key].astype(np.float64)
+        scale = max(1.0, float(np.abs(want).max())) if want.size else 1.0
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * scale, err_msg=key)

@@ -153,7 +153,7 @@ SOLAR_NUMERIC_CONSTEXPR float make_float(uint32_t sign, uint32_t magnitude) noex
 }
 
 template <typename T>
-SOLAR_NUMERIC_CONSTEXPR T pow2(int n) noexcept {
+constexpr T pow2(int n) noexcept {
   T r = 1;
   for (; n > 0; --n) r *= 2;
   return r;
