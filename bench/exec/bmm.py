@@ -1,5 +1,8 @@
 # Executor benchmark: batched matrix multiply, 16 x (256x256 @ 256x256), fp32.
-from solar.ir import kernel, Tensor, Dim
+# IR builtins (size, exp, inf, ...) are names the IR defines, not Python ones.
+# ruff: noqa: F821, F841
+from solar.ir import Dim, Tensor, kernel
+
 
 @kernel
 def bmm(A: Tensor("B,M,K"), Bm: Tensor("B,K,N")) -> Tensor("B,M,N"):
@@ -11,7 +14,9 @@ def bmm(A: Tensor("B,M,K"), Bm: Tensor("B,K,N")) -> Tensor("B,M,N"):
                     C[b, m, n] += A[b, m, k] * Bm[b, k, n]
     return C
 
+
 DIMS = {"B": 16, "M": 256, "N": 256, "K": 256}
+
 
 def model(a: Tensor("B,M,K", role="input"), b: Tensor("B,K,N", role="input")):
     return bmm(a, b)

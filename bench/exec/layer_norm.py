@@ -1,8 +1,11 @@
 # Executor benchmark: layer norm over the last dim of a 4096 x 4096 fp32 matrix, with weight
 # and bias, eps 1e-5 (biased variance, as torch.nn.functional.layer_norm).
-from solar.ir import kernel, Tensor, Dim
+# IR builtins (size, exp, inf, ...) are names the IR defines, not Python ones.
+# ruff: noqa: F821, F841
+from solar.ir import Dim, Tensor, kernel
 
 EPS = 1e-5
+
 
 @kernel
 def layer_norm(X: Tensor("T,D"), G: Tensor("D"), Bt: Tensor("D"), eps: float) -> Tensor("T,D"):
@@ -26,8 +29,13 @@ def layer_norm(X: Tensor("T,D"), G: Tensor("D"), Bt: Tensor("D"), eps: float) ->
             Y[t, d] = (X[t, d] - Mu[t]) * Rs[t] * G[d] + Bt[d]
     return Y
 
+
 DIMS = {"T": 4096, "D": 4096}
 
-def model(x: Tensor("T,D", role="input"), gamma: Tensor("D", role="weight"),
-          beta: Tensor("D", role="weight")):
+
+def model(
+    x: Tensor("T,D", role="input"),
+    gamma: Tensor("D", role="weight"),
+    beta: Tensor("D", role="weight"),
+):
     return layer_norm(x, gamma, beta, EPS)
