@@ -3,8 +3,6 @@
 // stores, and a randomized comparison with an independent reference (the nearest value in the
 // table of decoded codes), each for T = float and T = double. docs/numeric-formats.md.
 
-#include "solar/exec/numeric.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +13,8 @@
 #include <random>
 #include <type_traits>
 #include <vector>
+
+#include "solar/exec/numeric.h"
 
 namespace {
 
@@ -34,9 +34,8 @@ float float_of(uint32_t b) {
 
 // Bitwise equal, or both NaN with the same sign.
 ::testing::AssertionResult same_float(float got, float want) {
-  const bool ok = std::isnan(got) && std::isnan(want)
-                      ? std::signbit(got) == std::signbit(want)
-                      : bits_of(got) == bits_of(want);
+  const bool ok = std::isnan(got) && std::isnan(want) ? std::signbit(got) == std::signbit(want)
+                                                      : bits_of(got) == bits_of(want);
   if (ok) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
          << std::hexfloat << "got " << got << " (0x" << std::hex << bits_of(got) << "), want "
@@ -134,9 +133,9 @@ TEST(Numeric, Bf16AndFp16DecodeEveryCode) {
     const uint16_t code = static_cast<uint16_t>(c);
     // bf16: 8 exponent bits, bias 127, 7 mantissa bits; the specials are float's.
     const unsigned be = (c >> 7) & 0xFF, bm = c & 0x7F;
-    const float bf =
-        be == 0xFF ? float_of(static_cast<uint32_t>(c) << 16)
-                   : static_cast<float>(binary_value(s, static_cast<int>(be), bm, 7, 127));
+    const float bf = be == 0xFF
+                         ? float_of(static_cast<uint32_t>(c) << 16)
+                         : static_cast<float>(binary_value(s, static_cast<int>(be), bm, 7, 127));
     ASSERT_TRUE(same_float(num::from_bf16(code), bf)) << "bf16 code " << c;
     const unsigned he = (c >> 10) & 0x1F, hm = c & 0x3FF;
     float h = static_cast<float>(binary_value(s, static_cast<int>(he), hm, 10, 15));
@@ -207,9 +206,9 @@ void ties_to_even() {
   EXPECT_EQ(num::to_fp16(T(65520)), 0x7C00);
   EXPECT_EQ(num::to_fp16(T(65519.99)), 0x7BFF);
   // e4m3: ulp of [1, 2) is 2^-3. 1.0625 between 1 (0x38) and 1.125 (0x39) -> 0x38; 1.1875
-  // between 0x39 and 1.25 (0x3A) -> 0x3A. The ulp of [16, 32) is 2: 17 between 16 (0x58: exponent field 4 + 7 = 11) and
-  // 18 (0x59) -> 0x58. Subnormal quantum 2^-9: 2^-10 -> 0x00, 3*2^-10 -> 0x02. 464 is halfway
-  // between 448 (0x7E, even) and the NaN code's would-be 480: 0x7E.
+  // between 0x39 and 1.25 (0x3A) -> 0x3A. The ulp of [16, 32) is 2: 17 between 16 (0x58: exponent
+  // field 4 + 7 = 11) and 18 (0x59) -> 0x58. Subnormal quantum 2^-9: 2^-10 -> 0x00, 3*2^-10 ->
+  // 0x02. 464 is halfway between 448 (0x7E, even) and the NaN code's would-be 480: 0x7E.
   EXPECT_EQ(num::to_fp8_e4m3(T(1.0625)), 0x38);
   EXPECT_EQ(num::to_fp8_e4m3(T(1.1875)), 0x3A);
   EXPECT_EQ(num::to_fp8_e4m3(T(17)), 0x58);
@@ -436,13 +435,13 @@ std::vector<T> random_values(int n, int lo_exp, int hi_exp, uint32_t seed) {
 }
 
 template <typename T, typename Encode>
-void check_against_table(const char* name, const Table& t, Encode encode, int lo_exp,
-                         int hi_exp) {
+void check_against_table(const char* name, const Table& t, Encode encode, int lo_exp, int hi_exp) {
   std::vector<T> xs = random_values<T>(200000, lo_exp, hi_exp, 7);
   // Every tie and its neighbours in T.
   for (size_t i = 0; i + 1 < t.values.size(); ++i) {
     const T mid = static_cast<T>((t.values[i] + t.values[i + 1]) / 2);
-    for (T v : {mid, std::nextafter(mid, T(0)), std::nextafter(mid, std::numeric_limits<T>::max())}) {
+    for (T v :
+         {mid, std::nextafter(mid, T(0)), std::nextafter(mid, std::numeric_limits<T>::max())}) {
       xs.push_back(v);
       xs.push_back(-v);
     }
@@ -465,22 +464,25 @@ void matches_nearest_value_reference() {
   auto e4m3 = [](unsigned c) { return double(num::from_fp8_e4m3(static_cast<uint8_t>(c))); };
   auto e5m2 = [](unsigned c) { return double(num::from_fp8_e5m2(static_cast<uint8_t>(c))); };
   auto e2m1 = [](unsigned c) { return double(num::from_e2m1(static_cast<uint8_t>(c))); };
-  check_against_table<T>("bf16", make_table(0x7F80, bf16, 0x7F80, 0x8000),
-                         [](T x) { return unsigned(num::to_bf16(x)); }, -133, 128);
-  check_against_table<T>("fp16", make_table(0x7C00, fp16, 0x7C00, 0x8000),
-                         [](T x) { return unsigned(num::to_fp16(x)); }, -24, 16);
-  check_against_table<T>("fp8_e4m3", make_table(0x7F, e4m3, 0x7F, 0x80),
-                         [](T x) { return unsigned(num::to_fp8_e4m3(x)); }, -9, 9);
-  check_against_table<T>("fp8_e5m2", make_table(0x7C, e5m2, 0x7C, 0x80),
-                         [](T x) { return unsigned(num::to_fp8_e5m2(x)); }, -16, 16);
-  check_against_table<T>("e2m1", make_table(0x8, e2m1, 0x7, 0x8),
-                         [](T x) { return unsigned(num::to_e2m1(x)); }, -1, 3);
+  check_against_table<T>(
+      "bf16", make_table(0x7F80, bf16, 0x7F80, 0x8000),
+      [](T x) { return unsigned(num::to_bf16(x)); }, -133, 128);
+  check_against_table<T>(
+      "fp16", make_table(0x7C00, fp16, 0x7C00, 0x8000),
+      [](T x) { return unsigned(num::to_fp16(x)); }, -24, 16);
+  check_against_table<T>(
+      "fp8_e4m3", make_table(0x7F, e4m3, 0x7F, 0x80),
+      [](T x) { return unsigned(num::to_fp8_e4m3(x)); }, -9, 9);
+  check_against_table<T>(
+      "fp8_e5m2", make_table(0x7C, e5m2, 0x7C, 0x80),
+      [](T x) { return unsigned(num::to_fp8_e5m2(x)); }, -16, 16);
+  check_against_table<T>(
+      "e2m1", make_table(0x8, e2m1, 0x7, 0x8), [](T x) { return unsigned(num::to_e2m1(x)); }, -1,
+      3);
 }
 
 TEST(Numeric, MatchesNearestValueReferenceFromFloat) { matches_nearest_value_reference<float>(); }
-TEST(Numeric, MatchesNearestValueReferenceFromDouble) {
-  matches_nearest_value_reference<double>();
-}
+TEST(Numeric, MatchesNearestValueReferenceFromDouble) { matches_nearest_value_reference<double>(); }
 
 TEST(Numeric, FloatAndDoublePathsAgree) {
   // bf16 and tf32 have a float-only fast path (an integer add on the bits); the double path
