@@ -25,6 +25,17 @@ int64_t checked_mul(int64_t a, int64_t b, const Program& program, const KernelCa
 
 }  // namespace
 
+StaticEnv call_env(const Program& program, const Kernel& kernel, const LiftedCall& lifted,
+                   const std::vector<Scalar>& scalar_args) {
+  StaticEnv env;
+  env.program = &program;
+  env.kernel = &kernel;
+  env.scalar_args = &scalar_args;
+  env.dim_sizes = &lifted.dims;
+  env.tensor_shapes = &lifted.tensor_shapes;
+  return env;
+}
+
 LiftedCall lift_call(const Program& program, const KernelCall& call) {
   const Kernel& k = *call.kernel;
   LiftedCall out;
@@ -68,12 +79,7 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
     out.tensor_shapes[static_cast<size_t>(param.tensor)] = arg->shape;
   }
 
-  StaticEnv env;
-  env.program = &program;
-  env.kernel = &k;
-  env.scalar_args = &call.scalar_args;
-  env.dim_sizes = &out.dims;
-  env.tensor_shapes = &out.tensor_shapes;
+  const StaticEnv env = call_env(program, k, out, call.scalar_args);
 
   // Allocations, in order: each may use sizes bound before it.
   for (size_t t = 0; t < k.tensors.size(); ++t) {

@@ -291,11 +291,7 @@ class KernelRun {
         tensors_(tensors),
         options_(options),
         call_name_(call_name) {
-    env_.program = &program;
-    env_.kernel = &kernel;
-    env_.scalar_args = &scalars;
-    env_.dim_sizes = &lifted.dims;
-    env_.tensor_shapes = &lifted.tensor_shapes;
+    env_ = call_env(program, kernel, lifted, scalars);
   }
 
   void run() {

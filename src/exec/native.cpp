@@ -153,11 +153,7 @@ class Generator {
         tensors_(tensors),
         bounds_check_(bounds_check),
         parallel_(parallel) {
-    env_.program = &program;
-    env_.kernel = &kernel;
-    env_.scalar_args = &scalars;
-    env_.dim_sizes = &lifted.dims;
-    env_.tensor_shapes = &lifted.tensor_shapes;
+    env_ = call_env(program, kernel, lifted, scalars);
   }
 
   void generate() {

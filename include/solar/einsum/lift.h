@@ -9,6 +9,7 @@
 
 #include "solar/einsum/graph.h"
 #include "solar/ir/program.h"
+#include "solar/ir/static_eval.h"
 
 namespace solar {
 
@@ -30,6 +31,11 @@ struct LiftedCall {
   FlopCounts flops;
   DType matrix_dtype = DType::kFp32;
 };
+
+// The environment for static expressions of `kernel` at a lifted call (sizes, shapes,
+// scalar arguments); `lifted` and `scalar_args` must outlive it.
+StaticEnv call_env(const Program& program, const Kernel& kernel, const LiftedCall& lifted,
+                   const std::vector<Scalar>& scalar_args);
 
 // Binds dims from argument shapes (a mismatch is a UserError naming the call, the dim and
 // both sizes), sizes the allocations, and lifts every nest.

@@ -118,7 +118,7 @@ SOLAR_NUMERIC_CONSTEXPR Rounded round_to(T x) noexcept {
   int lsb = 1 - S::kBias - S::kMant;
   int e = 0;
   if (exp_field == 0) {
-    if (frac == 0) return r;  // ±0
+    if (frac == 0) return r;  // +-0
     e = lsb + highest_bit(sig);
   } else {
     sig |= uint64_t{1} << S::kMant;
@@ -141,12 +141,6 @@ SOLAR_NUMERIC_CONSTEXPR Rounded round_to(T x) noexcept {
   return r;
 }
 
-template <typename T>
-SOLAR_NUMERIC_CONSTEXPR uint32_t sign_bit(T x) noexcept {
-  using Bits = typename Source<T>::Bits;
-  return static_cast<uint32_t>(bit_cast<Bits>(x) >> (8 * sizeof(Bits) - 1));
-}
-
 // A float from its sign (0 or 1) and magnitude bits.
 SOLAR_NUMERIC_CONSTEXPR float make_float(uint32_t sign, uint32_t magnitude) noexcept {
   return bit_cast<float>((sign << 31) | magnitude);
@@ -164,7 +158,7 @@ constexpr T pow2(int n) noexcept {
 // ---------------------------------------------------------------------------------------
 // bf16: 1 sign, 8 exponent (bias 127), 7 mantissa bits; IEEE-like (inf, NaN, subnormals).
 // NaN -> 0x7FC0 with the input's sign; overflow (|x| >= 0x1.FFp127, the midpoint above the
-// largest finite 0x1.FEp127) -> ±inf.
+// largest finite 0x1.FEp127) -> +-inf.
 
 template <typename T>
 SOLAR_NUMERIC_CONSTEXPR uint16_t to_bf16(T x) noexcept {
@@ -192,7 +186,7 @@ SOLAR_NUMERIC_CONSTEXPR float from_bf16(uint16_t bits) noexcept {
 
 // ---------------------------------------------------------------------------------------
 // fp16 (IEEE binary16): 1 sign, 5 exponent (bias 15), 10 mantissa bits. Largest finite 65504
-// (0x7BFF); |x| >= 65520 -> ±inf (0x7C00); NaN -> 0x7E00 with the input's sign.
+// (0x7BFF); |x| >= 65520 -> +-inf (0x7C00); NaN -> 0x7E00 with the input's sign.
 
 template <typename T>
 SOLAR_NUMERIC_CONSTEXPR uint16_t to_fp16(T x) noexcept {
@@ -218,7 +212,7 @@ SOLAR_NUMERIC_CONSTEXPR float from_fp16(uint16_t bits) noexcept {
 
 // ---------------------------------------------------------------------------------------
 // fp8 E4M3FN (OCP): 1 sign, 4 exponent (bias 7), 3 mantissa bits; no infinity; S.1111.111 is
-// NaN, so the largest finite is S.1111.110 = ±448. NaN, ±inf and |x| > 464 (the midpoint
+// NaN, so the largest finite is S.1111.110 = +-448. NaN, +-inf and |x| > 464 (the midpoint
 // between 448 and the NaN code's would-be 480) -> NaN with the input's sign (0x7F / 0xFF);
 // |x| = 464 ties to even, to 448. As ml_dtypes.float8_e4m3fn; not saturating.
 
@@ -244,7 +238,7 @@ SOLAR_NUMERIC_CONSTEXPR float from_fp8_e4m3(uint8_t bits) noexcept {
 
 // ---------------------------------------------------------------------------------------
 // fp8 E5M2 (OCP): 1 sign, 5 exponent (bias 15), 2 mantissa bits; IEEE-like. Largest finite
-// 57344 (0x7B); |x| >= 61440 -> ±inf (0x7C); NaN -> 0x7E with the input's sign.
+// 57344 (0x7B); |x| >= 61440 -> +-inf (0x7C); NaN -> 0x7E with the input's sign.
 
 template <typename T>
 SOLAR_NUMERIC_CONSTEXPR uint8_t to_fp8_e5m2(T x) noexcept {
@@ -270,8 +264,8 @@ SOLAR_NUMERIC_CONSTEXPR float from_fp8_e5m2(uint8_t bits) noexcept {
 
 // ---------------------------------------------------------------------------------------
 // FP4 E2M1 (OCP MX / nvfp4 element): 1 sign, 2 exponent (bias 1), 1 mantissa bit; no inf,
-// no NaN. Values ±{0, 0.5, 1, 1.5, 2, 3, 4, 6}; the code is in the low 4 bits. Out-of-range
-// values and ±inf saturate to ±6 (0x7 / 0xF). NaN has no encoding; like ml_dtypes (whose
+// no NaN. Values +-{0, 0.5, 1, 1.5, 2, 3, 4, 6}; the code is in the low 4 bits. Out-of-range
+// values and +-inf saturate to +-6 (0x7 / 0xF). NaN has no encoding; like ml_dtypes (whose
 // float4_e2m1fn "quiet NaN" is -0, negated for a negative NaN) a NaN with the sign bit clear
 // stores 0x8 (-0) and one with the sign bit set stores 0x0 (+0).
 
@@ -295,7 +289,7 @@ SOLAR_NUMERIC_CONSTEXPR float from_e2m1(uint8_t bits) noexcept {
 // ---------------------------------------------------------------------------------------
 // tf32: a float whose mantissa is rounded to its top 10 bits (1 sign, 8 exponent, 10
 // mantissa bits; float's range, subnormals included, with a quantum of 2^-136 there).
-// |x| >= 0x1.FFEp127 -> ±inf; NaN -> the float quiet NaN with the input's sign.
+// |x| >= 0x1.FFEp127 -> +-inf; NaN -> the float quiet NaN with the input's sign.
 
 template <typename T>
 SOLAR_NUMERIC_CONSTEXPR float round_tf32(T x) noexcept {
@@ -316,7 +310,7 @@ SOLAR_NUMERIC_CONSTEXPR float round_tf32(T x) noexcept {
 }
 
 // ---------------------------------------------------------------------------------------
-// Integer stores: NaN -> 0, truncation toward zero, saturation to the type's range (±inf
+// Integer stores: NaN -> 0, truncation toward zero, saturation to the type's range (+-inf
 // saturates). This is the rule of GPU float-to-integer conversions (PTX cvt.rzi); NumPy and
 // ml_dtypes leave out-of-range values to the platform (x86 wraps or yields INT_MIN).
 
