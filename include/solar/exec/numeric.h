@@ -7,7 +7,7 @@
 // (a double is never rounded through float first). Encoders return codes; 4-bit codes sit in
 // the low nibble of a byte. Decoders are exact and read only the bits of their format (the
 // high nibble of a 4-bit code is ignored). NaN and infinity are recognised from the bits, so
-// the conversions stay correct under -ffast-math.
+// -ffinite-math-only does not break them (but see the doc's caveats on -ffast-math).
 //
 // Self-contained on purpose: code the native backend generates includes this header alone
 // and may be compiled as C++17. Functions are constexpr where the compiler offers a
@@ -167,7 +167,7 @@ SOLAR_NUMERIC_CONSTEXPR uint16_t to_bf16(T x) noexcept {
     // From float both formats share the exponent, so RNE is an integer add on the bits (a
     // carry rounds into the exponent, and from the largest binade into inf).
     const uint32_t bits = detail::bit_cast<uint32_t>(x);
-    if (detail::is_nan(x)) return static_cast<uint16_t>((bits >> 16) & 0x8000u) | 0x7FC0u;
+    if (detail::is_nan(x)) return static_cast<uint16_t>(((bits >> 16) & 0x8000u) | 0x7FC0u);
     return static_cast<uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
   } else {
     const detail::Rounded r = detail::round_to<7, -126>(x);
