@@ -26,6 +26,9 @@ $(VENV)/.deps: pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH"; exit 1; }
 	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
+	# torch first and pinned: it installs from local disk; a looser spec would download
+	# a multi-GB CUDA build (the package itself accepts torch>=2.4).
+	$(PY) -m pip install -q "torch==2.13.0"
 	$(PY) -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.4" "PyYAML>=6" "pytest>=8" \
 	    "ruff>=0.6" "clang-format==18.1.8" "numpy>=1.24" "ml_dtypes>=0.4"
 	touch $@

@@ -93,13 +93,42 @@ def list_archs() -> list[str]:
     return _core.list_archs(arch_dir())
 
 
-def analyze(graph, arch="H100_PCIe", fp32_math: str = "default", dims=None) -> _core.Analysis:
-    """SOL analysis (unfused and fused) of a graph or an IR file on one architecture."""
+def analyze(
+    graph,
+    example_inputs=None,
+    arch="H100_PCIe",
+    fp32_math: str = "default",
+    dims=None,
+    validate: bool = True,
+):
+    """SOL analysis (unfused and fused) on one architecture of: an einsum graph, an IR file,
+    a PyTorch problem file, or an nn.Module with example inputs. For PyTorch the result also
+    carries the emitted IR and its validation (solar.pytorch.PyTorchResult)."""
+    if _is_torch_module(graph) or (
+        isinstance(graph, (str, os.PathLike)) and _is_pytorch_file(graph)
+    ):
+        from .pytorch import analyze_pytorch
+
+        return analyze_pytorch(
+            graph, example_inputs, archs=(arch,), fp32_math=fp32_math, validate=validate
+        )
     if not isinstance(graph, _core.Graph):
         graph = trace(graph, dims)
     if not isinstance(arch, _core.ArchSpec):
         arch = load_arch(arch)
     return _core.analyze(graph, arch, fp32_math)
+
+
+def _is_torch_module(obj) -> bool:
+    return type(obj).__module__ != "builtins" and any(
+        c.__module__.startswith("torch.nn") and c.__name__ == "Module" for c in type(obj).__mro__
+    )
+
+
+def _is_pytorch_file(path) -> bool:
+    from .frontend.capture import is_pytorch_program
+
+    return Path(path).exists() and is_pytorch_program(str(path))
 
 
 def format_source(text: str, file: str = "<string>") -> str:

@@ -39,17 +39,58 @@ def cmd_check(args) -> int:
     return 0
 
 
-def cmd_analyze(args) -> int:
-    graph = _load_graph(args)
-    names = args.arch or ["H100_PCIe"]
+def _archs(names):
+    names = names or ["H100_PCIe"]
     if names == ["all"]:
         names = list_archs()
-    archs = [load_arch(n) for n in names]
-    analyses = [_core.analyze(graph, a, args.fp32_math) for a in archs]
+    return [load_arch(n) for n in names]
+
+
+def cmd_analyze(args) -> int:
+    from .frontend.capture import is_pytorch_program
+
+    archs = _archs(args.arch)
+    validation = ("none", "not validated (an IR program; run `solar validate` to execute it)")
+    extra = []
+    if is_pytorch_program(args.file):
+        from .pytorch import analyze_pytorch
+
+        if args.dim:
+            raise argument_error(
+                "--dim applies to IR programs; a PyTorch program's sizes come "
+                "from its own constants and get_inputs()"
+            )
+        result = analyze_pytorch(
+            args.file,
+            archs=archs,
+            fp32_math=args.fp32_math,
+            validate=not args.no_validate,
+            backend=args.backend,
+            emit_ir=args.emit_ir,
+        )
+        graph, analyses = result.graph, result.analyses
+        validation = (result.validation.status, result.validation.detail)
+        extra = [
+            f"  captured {sum(result.ops.values())} ATen operators "
+            f"({len(result.ops)} kinds) with torch.export; lowered to "
+            f"{len(graph.nodes)} IR nodes"
+            + (f"; IR written to {args.emit_ir}" if args.emit_ir else "")
+        ]
+        extra += [f"  note: {n}" for n in result.notes]
+    else:
+        if args.emit_ir:
+            raise argument_error("--emit-ir applies to PyTorch programs; this is already IR")
+        graph = _load_graph(args)
+        analyses = [_core.analyze(graph, a, args.fp32_math) for a in archs]
     for i, (arch, analysis) in enumerate(zip(archs, analyses, strict=True)):
         if i:
             print()
-        print(report.sol_table(graph, arch, analysis))
+        print(report.sol_table(graph, arch, analysis, validation=validation[0]))
+        if i == 0:
+            for line in extra:
+                print(line)
+            if validation[0] != "none" or extra:
+                print(f"  validation: {validation[0]} — {validation[1]}")
         if args.per_node:
             print()
             print(report.node_table(graph, analysis))
@@ -57,10 +98,10 @@ def cmd_analyze(args) -> int:
         print()
         print(report.cross_table([(a.name, r) for a, r in zip(archs, analyses, strict=True)]))
     if args.json:
-        text = _core.analysis_json(graph, archs, analyses, "none", "not validated")
+        text = _core.analysis_json(graph, archs, analyses, validation[0], validation[1])
         Path(args.json).write_text(text + "\n")
         print(f"\nwrote {args.json}")
-    return 0
+    return 0 if validation[0] != "failed" else 1
 
 
 def cmd_graph(args) -> int:
@@ -266,6 +307,18 @@ def build_parser() -> argparse.ArgumentParser:
         default="default",
         help="math mode of fp32 contractions (default: the platform's default, "
         "TF32 on NVIDIA Ampere and later)",
+    )
+    a.add_argument("--emit-ir", metavar="OUT", help="PyTorch programs: write the IR program")
+    a.add_argument(
+        "--no-validate",
+        action="store_true",
+        help="PyTorch programs: skip running PyTorch and the IR to compare outputs",
+    )
+    a.add_argument(
+        "--backend",
+        choices=["native", "interpreter"],
+        default="native",
+        help="executor backend for validation",
     )
     a.set_defaults(func=cmd_analyze)
 

@@ -1,0 +1,185 @@
+"""Capture: a PyTorch problem file or module -> an exported ATen graph, on the meta device."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import Diagnostic, UserError
+
+
+def frontend_error(kind: str, message: str, hint: str = "", file: str = "", line: int = 0):
+    d = Diagnostic(kind, file, line, 1 if line else 0, message, hint)
+    return UserError(str(d), [d])
+
+
+@dataclass
+class Problem:
+    """A program in the problem convention (REFERENCE.md §5)."""
+
+    path: str
+    module: object
+    model_class: type
+    get_inputs: object
+    get_init_inputs: object
+
+
+@dataclass
+class Capture:
+    """An exported program and what is needed to run the original."""
+
+    exported: object  # torch.export.ExportedProgram (core ATen after decompositions)
+    source: str  # file the program came from ("" for an in-memory module)
+    problem: Problem | None = None
+    input_names: list = field(default_factory=list)
+
+
+def is_pytorch_program(path: str) -> bool:
+    """A PyTorch program imports torch; an IR program has @kernel functions or a
+    `def model(`."""
+    text = Path(path).read_text(errors="replace")
+    return "import torch" in text and "@kernel" not in text and "def model(" not in text
+
+
+def load_problem(path: str) -> Problem:
+    """Imports a problem file (a fresh module each time; its module-level code runs)."""
+    name = f"solar_problem_{uuid.uuid4().hex}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise frontend_error("capture", f"cannot import '{path}'", file=path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:  # the user's program failed: report it, never a traceback
+        raise frontend_error(
+            "capture",
+            f"importing the program failed: {type(e).__name__}: {e}",
+            "run the file with python to see the error",
+            path,
+            _user_line(e, path),
+        ) from None
+    finally:
+        sys.modules.pop(name, None)
+    missing = [n for n in ("Model", "get_inputs") if not hasattr(module, n)]
+    if missing:
+        raise frontend_error(
+            "capture",
+            f"the program defines no {' or '.join(missing)}",
+            "a problem file defines class Model(nn.Module), get_inputs() and optionally "
+            "get_init_inputs() (docs/pytorch.md)",
+            path,
+        )
+    get_init = getattr(module, "get_init_inputs", lambda: [])
+    return Problem(path, module, module.Model, module.get_inputs, get_init)
+
+
+def _user_line(exc: BaseException, path: str) -> int:
+    tb = exc.__traceback__
+    line = 0
+    while tb is not None:
+        if Path(tb.tb_frame.f_code.co_filename).resolve() == Path(path).resolve():
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def _call_user(fn, what: str, path: str):
+    try:
+        return fn()
+    except UserError:
+        raise
+    except Exception as e:
+        raise frontend_error(
+            "capture",
+            f"{what} failed: {type(e).__name__}: {e}",
+            "the PyTorch program itself raised this error",
+            path,
+            _user_line(e, path),
+        ) from None
+
+
+def _as_list(value, what: str, path: str) -> list:
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    raise frontend_error(
+        "capture",
+        f"{what} must return a list or tuple, got {type(value).__name__}",
+        f"write: def {what}(): return [...]",
+        path,
+    )
+
+
+def build_on_meta(problem: Problem):
+    """Model and inputs on the meta device: shapes and dtypes only, nothing allocated."""
+    import torch
+
+    with torch.device("meta"):
+        init = _as_list(
+            _call_user(problem.get_init_inputs, "get_init_inputs()", problem.path),
+            "get_init_inputs",
+            problem.path,
+        )
+        model = _call_user(lambda: problem.model_class(*init), "Model(...)", problem.path)
+        inputs = _as_list(
+            _call_user(problem.get_inputs, "get_inputs()", problem.path), "get_inputs", problem.path
+        )
+    return model, inputs
+
+
+def export_module(model, inputs: list, source: str):
+    """torch.export in training mode (no .eval(): batch norm uses batch statistics, dropout
+    is live), then decomposition to core ATen operators."""
+    import logging
+    import warnings
+
+    import torch
+
+    args = tuple(inputs)
+    try:
+        # torch.export's warnings and logged tracebacks are not the user's concern: a failure
+        # is reported once, below.
+        logging.disable(logging.CRITICAL)
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exported = torch.export.export(model, args)
+            exported = exported.run_decompositions()
+    except Exception as e:
+        first = str(e).splitlines()[0] if str(e) else ""
+        raise frontend_error(
+            "capture",
+            f"torch.export could not capture the program: {type(e).__name__}: {first}",
+            "check that the program runs with PyTorch; torch.export also needs a forward pass "
+            "without data-dependent Python control flow",
+            source,
+            _user_line(e, source) if source else 0,
+        ) from None
+    finally:
+        logging.disable(logging.NOTSET)
+    return exported
+
+
+def capture_problem(path: str) -> Capture:
+    problem = load_problem(path)
+    model, inputs = build_on_meta(problem)
+    exported = export_module(model, inputs, path)
+    return Capture(exported, path, problem)
+
+
+def capture_module(model, example_inputs) -> Capture:
+    """Captures a module already in memory (its parameters may be real or meta)."""
+    import torch
+
+    inputs = [
+        torch.empty(t.shape, dtype=t.dtype, device="meta") if isinstance(t, torch.Tensor) else t
+        for t in example_inputs
+    ]
+    if not all(p.device.type == "meta" for p in model.parameters()):
+        import copy
+
+        model = copy.deepcopy(model).to("meta")  # shapes only from here on
+    exported = export_module(model, inputs, "")
+    return Capture(exported, "")

@@ -1,0 +1,335 @@
+"""Deterministic lowering: an exported core-ATen graph -> an Affine Loop IR program.
+
+Every ATen operator maps to a kernel of the standard library (`stdlib/*.py`, IR files parsed
+by the core like any program) or to a builtin. Rules are registered per operator in
+`rules.py`. The result is a readable IR file: kernels first, then DIMS, then model() with one
+statement per operator, each commented with the source line that produced it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from .capture import Capture, frontend_error
+
+STDLIB = Path(__file__).resolve().parent / "stdlib"
+
+TORCH_DTYPES = {
+    "torch.float32": "fp32",
+    "torch.float64": "fp64",
+    "torch.bfloat16": "bf16",
+    "torch.float16": "fp16",
+    "torch.float8_e4m3fn": "fp8_e4m3",
+    "torch.float8_e5m2": "fp8_e5m2",
+    "torch.int64": "int64",
+    "torch.int32": "int32",
+    "torch.int16": "int16",
+    "torch.int8": "int8",
+    "torch.uint8": "uint8",
+    "torch.bool": "bool",
+}
+
+
+@cache
+def stdlib_kernels() -> dict[str, str]:
+    """Kernel name -> its source text (decorator included), from every stdlib file."""
+    kernels = {}
+    for path in sorted(STDLIB.glob("*.py")):
+        text = path.read_text()
+        lines = text.splitlines()
+        for node in ast.parse(text).body:
+            if isinstance(node, ast.FunctionDef) and node.decorator_list:
+                start = min(d.lineno for d in node.decorator_list) - 1
+                kernels[node.name] = "\n".join(lines[start : node.end_lineno])
+    return kernels
+
+
+@dataclass
+class Value:
+    """A tensor of the emitted model(): its variable, shape and IR dtype."""
+
+    var: str
+    shape: tuple
+    dtype: str
+
+    @property
+    def numel(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+
+@dataclass
+class LoweredProgram:
+    """The emitted IR program and how to feed it."""
+
+    text: str
+    source: str
+    # One entry per model() parameter, in order: (name, kind, target) where kind is
+    # "input" (target: index into the PyTorch forward's tensor arguments) or "weight"
+    # (target: the state_dict key of a parameter or buffer, or a constant's name).
+    params: list = field(default_factory=list)
+    ops: dict = field(default_factory=dict)  # ATen operator -> count
+    notes: list = field(default_factory=list)  # e.g. dropout replaced by its expectation
+
+
+def ir_dtype(torch_dtype, where: str = "", source: str = "") -> str:
+    name = str(torch_dtype)
+    if name not in TORCH_DTYPES:
+        raise frontend_error("lower", f"dtype {name} has no IR equivalent{where}", file=source)
+    return TORCH_DTYPES[name]
+
+
+def _names(n: int, prefix: str = "a") -> list[str]:
+    return [f"{prefix}{i}" for i in range(n)]
+
+
+class Lowerer:
+    def __init__(self, capture: Capture):
+        self.capture = capture
+        self.ep = capture.exported
+        self.source = capture.source
+        self.lines: list[str] = []
+        self.kernels: dict[str, str] = {}
+        self.values: dict[str, object] = {}  # FX node name -> Value | tuple | python scalar
+        self.counter = 0
+        self.ops: dict[str, int] = {}
+        self.notes: list[str] = []
+        self.node = None  # the FX node being lowered (for messages)
+
+    # ---------------------------------------------------------------- helpers for rules
+    def fresh(self, prefix: str = "t") -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def where(self) -> tuple[str, int, str]:
+        """(file, line, code) of the user's source line that produced the current node."""
+        trace = (self.node.meta.get("stack_trace") or "") if self.node is not None else ""
+        file, line, code = self.source, 0, ""
+        frames = re.findall(r'File "([^"]+)", line (\d+), in [^\n]*\n\s*([^\n]*)', trace)
+        for f, ln, c in frames:
+            if self.source and Path(f).resolve() == Path(self.source).resolve():
+                file, line, code = f, int(ln), c.strip()
+        return file, line, code
+
+    def fail(self, message: str, hint: str = ""):
+        file, line, code = self.where()
+        extra = f" (from `{code}`)" if code else ""
+        raise frontend_error("lower", message + extra, hint, file or self.source, line)
+
+    def emit(self, text: str) -> None:
+        _, line, code = self.where()
+        comment = f"  # {Path(self.source).name}:{line}: {code}" if line else ""
+        self.lines.append(f"    {text}{comment}")
+
+    def use_kernel(self, name: str, dtype: str = "fp32") -> str:
+        """Adds a stdlib kernel (instantiated for `dtype`) and returns its name."""
+        kernels = stdlib_kernels()
+        if name not in kernels:
+            raise AssertionError(f"stdlib has no kernel {name}")
+        inst = name if dtype == "fp32" else f"{name}_{dtype}"
+        if inst not in self.kernels:
+            text = kernels[name]
+            if dtype != "fp32":
+                text = text.replace(f"def {name}(", f"def {inst}(", 1)
+                text = text.replace('dtype="fp32"', f'dtype="{dtype}"')
+            self.kernels[inst] = text
+        return inst
+
+    def call(self, kernel: str, args: list, shape, dtype: str, kernel_dtype: str | None = None):
+        name = self.use_kernel(kernel, kernel_dtype or dtype)
+        var = self.fresh()
+        self.emit(f"{var} = {name}({', '.join(str(a) for a in args)})")
+        return Value(var, tuple(shape), dtype)
+
+    def reshape(self, v: Value, shape) -> Value:
+        shape = tuple(int(s) for s in shape)
+        if shape == v.shape:
+            return v
+        names = _names(len(shape))
+        sizes = ", ".join(f"{n}={s}" for n, s in zip(names, shape, strict=True))
+        var = self.fresh()
+        self.emit(f'{var} = reshape({v.var}, "{",".join(names)}"{", " + sizes if sizes else ""})')
+        return Value(var, shape, v.dtype)
+
+    def flat(self, v: Value) -> Value:
+        return self.reshape(v, (v.numel,))
+
+    def broadcast_to(self, v: Value, shape) -> Value:
+        """Expands `v` to `shape` (NumPy rules: align trailing dims; size 1 or missing dims
+        expand). A view: a kernel reading it fetches `v` once."""
+        shape = tuple(int(s) for s in shape)
+        if v.shape == shape:
+            return v
+        names = _names(len(shape), "b")
+        mine = names[len(shape) - len(v.shape) :]
+        src = v.var
+        if mine:
+            src = self.fresh()
+            sizes = ", ".join(f"{n}={s}" for n, s in zip(mine, v.shape, strict=True))
+            self.emit(f'{src} = reshape({v.var}, "{",".join(mine)}", {sizes})')
+        var = self.fresh()
+        sizes = ", ".join(f"{n}={s}" for n, s in zip(names, shape, strict=True))
+        self.emit(f'{var} = broadcast({src}, "{",".join(names)}", {sizes})')
+        return Value(var, shape, v.dtype)
+
+    def permute(self, v: Value, order) -> Value:
+        order = [int(o) % max(len(v.shape), 1) for o in order]
+        if order == list(range(len(v.shape))):
+            return v
+        src = self.reshape_named(v, "p")
+        var = self.fresh()
+        self.emit(f'{var} = permute({src.var}, "{",".join(f"p{o}" for o in order)}")')
+        return Value(var, tuple(v.shape[o] for o in order), v.dtype)
+
+    def reshape_named(self, v: Value, prefix: str) -> Value:
+        """The same tensor with dims named prefix0, prefix1, ... (a view)."""
+        names = _names(len(v.shape), prefix)
+        var = self.fresh()
+        sizes = ", ".join(f"{n}={s}" for n, s in zip(names, v.shape, strict=True))
+        self.emit(f'{var} = reshape({v.var}, "{",".join(names)}"{", " + sizes if sizes else ""})')
+        return Value(var, v.shape, v.dtype)
+
+    def cast(self, v: Value, dtype: str) -> Value:
+        if v.dtype == dtype:
+            return v
+        var = self.fresh()
+        self.emit(f'{var} = cast({v.var}, "{dtype}")')
+        return Value(var, v.shape, dtype)
+
+    def arg(self, a):
+        """The lowered value of an FX argument (a node, a list of them, or a constant)."""
+        import torch.fx
+
+        if isinstance(a, torch.fx.Node):
+            if a.name not in self.values:
+                self.fail(f"internal: '{a.name}' used before it was lowered")
+            return self.values[a.name]
+        if isinstance(a, (list, tuple)):
+            return type(a)(self.arg(x) for x in a)
+        return a
+
+    def out_meta(self):
+        val = self.node.meta.get("val")
+        return val
+
+    def out_shape(self, i: int | None = None):
+        val = self.out_meta()
+        if i is not None:
+            val = val[i]
+        return tuple(int(s) for s in val.shape)
+
+    def out_dtype(self, i: int | None = None) -> str:
+        val = self.out_meta()
+        if i is not None:
+            val = val[i]
+        return ir_dtype(val.dtype, f" (output of {self.node.target})", self.source)
+
+    # ---------------------------------------------------------------- the walk
+    def run(self) -> LoweredProgram:
+        from torch.export.graph_signature import InputKind, OutputKind
+
+        from .rules import RULES
+
+        sig = self.ep.graph_signature
+        graph = self.ep.graph
+        # Only what the user's outputs depend on is lowered (buffer mutations and unused
+        # results cost nothing, as in the compiled program).
+        user_outputs = [s.arg.name for s in sig.output_specs if s.kind == OutputKind.USER_OUTPUT]
+        needed = set()
+        by_name = {n.name: n for n in graph.nodes}
+        stack = list(user_outputs)
+        while stack:
+            name = stack.pop()
+            if name in needed or name not in by_name:
+                continue
+            needed.add(name)
+            for inp in by_name[name].all_input_nodes:
+                stack.append(inp.name)
+
+        params = []
+        signature = []
+        dims: dict[int, str] = {}
+        user_index = 0
+        for spec in sig.input_specs:
+            node = by_name[spec.arg.name]
+            val = node.meta.get("val")
+            if spec.kind == InputKind.USER_INPUT:
+                target, kind = user_index, "input"
+                user_index += 1
+            else:
+                target, kind = spec.target, "weight"
+            if not hasattr(val, "shape"):  # a Python scalar input
+                if kind == "input" and node.name in needed:
+                    self.node = node
+                    self.fail("scalar inputs to forward() are not supported yet")
+                continue
+            if node.name not in needed:
+                continue
+            dtype = ir_dtype(val.dtype, f" (input '{node.name}')", self.source)
+            shape = tuple(int(s) for s in val.shape)
+            for s in shape:
+                dims.setdefault(s, f"d{s}")
+            name = re.sub(r"\W", "_", node.name)
+            spec_dims = ",".join(dims[s] for s in shape)
+            role = "input" if kind == "input" else "weight"
+            dt = "" if dtype == "fp32" else f', dtype="{dtype}"'
+            signature.append(f'{name}: Tensor("{spec_dims}", role="{role}"{dt})')
+            params.append((name, kind, target))
+            self.values[node.name] = Value(name, shape, dtype)
+
+        for node in graph.nodes:
+            if node.op != "call_function" or node.name not in needed:
+                continue
+            self.node = node
+            key = str(node.target)
+            self.ops[key] = self.ops.get(key, 0) + 1
+            rule = RULES.get(key)
+            if rule is None:
+                self.fail(
+                    f"operator {key} has no lowering to the IR",
+                    "docs/pytorch.md lists the supported operators; the IR can express it by "
+                    "hand (docs/ir.md) — add a rule in python/solar/frontend/rules.py",
+                )
+            args = [self.arg(a) for a in node.args]
+            kwargs = {k: self.arg(v) for k, v in node.kwargs.items()}
+            self.values[node.name] = rule(self, *args, **kwargs)
+
+        self.node = None
+        outs = []
+        for name in user_outputs:
+            v = self.values.get(name)
+            if not isinstance(v, Value):
+                raise frontend_error("lower", f"output '{name}' is not a tensor", file=self.source)
+            outs.append(v.var)
+        body = self.lines or ["    pass"]
+        header = [
+            f"# Generated by Solar from {self.source or 'an in-memory module'} "
+            "(torch.export, core ATen); do not edit.",
+            "# Each statement is one ATen operator; its comment gives the source line.",
+            "from solar.ir import kernel, Tensor, Dim",
+            "",
+        ]
+        kernels = [self.kernels[k] + "\n" for k in self.kernels]
+        dims_line = "DIMS = {" + ", ".join(f'"{n}": {s}' for s, n in sorted(dims.items())) + "}"
+        model = ["def model(" + ", ".join(signature) + "):", *body, "    return " + ", ".join(outs)]
+        text = (
+            "\n".join(header)
+            + "\n"
+            + "\n\n".join(kernels)
+            + "\n"
+            + dims_line
+            + "\n\n\n"
+            + "\n".join(model)
+            + "\n"
+        )
+        return LoweredProgram(text, self.source, params, self.ops, self.notes)
+
+
+def lower(capture: Capture) -> LoweredProgram:
+    return Lowerer(capture).run()

@@ -1,0 +1,431 @@
+# Elementwise kernels of the PyTorch front end, over flattened (1-D) tensors: the lowering
+# reshapes any tensor to one dim "N" (a view), applies the kernel and reshapes back.
+# Allocations say dtype="fp32"; the lowering instantiates other dtypes by substitution.
+from solar.ir import kernel, Tensor, Dim
+
+
+@kernel
+def copy(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = X[i]
+    return Y
+
+
+@kernel
+def relu(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = max(X[i], 0.0)
+    return Y
+
+
+@kernel
+def gelu(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = 0.5 * X[i] * (1.0 + erf(X[i] * 0.7071067811865476))
+    return Y
+
+
+@kernel
+def gelu_tanh(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = 0.5 * X[i] * (1.0 + tanh(0.7978845608028654 * (X[i] + 0.044715 * X[i] * X[i] * X[i])))
+    return Y
+
+
+@kernel
+def sigmoid_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = sigmoid(X[i])
+    return Y
+
+
+@kernel
+def tanh_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = tanh(X[i])
+    return Y
+
+
+@kernel
+def exp_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = exp(X[i])
+    return Y
+
+
+@kernel
+def log_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = log(X[i])
+    return Y
+
+
+@kernel
+def sqrt_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = sqrt(X[i])
+    return Y
+
+
+@kernel
+def rsqrt_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = rsqrt(X[i])
+    return Y
+
+
+@kernel
+def neg(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = -X[i]
+    return Y
+
+
+@kernel
+def abs_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = abs(X[i])
+    return Y
+
+
+@kernel
+def reciprocal(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = 1.0 / X[i]
+    return Y
+
+
+@kernel
+def erf_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = erf(X[i])
+    return Y
+
+
+@kernel
+def sin_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = sin(X[i])
+    return Y
+
+
+@kernel
+def cos_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = cos(X[i])
+    return Y
+
+
+@kernel
+def log1p_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = log1p(X[i])
+    return Y
+
+
+@kernel
+def expm1_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = expm1(X[i])
+    return Y
+
+
+@kernel
+def floor_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = floor(X[i])
+    return Y
+
+
+@kernel
+def sign(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] > 0.0, 1.0, select(X[i] < 0.0, -1.0, 0.0))
+    return Y
+
+
+@kernel
+def leaky_relu(X: Tensor("N"), slope: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] > 0.0, X[i], X[i] * slope)
+    return Y
+
+
+@kernel
+def elu(X: Tensor("N"), alpha: float, scale: float, input_scale: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = scale * select(X[i] > 0.0, X[i], alpha * expm1(X[i] * input_scale))
+    return Y
+
+
+@kernel
+def clamp(X: Tensor("N"), lo: float, hi: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = min(max(X[i], lo), hi)
+    return Y
+
+
+@kernel
+def softplus(X: Tensor("N"), beta: float, threshold: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] * beta > threshold, X[i], log1p(exp(X[i] * beta)) / beta)
+    return Y
+
+
+@kernel
+def pow_scalar(X: Tensor("N"), e: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = X[i] ** e
+    return Y
+
+
+@kernel
+def add_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = X[i] + s
+    return Y
+
+
+@kernel
+def mul_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = X[i] * s
+    return Y
+
+
+@kernel
+def rsub_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = s - X[i]
+    return Y
+
+
+@kernel
+def div_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = X[i] / s
+    return Y
+
+
+@kernel
+def add(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = X[i] + Z[i]
+    return Y
+
+
+@kernel
+def add_alpha(X: Tensor("N"), Z: Tensor("N"), alpha: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = X[i] + alpha * Z[i]
+    return Y
+
+
+@kernel
+def sub(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = X[i] - Z[i]
+    return Y
+
+
+@kernel
+def mul(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = X[i] * Z[i]
+    return Y
+
+
+@kernel
+def div(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = X[i] / Z[i]
+    return Y
+
+
+@kernel
+def maximum(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = max(X[i], Z[i])
+    return Y
+
+
+@kernel
+def minimum(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = min(X[i], Z[i])
+    return Y
+
+
+@kernel
+def pow_tensor(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = X[i] ** Z[i]
+    return Y
+
+
+@kernel
+def where(C: Tensor("N"), X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(C[i] != 0, X[i], Z[i])
+    return Y
+
+
+@kernel
+def gt(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="bool"):
+    Y = Tensor(N=X.shape[0], dtype="bool")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] > Z[i], 1, 0)
+    return Y
+
+
+@kernel
+def lt(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="bool"):
+    Y = Tensor(N=X.shape[0], dtype="bool")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] < Z[i], 1, 0)
+    return Y
+
+
+@kernel
+def ge(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="bool"):
+    Y = Tensor(N=X.shape[0], dtype="bool")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] >= Z[i], 1, 0)
+    return Y
+
+
+@kernel
+def le(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="bool"):
+    Y = Tensor(N=X.shape[0], dtype="bool")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] <= Z[i], 1, 0)
+    return Y
+
+
+@kernel
+def eq(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="bool"):
+    Y = Tensor(N=X.shape[0], dtype="bool")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] == Z[i], 1, 0)
+    return Y
+
+
+@kernel
+def ne(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="bool"):
+    Y = Tensor(N=X.shape[0], dtype="bool")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] != Z[i], 1, 0)
+    return Y
+
+
+@kernel
+def logical_and(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="bool"):
+    Y = Tensor(N=X.shape[0], dtype="bool")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] != 0 and Z[i] != 0, 1, 0)
+    return Y
+
+
+@kernel
+def logical_or(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="bool"):
+    Y = Tensor(N=X.shape[0], dtype="bool")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] != 0 or Z[i] != 0, 1, 0)
+    return Y
+
+
+@kernel
+def logical_not(X: Tensor("N")) -> Tensor("N", dtype="bool"):
+    Y = Tensor(N=X.shape[0], dtype="bool")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] == 0, 1, 0)
+    return Y
+
+
+@kernel
+def dropout(X: Tensor("N"), M: Tensor("N"), scale: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = X[i] * M[i] * scale
+    return Y
+
+
+@kernel
+def gt_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="bool"):
+    Y = Tensor(N=X.shape[0], dtype="bool")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] > s, 1, 0)
+    return Y
+
+@kernel
+def lt_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="bool"):
+    Y = Tensor(N=X.shape[0], dtype="bool")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] < s, 1, 0)
+    return Y
+
+@kernel
+def ge_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="bool"):
+    Y = Tensor(N=X.shape[0], dtype="bool")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] >= s, 1, 0)
+    return Y
+
+@kernel
+def le_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="bool"):
+    Y = Tensor(N=X.shape[0], dtype="bool")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] <= s, 1, 0)
+    return Y
+
+@kernel
+def eq_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="bool"):
+    Y = Tensor(N=X.shape[0], dtype="bool")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] == s, 1, 0)
+    return Y
+
+@kernel
+def ne_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="bool"):
+    Y = Tensor(N=X.shape[0], dtype="bool")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] != s, 1, 0)
+    return Y

@@ -1,0 +1,99 @@
+# Matrix products of the PyTorch front end. `_nt` variants read the second operand
+# transposed (a folded permute: nn.Linear's weight is [N, K]), so no copy is counted.
+from solar.ir import kernel, Tensor, Dim
+
+
+@kernel
+def mm(A: Tensor("M,K"), B: Tensor("K,N")) -> Tensor("M,N", dtype="fp32"):
+    C = Tensor(M=A.shape[0], N=B.shape[1], dtype="fp32")
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            for k in Dim("K"):
+                C[m, n] += A[m, k] * B[k, n]
+    return C
+
+
+@kernel
+def mm_nt(A: Tensor("M,K"), B: Tensor("N,K")) -> Tensor("M,N", dtype="fp32"):
+    C = Tensor(M=A.shape[0], N=B.shape[0], dtype="fp32")
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            for k in Dim("K"):
+                C[m, n] += A[m, k] * B[n, k]
+    return C
+
+
+@kernel
+def addmm(Bias: Tensor("N"), A: Tensor("M,K"), B: Tensor("K,N"), beta: float, alpha: float) -> Tensor("M,N", dtype="fp32"):
+    C = Tensor(M=A.shape[0], N=B.shape[1], dtype="fp32")
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            for k in Dim("K"):
+                C[m, n] += A[m, k] * B[k, n]
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            C[m, n] = beta * Bias[n] + alpha * C[m, n]
+    return C
+
+
+@kernel
+def addmm_nt(Bias: Tensor("N"), A: Tensor("M,K"), B: Tensor("N,K"), beta: float, alpha: float) -> Tensor("M,N", dtype="fp32"):
+    C = Tensor(M=A.shape[0], N=B.shape[0], dtype="fp32")
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            for k in Dim("K"):
+                C[m, n] += A[m, k] * B[n, k]
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            C[m, n] = beta * Bias[n] + alpha * C[m, n]
+    return C
+
+
+@kernel
+def bmm(A: Tensor("B,M,K"), B: Tensor("B,K,N")) -> Tensor("B,M,N", dtype="fp32"):
+    C = Tensor(B=A.shape[0], M=A.shape[1], N=B.shape[2], dtype="fp32")
+    for b in Dim("B", parallel=True):
+        for m in Dim("M", parallel=True):
+            for n in Dim("N", parallel=True):
+                for k in Dim("K"):
+                    C[b, m, n] += A[b, m, k] * B[b, k, n]
+    return C
+
+
+@kernel
+def bmm_nt(A: Tensor("B,M,K"), B: Tensor("B,N,K")) -> Tensor("B,M,N", dtype="fp32"):
+    C = Tensor(B=A.shape[0], M=A.shape[1], N=B.shape[1], dtype="fp32")
+    for b in Dim("B", parallel=True):
+        for m in Dim("M", parallel=True):
+            for n in Dim("N", parallel=True):
+                for k in Dim("K"):
+                    C[b, m, n] += A[b, m, k] * B[b, n, k]
+    return C
+
+
+# addmm with beta = alpha = 1, as nn.Linear produces it: the bias initialises the output
+# (no FLOPs), then the contraction accumulates (the paper's Figure 2 `linear`).
+@kernel
+def linear(A: Tensor("M,K"), B: Tensor("K,N"), Bias: Tensor("N")) -> Tensor("M,N", dtype="fp32"):
+    C = Tensor(M=A.shape[0], N=B.shape[1], dtype="fp32")
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            C[m, n] = Bias[n]
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            for k in Dim("K"):
+                C[m, n] += A[m, k] * B[k, n]
+    return C
+
+
+@kernel
+def linear_nt(A: Tensor("M,K"), W: Tensor("N,K"), Bias: Tensor("N")) -> Tensor("M,N", dtype="fp32"):
+    C = Tensor(M=A.shape[0], N=W.shape[0], dtype="fp32")
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            C[m, n] = Bias[n]
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            for k in Dim("K"):
+                C[m, n] += A[m, k] * W[n, k]
+    return C

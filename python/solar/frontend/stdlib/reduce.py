@@ -1,0 +1,147 @@
+# Reductions, scans and softmax of the PyTorch front end over a middle dim: the lowering
+# reshapes a tensor to [A, R, B] (views) where R is the (contiguous block of) reduced dims.
+from solar.ir import kernel, Tensor, Dim
+
+
+@kernel
+def sum_mid(X: Tensor("A,R,B")) -> Tensor("A,B", dtype="fp32"):
+    Y = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                Y[a, b] += X[a, r, b]
+    return Y
+
+
+@kernel
+def mean_mid(X: Tensor("A,R,B")) -> Tensor("A,B", dtype="fp32"):
+    S = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp32")
+    Y = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                S[a, b] += X[a, r, b]
+    for a in Dim("A", parallel=True):
+        for b in Dim("B", parallel=True):
+            Y[a, b] = S[a, b] / size("R")
+    return Y
+
+
+@kernel
+def amax_mid(X: Tensor("A,R,B")) -> Tensor("A,B", dtype="fp32"):
+    Y = Tensor(A=X.shape[0], B=X.shape[2], fill=-inf, dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                Y[a, b] = max(Y[a, b], X[a, r, b])
+    return Y
+
+
+@kernel
+def amin_mid(X: Tensor("A,R,B")) -> Tensor("A,B", dtype="fp32"):
+    Y = Tensor(A=X.shape[0], B=X.shape[2], fill=inf, dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                Y[a, b] = min(Y[a, b], X[a, r, b])
+    return Y
+
+
+@kernel
+def prod_mid(X: Tensor("A,R,B")) -> Tensor("A,B", dtype="fp32"):
+    Y = Tensor(A=X.shape[0], B=X.shape[2], fill=1, dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                Y[a, b] *= X[a, r, b]
+    return Y
+
+
+@kernel
+def argmax_mid(X: Tensor("A,R,B")) -> Tensor("A,B", dtype="int64"):
+    M = Tensor(A=X.shape[0], B=X.shape[2], fill=-inf, dtype="fp32")
+    I = Tensor(A=X.shape[0], B=X.shape[2], dtype="int64")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                I[a, b] = select(X[a, r, b] > M[a, b], r, I[a, b])
+                M[a, b] = max(M[a, b], X[a, r, b])
+    return I
+
+
+@kernel
+def argmin_mid(X: Tensor("A,R,B")) -> Tensor("A,B", dtype="int64"):
+    M = Tensor(A=X.shape[0], B=X.shape[2], fill=inf, dtype="fp32")
+    I = Tensor(A=X.shape[0], B=X.shape[2], dtype="int64")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                I[a, b] = select(X[a, r, b] < M[a, b], r, I[a, b])
+                M[a, b] = min(M[a, b], X[a, r, b])
+    return I
+
+
+@kernel
+def softmax_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
+    M = Tensor(A=X.shape[0], B=X.shape[2], fill=-inf, dtype="fp32")
+    S = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp32")
+    Y = Tensor(A=X.shape[0], R=X.shape[1], B=X.shape[2], dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                M[a, b] = max(M[a, b], X[a, r, b])
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                S[a, b] += exp(X[a, r, b] - M[a, b])
+    for a in Dim("A", parallel=True):
+        for r in Dim("R", parallel=True):
+            for b in Dim("B", parallel=True):
+                Y[a, r, b] = exp(X[a, r, b] - M[a, b]) / S[a, b]
+    return Y
+
+
+@kernel
+def log_softmax_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
+    M = Tensor(A=X.shape[0], B=X.shape[2], fill=-inf, dtype="fp32")
+    S = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp32")
+    Y = Tensor(A=X.shape[0], R=X.shape[1], B=X.shape[2], dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                M[a, b] = max(M[a, b], X[a, r, b])
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                S[a, b] += exp(X[a, r, b] - M[a, b])
+    for a in Dim("A", parallel=True):
+        for r in Dim("R", parallel=True):
+            for b in Dim("B", parallel=True):
+                Y[a, r, b] = X[a, r, b] - M[a, b] - log(S[a, b])
+    return Y
+
+
+@kernel
+def cumsum_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
+    Y = Tensor(A=X.shape[0], R=X.shape[1], B=X.shape[2], dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                if r == 0:
+                    Y[a, r, b] = X[a, r, b]
+                else:
+                    Y[a, r, b] = Y[a, r - 1, b] + X[a, r, b]
+    return Y
+
+
+@kernel
+def cumprod_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
+    Y = Tensor(A=X.shape[0], R=X.shape[1], B=X.shape[2], dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                if r == 0:
+                    Y[a, r, b] = X[a, r, b]
+                else:
+                    Y[a, r, b] = Y[a, r - 1, b] * X[a, r, b]
+    return Y

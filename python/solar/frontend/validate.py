@@ -1,0 +1,183 @@
+"""Validation of a lowered program against the PyTorch program it came from.
+
+Levels (ARCHITECTURE.md): `full` — the IR program runs at the program's own sizes on the same
+inputs and weights as PyTorch and every output matches; `none` — the program is too large to
+execute within the budget here (scaled and per-kernel validation come next); `failed` — an
+output differs (the report says which and by how much).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import _core
+from ..errors import UserError
+from ..execution import TOLERANCES, check_budget, compare
+from .capture import Capture, frontend_error
+from .lower import LoweredProgram, ir_dtype
+
+# Validation tolerances (rtol, atol relative to the output's largest magnitude): PyTorch
+# and the IR sum in different orders; reductions over thousands of terms in fp32 differ by
+# ~1e-6 relative, and cancellations make single elements larger.
+VALIDATION_RTOL = {"fp32": 1e-3, "fp64": 1e-8}
+VALIDATION_ATOL = {"fp32": 1e-4, "fp64": 1e-10}
+
+
+@dataclass
+class Validation:
+    status: str  # full | scaled | per-kernel | none | failed
+    detail: str
+    outputs: list = field(default_factory=list)  # Comparison per output
+
+
+@contextlib.contextmanager
+def dropout_at_expectation():
+    """Runs PyTorch with every dropout replaced by its expectation (the identity), as the
+    lowered program does (docs/pytorch.md)."""
+    import torch
+    import torch.nn.functional as F  # noqa: N812
+
+    names = [
+        "dropout",
+        "dropout1d",
+        "dropout2d",
+        "dropout3d",
+        "alpha_dropout",
+        "feature_alpha_dropout",
+    ]
+    saved = {n: getattr(F, n) for n in names if hasattr(F, n)}
+    saved_torch = torch.dropout
+    try:
+        for n in saved:
+            setattr(F, n, lambda x, *a, **k: x)
+        torch.dropout = lambda x, *a, **k: x
+        yield
+    finally:
+        for n, fn in saved.items():
+            setattr(F, n, fn)
+        torch.dropout = saved_torch
+
+
+def golden_run(capture: Capture, seed: int = 0):
+    """Builds the model and inputs for real (seeded as the harness does) and runs it."""
+    import torch
+
+    from .capture import _as_list, _call_user
+
+    p = capture.problem
+    torch.manual_seed(seed)
+    init = _as_list(
+        _call_user(p.get_init_inputs, "get_init_inputs()", p.path), "get_init_inputs", p.path
+    )
+    model = _call_user(lambda: p.model_class(*init), "Model(...)", p.path)
+    torch.manual_seed(seed)
+    inputs = _as_list(_call_user(p.get_inputs, "get_inputs()", p.path), "get_inputs", p.path)
+    with torch.no_grad(), dropout_at_expectation():
+        out = _call_user(lambda: model(*inputs), "the forward pass", p.path)
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    for i, o in enumerate(outs):
+        if not isinstance(o, torch.Tensor):
+            raise frontend_error(
+                "capture",
+                f"forward() returns a {type(o).__name__} as output {i}; Solar analyses "
+                "programs whose outputs are tensors",
+                file=p.path,
+            )
+    return model, inputs, outs
+
+
+def ir_inputs(lowered: LoweredProgram, capture: Capture, model, inputs) -> dict:
+    import torch
+
+    state = dict(model.state_dict(keep_vars=True))
+    constants = getattr(capture.exported, "constants", {}) or {}
+    tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
+    result = {}
+    for name, kind, target in lowered.params:
+        if kind == "input":
+            value = tensors[target]
+        elif target in state:
+            value = state[target]
+        elif target in constants:
+            value = constants[target]
+        else:
+            raise frontend_error("validate", f"no value for weight '{target}'", file=capture.source)
+        result[name] = value.detach()
+    return result
+
+
+def validate(
+    capture: Capture,
+    lowered: LoweredProgram,
+    program,
+    graph,
+    seed: int = 0,
+    backend: str = "native",
+    max_bytes=None,
+    max_seconds=None,
+) -> Validation:
+    """Runs the PyTorch program and the lowered IR program on the same inputs and weights
+    and compares every output."""
+    from ..execution import run
+
+    if capture.problem is None:
+        return Validation("none", "an in-memory module: no problem file to re-run")
+    try:
+        check_budget(graph, backend, max_bytes, max_seconds, capture.source)
+    except UserError as e:
+        return Validation(
+            "none",
+            "not executed here: "
+            + e.diagnostics[0].message
+            + "; scaled validation is not implemented yet",
+        )
+    model, inputs, golden = golden_run(capture, seed)
+    feeds = ir_inputs(lowered, capture, model, inputs)
+    outs = run(
+        program,
+        feeds,
+        backend=backend,
+        bounds_check=False,
+        max_bytes=max_bytes,
+        max_seconds=max_seconds,
+    )
+    results = []
+    ok = True
+    for i, want in enumerate(golden):
+        got = outs[f"out{i}"]
+        dtype = ir_dtype(want.dtype)
+        w = (
+            want.detach().float().numpy()
+            if dtype not in ("int64", "int32", "bool")
+            else want.detach().numpy()
+        )
+        scale = float(np.abs(w).max()) if w.size and np.isfinite(w).any() else 1.0
+        rtol = VALIDATION_RTOL.get(dtype, TOLERANCES.get(dtype, (0, 0))[0])
+        atol = VALIDATION_ATOL.get(dtype, TOLERANCES.get(dtype, (0, 0))[1]) * max(scale, 1.0)
+        c = compare(f"out{i}", got, w, dtype, rtol, atol)
+        results.append(c)
+        ok = ok and c.ok
+    if ok:
+        sizes = "at the program's own sizes"
+        return Validation(
+            "full", f"{len(results)} output(s) match PyTorch {sizes} ({backend} backend)", results
+        )
+    bad = next(c for c in results if not c.ok)
+    detail = (
+        f"{bad.name} differs: {bad.mismatches} of {bad.elements} elements, max abs error "
+        f"{bad.max_abs_error:.3g}"
+    )
+    if bad.first_mismatch is not None:
+        detail += (
+            f", first at {list(bad.first_mismatch)}: {bad.first_values[0]!r} vs "
+            f"{bad.first_values[1]!r}"
+        )
+    return Validation("failed", detail, results)
+
+
+def load_lowered(lowered: LoweredProgram):
+    """The checked Program of a lowered text."""
+    return _core.load_program_source(lowered.text, lowered.source + ".ir.py")

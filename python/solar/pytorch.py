@@ -1,0 +1,91 @@
+"""PyTorch programs end to end: capture -> IR -> validation -> SOL (docs/pytorch.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import _core
+
+
+@dataclass
+class PyTorchResult:
+    """Everything `solar analyze` derives from a PyTorch program."""
+
+    source: str
+    ir_text: str
+    program: object  # _core.Program of the emitted IR
+    graph: object  # _core.Graph
+    analyses: list  # _core.Analysis per architecture
+    archs: list
+    validation: object  # frontend.validate.Validation
+    ops: dict
+    notes: list
+
+    @property
+    def analysis(self):
+        return self.analyses[0]
+
+    @property
+    def fused(self):
+        return self.analysis.fused
+
+    @property
+    def unfused(self):
+        return self.analysis.unfused
+
+
+def lower_pytorch(source, example_inputs=None):
+    """(capture, lowered) for a problem file path or an nn.Module with example inputs."""
+    from .frontend import capture_module, capture_problem, lower
+
+    if isinstance(source, (str, bytes)) or hasattr(source, "__fspath__"):
+        capture = capture_problem(str(source))
+    else:
+        if example_inputs is None:
+            from .errors import argument_error
+
+            raise argument_error(
+                "analyzing a module needs example inputs: "
+                "solar.analyze(model, example_inputs, arch=...)"
+            )
+        capture = capture_module(source, list(example_inputs))
+    return capture, lower(capture)
+
+
+def analyze_pytorch(
+    source,
+    example_inputs=None,
+    archs=("H100_PCIe",),
+    fp32_math="default",
+    validate=True,
+    backend="native",
+    emit_ir=None,
+    seed=0,
+) -> PyTorchResult:
+    from . import load_arch
+    from .frontend.validate import Validation, load_lowered
+    from .frontend.validate import validate as run_validation
+
+    capture, lowered = lower_pytorch(source, example_inputs)
+    if emit_ir:
+        with open(emit_ir, "w") as f:
+            f.write(lowered.text)
+    program = load_lowered(lowered)
+    graph = _core.trace(program, [])
+    specs = [a if isinstance(a, _core.ArchSpec) else load_arch(a) for a in archs]
+    analyses = [_core.analyze(graph, a, fp32_math) for a in specs]
+    if validate:
+        validation = run_validation(capture, lowered, program, graph, seed=seed, backend=backend)
+    else:
+        validation = Validation("none", "validation skipped (--no-validate)")
+    return PyTorchResult(
+        capture.source,
+        lowered.text,
+        program,
+        graph,
+        analyses,
+        specs,
+        validation,
+        lowered.ops,
+        lowered.notes,
+    )
