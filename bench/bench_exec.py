@@ -141,21 +141,55 @@ print(json.dumps({"process_first": process_first, "first": first,
                   "warm": statistics.median(warm)}))
 """
 
+# Other processes' share of the cores above which a row is marked noisy.
+NOISY = 0.05
 BUDGET = {"max_seconds": 3600.0, "max_bytes": 16 * 2**30}
 
 
+def _cpu_jiffies():
+    """(non-idle, total) jiffies of all cores since boot, from /proc/stat; None elsewhere."""
+    try:
+        v = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = v[3] + (v[4] if len(v) > 4 else 0)
+    return sum(v) - idle, sum(v)
+
+
+class OtherLoad:
+    """Measures how much of the cores other processes used while timing: the cores' busy time
+    (/proc/stat) minus this process's CPU time (os.times), over the wall time and cores."""
+
+    def __enter__(self):
+        self.j0, self.t0, self.w0 = _cpu_jiffies(), os.times(), time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        j1, t1, w1 = _cpu_jiffies(), os.times(), time.perf_counter()
+        self.fraction = float("nan")
+        if self.j0 is not None and j1 is not None:
+            hz = os.sysconf("SC_CLK_TCK")
+            busy = (j1[0] - self.j0[0]) / hz
+            ours = (t1.user - self.t0.user) + (t1.system - self.t0.system)
+            cores = os.cpu_count() or 1
+            self.fraction = max(0.0, (busy - ours) / max(1e-9, (w1 - self.w0) * cores))
+        return False
+
+
 def timed(fn, target_s: float, min_n: int = 3, max_n: int = 1000):
-    """Warm-up call, then the median of N calls; returns (median seconds, N, last result)."""
+    """Warm-up call, then the median of N calls; returns (median seconds, N, last result,
+    fraction of the cores other processes used meanwhile)."""
     t0 = time.perf_counter()
     out = fn()
     first = time.perf_counter() - t0
     n = max(min_n, min(max_n, math.ceil(target_s / max(first, 1e-6))))
     times = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), n, out
+    with OtherLoad() as load:
+        for _ in range(n):
+            t0 = time.perf_counter()
+            out = fn()
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times), n, out, load.fraction
 
 
 def so_count(cache: str) -> int:
@@ -254,14 +288,14 @@ def bench_op(op, quick, target_s, torch_ops, warmup, rows, warnings):
     def run_solar():
         return solar.run(prog, inputs, dims=dims, bounds_check=False, **BUDGET)["out0"]
 
-    s_t, s_n, s_out = timed(run_solar, target_s)
+    s_t, s_n, s_out, s_load = timed(run_solar, target_s)
     if so_count(cache) != before:
         warnings.append(f"{op}: the full-size run compiled new code (size-specialised source)")
     time.sleep(0.2)  # let the previous runtime's spinning threads go to sleep
-    n_t, n_n, n_out = timed(lambda: shim.run(inputs)["out0"], target_s)
+    n_t, n_n, n_out, n_load = timed(lambda: shim.run(inputs)["out0"], target_s)
     time.sleep(0.2)
     with torch.inference_mode():
-        t_t, t_n, t_out = timed(lambda: tfn(t_inputs), target_s)
+        t_t, t_n, t_out, t_load = timed(lambda: tfn(t_inputs), target_s)
     t_out = t_out.numpy()
     time.sleep(0.2)
 
@@ -303,11 +337,13 @@ def bench_op(op, quick, target_s, torch_ops, warmup, rows, warnings):
             "kernels_compiled": compiled,
             "numba_first_s": numba_first,
             "agree": all(checks),
+            "other_load": max(s_load, n_load, t_load),
         }
     )
     print(
         f"  {op:<17} solar {s_t * 1e3:9.2f} ms (N={s_n})  numba {n_t * 1e3:9.2f} ms (N={n_n})  "
-        f"torch {t_t * 1e3:9.2f} ms (N={t_n})  cold {cold:.2f} s  cached {cached * 1e3:.1f} ms",
+        f"torch {t_t * 1e3:9.2f} ms (N={t_n})  cold {cold:.2f} s  cached {cached * 1e3:.1f} ms  "
+        f"other load {max(s_load, n_load, t_load):.0%}",
         flush=True,
     )
 
@@ -361,11 +397,12 @@ def main(argv=None) -> int:
     print("-" * len(hdr))
     for r in rows:
         cached_ms = max(r["cached_ms"], 0.0)
+        noisy = f", noisy ({r['other_load']:.0%} other load)" if r["other_load"] > NOISY else ""
         print(
             f"{r['op']:<17} {r['shape']:>15} {r['solar_ms']:10.2f} {r['numba_ms']:10.2f} "
             f"{r['torch_ms']:10.2f} {r['numba_ms'] / r['solar_ms']:11.2f} "
             f"{r['solar_ms'] / r['torch_ms']:11.2f} {r['cold_s']:7.2f} {cached_ms:9.1f}  "
-            f"{'ok' if r['agree'] else 'MISMATCH'}"
+            f"{'ok' if r['agree'] else 'MISMATCH'}{noisy}"
         )
     print("-" * len(hdr))
     g_numba = geomean([r["numba_ms"] / r["solar_ms"] for r in rows])
@@ -387,6 +424,11 @@ def main(argv=None) -> int:
     print(f"machine: {machine()}")
     busy_end = busy_fraction()
     note = " (other work competed for the cores: timings are noisy)" if busy_start > 0.1 else ""
+    if any(r["other_load"] > NOISY for r in rows):
+        note += (
+            f"; rows marked noisy: other processes used > {NOISY:.0%} of the cores while they "
+            "were timed (rerun on a quiet machine)"
+        )
     print(
         f"CPU busy (all processes) over 1 s before the run {busy_start:.0%}, "
         f"after it {busy_end:.0%}{note}"

@@ -40,7 +40,10 @@ class Capture:
 def is_pytorch_program(path: str) -> bool:
     """A PyTorch program imports torch; an IR program has @kernel functions or a
     `def model(`."""
-    text = Path(path).read_text(errors="replace")
+    try:
+        text = Path(path).read_text(errors="replace")
+    except OSError:
+        return False  # the IR reader reports it
     return "import torch" in text and "@kernel" not in text and "def model(" not in text
 
 
