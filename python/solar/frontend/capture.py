@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
+import ast
 import sys
+import types
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,16 +48,25 @@ def is_pytorch_program(path: str) -> bool:
     return "import torch" in text and "@kernel" not in text and "def model(" not in text
 
 
-def load_problem(path: str) -> Problem:
-    """Imports a problem file (a fresh module each time; its module-level code runs)."""
+def load_problem(path: str, overrides: dict | None = None) -> Problem:
+    """Imports a problem file (a fresh module each time; its module-level code runs). With
+    `overrides`, module-level integer constants are replaced before it runs, so constants
+    derived from them and the constructor arguments follow (scaled validation)."""
     name = f"solar_problem_{uuid.uuid4().hex}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise frontend_error("capture", f"cannot import '{path}'", file=path)
-    module = importlib.util.module_from_spec(spec)
+    module = types.ModuleType(name)
+    module.__file__ = path
+    try:
+        text = Path(path).read_text()
+        if overrides:
+            text = override_constants(text, overrides)
+        code = compile(text, path, "exec")
+    except (OSError, SyntaxError, ValueError) as e:
+        raise frontend_error(
+            "capture", f"cannot read the program: {e}", file=path, line=getattr(e, "lineno", 0) or 0
+        ) from None
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        exec(code, module.__dict__)
     except Exception as e:  # the user's program failed: report it, never a traceback
         raise frontend_error(
             "capture",
@@ -78,6 +88,40 @@ def load_problem(path: str) -> Problem:
         )
     get_init = getattr(module, "get_init_inputs", lambda: [])
     return Problem(path, module, module.Model, module.get_inputs, get_init)
+
+
+def int_constants(text: str) -> dict[str, int]:
+    """Module-level `NAME = <int literal>` assignments of a problem file (its sizes)."""
+    out = {}
+    for node in ast.parse(text).body:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Constant)
+            and type(node.value.value) is int
+        ):
+            out[node.targets[0].id] = node.value.value
+    return out
+
+
+def override_constants(text: str, overrides: dict) -> str:
+    """`text` with the literal values of the named module-level constants replaced."""
+    lines = text.splitlines(keepends=True)
+    for node in reversed(ast.parse(text).body):  # right to left: offsets stay valid
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id in overrides
+            and isinstance(node.value, ast.Constant)
+        ):
+            v = node.value
+            line = lines[v.lineno - 1]
+            lines[v.lineno - 1] = (
+                line[: v.col_offset] + str(overrides[node.targets[0].id]) + line[v.end_col_offset :]
+            )
+    return "".join(lines)
 
 
 def _user_line(exc: BaseException, path: str) -> int:
@@ -165,8 +209,8 @@ def export_module(model, inputs: list, source: str):
     return exported
 
 
-def capture_problem(path: str) -> Capture:
-    problem = load_problem(path)
+def capture_problem(path: str, overrides: dict | None = None) -> Capture:
+    problem = load_problem(path, overrides)
     model, inputs = build_on_meta(problem)
     exported = export_module(model, inputs, path)
     return Capture(exported, path, problem)

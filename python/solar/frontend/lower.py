@@ -76,6 +76,7 @@ class LoweredProgram:
     params: list = field(default_factory=list)
     ops: dict = field(default_factory=dict)  # ATen operator -> count
     notes: list = field(default_factory=list)  # e.g. dropout replaced by its expectation
+    sequence: list = field(default_factory=list)  # lowered ATen operators in order
 
 
 def ir_dtype(torch_dtype, where: str = "", source: str = "") -> str:
@@ -99,6 +100,7 @@ class Lowerer:
         self.values: dict[str, object] = {}  # FX node name -> Value | tuple | python scalar
         self.counter = 0
         self.ops: dict[str, int] = {}
+        self.sequence: list[str] = []
         self.notes: list[str] = []
         self.node = None  # the FX node being lowered (for messages)
 
@@ -289,6 +291,7 @@ class Lowerer:
             self.node = node
             key = str(node.target)
             self.ops[key] = self.ops.get(key, 0) + 1
+            self.sequence.append(key)
             rule = RULES.get(key)
             if rule is None:
                 self.fail(
@@ -328,7 +331,7 @@ class Lowerer:
             + "\n".join(model)
             + "\n"
         )
-        return LoweredProgram(text, self.source, params, self.ops, self.notes)
+        return LoweredProgram(text, self.source, params, self.ops, self.notes, self.sequence)
 
 
 def lower(capture: Capture) -> LoweredProgram:

@@ -9,7 +9,9 @@ output differs (the report says which and by how much).
 from __future__ import annotations
 
 import contextlib
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -17,7 +19,7 @@ from .. import _core
 from ..errors import UserError
 from ..execution import TOLERANCES, check_budget, compare
 from .capture import Capture, frontend_error
-from .lower import LoweredProgram, ir_dtype
+from .lower import LoweredProgram, ir_dtype, lower
 
 # Validation tolerances (rtol, atol relative to the output's largest magnitude): PyTorch
 # and the IR sum in different orders; reductions over thousands of terms in fp32 differ by
@@ -119,21 +121,120 @@ def validate(
     max_bytes=None,
     max_seconds=None,
 ) -> Validation:
-    """Runs the PyTorch program and the lowered IR program on the same inputs and weights
-    and compares every output."""
-    from ..execution import run
-
+    """Validates a lowered program: at full size when it fits the execution budget, else at
+    reduced sizes (scaled)."""
     if capture.problem is None:
         return Validation("none", "an in-memory module: no problem file to re-run")
     try:
         check_budget(graph, backend, max_bytes, max_seconds, capture.source)
     except UserError as e:
+        return validate_scaled(
+            capture, lowered, graph, e.diagnostics[0].message, seed, backend, max_bytes, max_seconds
+        )
+    return validate_full(
+        capture,
+        lowered,
+        program,
+        seed,
+        backend,
+        max_bytes,
+        max_seconds,
+        "at the program's own sizes",
+    )
+
+
+# Constants that are hyperparameters of a window, not sizes: never scaled.
+_NOT_SIZES = re.compile(r"kernel|stride|pad|dilation|window", re.IGNORECASE)
+SCALE_MIN = 16  # constants below this (kernel sizes, small channel counts) keep their value
+
+
+def validate_scaled(
+    capture: Capture,
+    lowered: LoweredProgram,
+    graph,
+    why: str,
+    seed: int,
+    backend: str,
+    max_bytes,
+    max_seconds,
+) -> Validation:
+    """Rebuilds the problem with its size constants divided by a power of two (derived
+    constants and constructor arguments follow, since the module is re-executed), checks the
+    lowered program has the same operators in the same order as at full size, and validates
+    that program fully."""
+    from ..execution import DEFAULT_MAX_SECONDS, RATES
+    from .capture import capture_problem, int_constants
+
+    text = Path(capture.source).read_text()
+    sizes = {
+        k: v for k, v in int_constants(text).items() if v >= SCALE_MIN and not _NOT_SIZES.search(k)
+    }
+    if not sizes:
         return Validation(
             "none",
-            "not executed here: "
-            + e.diagnostics[0].message
-            + "; scaled validation is not implemented yet",
+            f"not executed here ({why}) and the program has no "
+            "module-level size constants to scale",
         )
+    _, ops = _core.estimate_cost(graph)
+    budget_ops = RATES[backend] * (max_seconds or DEFAULT_MAX_SECONDS) * 0.25
+    factor = 2
+    while factor < 2**20 and ops / factor**3 > budget_ops:
+        factor *= 2
+    last = ""
+    for _ in range(8):
+        overrides = {k: max(1, v // factor) for k, v in sizes.items()}
+        try:
+            cap = capture_problem(capture.source, overrides)
+            low = lower(cap)
+        except UserError as e:
+            last = e.diagnostics[0].message
+            factor *= 2
+            continue
+        if low.sequence != lowered.sequence:
+            last = "the program's operators change at these sizes"
+            factor *= 2
+            continue
+        program = load_lowered(low)
+        small = _core.trace(program, [])
+        try:
+            check_budget(small, backend, max_bytes, max_seconds, capture.source)
+        except UserError as e:
+            last = e.diagnostics[0].message
+            factor *= 2
+            continue
+        scaled = ", ".join(f"{k} {sizes[k]}->{overrides[k]}" for k in sizes)
+        v = validate_full(
+            cap,
+            low,
+            program,
+            seed,
+            backend,
+            max_bytes,
+            max_seconds,
+            f"at reduced sizes ({scaled}; the same {len(low.sequence)} operators as at full size)",
+        )
+        return Validation("scaled" if v.status == "full" else "failed", v.detail, v.outputs)
+    return Validation(
+        "none",
+        f"not executed here ({why}); no reduced size kept the program's "
+        f"structure within the budget ({last})",
+    )
+
+
+def validate_full(
+    capture: Capture,
+    lowered: LoweredProgram,
+    program,
+    seed: int,
+    backend: str,
+    max_bytes,
+    max_seconds,
+    sizes: str,
+) -> Validation:
+    """Runs PyTorch and the IR program on the same inputs and weights and compares every
+    output."""
+    from ..execution import run
+
     model, inputs, golden = golden_run(capture, seed)
     feeds = ir_inputs(lowered, capture, model, inputs)
     outs = run(
@@ -145,36 +246,32 @@ def validate(
         max_seconds=max_seconds,
     )
     results = []
-    ok = True
     for i, want in enumerate(golden):
         got = outs[f"out{i}"]
         dtype = ir_dtype(want.dtype)
-        w = (
-            want.detach().float().numpy()
-            if dtype not in ("int64", "int32", "bool")
-            else want.detach().numpy()
-        )
-        scale = float(np.abs(w).max()) if w.size and np.isfinite(w).any() else 1.0
+        exact = dtype in ("int64", "int32", "int16", "int8", "uint8", "bool")
+        w = want.detach().numpy() if exact else want.detach().float().numpy()
+        finite = np.abs(w[np.isfinite(w)]) if w.size and not exact else np.zeros(1)
+        scale = float(finite.max()) if finite.size else 1.0
         rtol = VALIDATION_RTOL.get(dtype, TOLERANCES.get(dtype, (0, 0))[0])
         atol = VALIDATION_ATOL.get(dtype, TOLERANCES.get(dtype, (0, 0))[1]) * max(scale, 1.0)
-        c = compare(f"out{i}", got, w, dtype, rtol, atol)
-        results.append(c)
-        ok = ok and c.ok
-    if ok:
-        sizes = "at the program's own sizes"
+        results.append(compare(f"out{i}", got, w, dtype, rtol, atol))
+    bad = next((c for c in results if not c.ok), None)
+    if bad is None:
         return Validation(
             "full", f"{len(results)} output(s) match PyTorch {sizes} ({backend} backend)", results
         )
-    bad = next(c for c in results if not c.ok)
     detail = (
-        f"{bad.name} differs: {bad.mismatches} of {bad.elements} elements, max abs error "
-        f"{bad.max_abs_error:.3g}"
+        f"{bad.name} differs {sizes}: {bad.mismatches} of {bad.elements} elements, "
+        f"max abs error {bad.max_abs_error:.3g}"
     )
     if bad.first_mismatch is not None:
         detail += (
             f", first at {list(bad.first_mismatch)}: {bad.first_values[0]!r} vs "
             f"{bad.first_values[1]!r}"
         )
+    for note in bad.notes:
+        detail += f"; {note}"
     return Validation("failed", detail, results)
 
 
