@@ -104,6 +104,15 @@ def cmd_analyze(args) -> int:
     return 0 if validation[0] != "failed" else 1
 
 
+def cmd_batch(args) -> int:
+    from .batch import run_batch, summary
+
+    extra = ["--backend", args.backend] + (["--no-validate"] if args.no_validate else [])
+    results = run_batch(args.paths, args.arch, args.out, args.jobs, args.timeout, extra)
+    print(summary(results))
+    return 0
+
+
 def cmd_graph(args) -> int:
     graph = _load_graph(args)
     text = graph.to_yaml()
@@ -321,6 +330,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="executor backend for validation",
     )
     a.set_defaults(func=cmd_analyze)
+
+    b = sub.add_parser("batch", help="analyse many programs into a JSON-lines file")
+    b.add_argument("paths", nargs="+", help="files or directories (searched for *.py)")
+    b.add_argument("--arch", default="H100_PCIe")
+    b.add_argument("--out", default="results.jsonl", help="results, one JSON object a line")
+    b.add_argument("--jobs", type=int, default=0, help="parallel workloads (default: cores)")
+    b.add_argument("--timeout", type=float, default=600, help="seconds per workload")
+    b.add_argument("--no-validate", action="store_true")
+    b.add_argument("--backend", choices=["native", "interpreter"], default="native")
+    b.set_defaults(func=cmd_batch)
 
     g = sub.add_parser("graph", help="write the einsum-graph YAML sidecar")
     g.add_argument("file")
