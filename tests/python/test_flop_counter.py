@@ -1,0 +1,88 @@
+"""Cross-check with PyTorch's own FlopCounterMode: on every workload whose MACs all come
+from matmul, convolution and attention operators, 2 x Solar's MACs equals PyTorch's FLOP
+count. (Where they count differently is in docs/pytorch.md: FlopCounterMode gives
+elementwise operators, softmax and normalisations zero FLOPs; Solar counts them as vector
+FLOPs, and counts a normalisation's sum of squares as a MAC reduction.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import solar  # noqa: E402
+from solar.errors import UserError  # noqa: E402
+from solar.frontend import capture_problem, lower  # noqa: E402
+from solar.frontend.capture import build_on_meta  # noqa: E402
+from solar.frontend.validate import load_lowered  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKLOADS = sorted((ROOT / "workloads").rglob("*.py"))
+# IR kernels of the front end whose MACs are matrix products, convolutions or attention.
+CONTRACTIONS = {
+    "mm",
+    "mm_nt",
+    "linear",
+    "linear_nt",
+    "addmm",
+    "addmm_nt",
+    "bmm",
+    "bmm_nt",
+    "conv2d",
+    "conv3d",
+    "conv_transpose2d",
+}
+
+
+def flop_counter_total(capture) -> int:
+    from torch.utils.flop_counter import FlopCounterMode
+
+    model, inputs = build_on_meta(capture.problem)
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(*inputs)
+    return counter.get_total_flops()
+
+
+def live_flops(capture) -> int:
+    """FlopCounterMode's formulas applied to the operators the outputs depend on: Solar drops
+    dead code (an unused result costs nothing), which eager PyTorch still runs and counts."""
+    from torch.export.graph_signature import OutputKind
+    from torch.utils.flop_counter import flop_registry
+
+    ep = capture.exported
+    live = {s.arg.name for s in ep.graph_signature.output_specs if s.kind == OutputKind.USER_OUTPUT}
+    for node in reversed(list(ep.graph.nodes)):
+        if node.name in live:
+            live |= {n.name for n in node.all_input_nodes}
+    total = 0
+    for node in ep.graph.nodes:
+        packet = getattr(node.target, "overloadpacket", None)
+        if node.op == "call_function" and node.name in live and packet in flop_registry:
+            args = torch.fx.node.map_arg(node.args, lambda n: n.meta["val"])
+            kwargs = torch.fx.node.map_arg(node.kwargs, lambda n: n.meta["val"])
+            total += flop_registry[packet](*args, **kwargs, out_val=node.meta["val"])
+    return total
+
+
+@pytest.mark.parametrize("path", WORKLOADS, ids=[str(p.relative_to(ROOT)) for p in WORKLOADS])
+def test_macs_match_flop_counter_mode(path):
+    try:
+        capture = capture_problem(str(path))
+        lowered = lower(capture)
+    except UserError as e:
+        pytest.skip(f"not lowered yet: {e.diagnostics[0].message[:120]}")
+    graph = solar._core.trace(load_lowered(lowered), [])
+    mac_ops = {
+        n.op.rsplit("_", 1)[0] if n.op.endswith(("_bf16", "_fp16")) else n.op
+        for n in graph.nodes
+        if n.macs
+    }
+    if not mac_ops or not mac_ops <= CONTRACTIONS:
+        pytest.skip(f"MACs outside matmul/conv/attention: {sorted(mac_ops - CONTRACTIONS)}")
+    # PyTorch's formulas over the live graph: equal. FlopCounterMode on the eager forward
+    # pass also counts work whose result is never used (torch.export drops it; e.g. the last
+    # residual projection of workloads/level3/wavenet_stack.py), so it can only be larger.
+    assert 2 * graph.total_macs == live_flops(capture)
+    assert 2 * graph.total_macs <= flop_counter_total(capture)
