@@ -12,6 +12,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 demo: setup
 	$(VENV)/bin/solar analyze examples/ir/linear_bias_matmul.py --arch H100_PCIe_paper --per-node
+	@echo
+	@echo "The same program written in PyTorch: captured, lowered to IR, validated, analysed:"
+	$(VENV)/bin/solar analyze workloads/level2/linear_bias_matmul.py --arch H100_PCIe_paper
 
 test: setup cpp-test py-test lint
 

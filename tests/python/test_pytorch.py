@@ -70,6 +70,8 @@ def test_module_in_memory():
     # Linear 8 -> 4 on 3 rows: 3·8·4 = 96 MACs; ReLU: 12 compares.
     assert res.graph.total_macs == 96
     assert res.fused.vector_flops == 12
+    # The module and its example inputs are real: validated by running both.
+    assert res.validation.status == "full", res.validation.detail
 
 
 def write(tmp_path, body: str) -> Path:

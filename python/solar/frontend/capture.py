@@ -36,6 +36,8 @@ class Capture:
     source: str  # file the program came from ("" for an in-memory module)
     problem: Problem | None = None
     input_names: list = field(default_factory=list)
+    module: object = None  # an in-memory module and its real example inputs (validation)
+    example_inputs: list = field(default_factory=list)
 
 
 def is_pytorch_program(path: str) -> bool:
@@ -224,9 +226,16 @@ def capture_module(model, example_inputs) -> Capture:
         torch.empty(t.shape, dtype=t.dtype, device="meta") if isinstance(t, torch.Tensor) else t
         for t in example_inputs
     ]
+    original = model
     if not all(p.device.type == "meta" for p in model.parameters()):
         import copy
 
         model = copy.deepcopy(model).to("meta")  # shapes only from here on
     exported = export_module(model, inputs, "")
-    return Capture(exported, "")
+    real = all(not isinstance(t, torch.Tensor) or t.device.type != "meta" for t in example_inputs)
+    return Capture(
+        exported,
+        "",
+        module=original if real else None,
+        example_inputs=list(example_inputs) if real else [],
+    )

@@ -70,6 +70,11 @@ def golden_run(capture: Capture, seed: int = 0):
     from .capture import _as_list, _call_user
 
     p = capture.problem
+    if p is None:  # an in-memory module with real example inputs
+        with torch.no_grad(), dropout_at_expectation():
+            out = capture.module(*capture.example_inputs)
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        return capture.module, capture.example_inputs, outs
     torch.manual_seed(seed)
     init = _as_list(
         _call_user(p.get_init_inputs, "get_init_inputs()", p.path), "get_init_inputs", p.path
@@ -123,11 +128,13 @@ def validate(
 ) -> Validation:
     """Validates a lowered program: at full size when it fits the execution budget, else at
     reduced sizes (scaled)."""
-    if capture.problem is None:
-        return Validation("none", "an in-memory module: no problem file to re-run")
+    if capture.problem is None and capture.module is None:
+        return Validation("none", "a module on the meta device: nothing to run")
     try:
         check_budget(graph, backend, max_bytes, max_seconds, capture.source)
     except UserError as e:
+        if capture.problem is None:
+            return Validation("none", f"not executed here ({e.diagnostics[0].message})")
         return validate_scaled(
             capture, lowered, graph, e.diagnostics[0].message, seed, backend, max_bytes, max_seconds
         )
