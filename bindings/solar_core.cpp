@@ -350,7 +350,8 @@ NB_MODULE(_core, m) {
       "execute",
       [](const solar::Program& p, const solar::Graph& g,
          std::vector<std::pair<InArray, std::string>> inputs, const std::string& backend,
-         bool bounds_check, const std::string& cache_dir, const std::string& include_dir) {
+         bool bounds_check, const std::string& cache_dir, const std::string& include_dir,
+         const std::string& compiler) {
         std::vector<solar::Array> arrays;
         for (auto& [a, dtype] : inputs) {
           solar::Array arr;
@@ -371,6 +372,7 @@ NB_MODULE(_core, m) {
         o.bounds_check = bounds_check;
         o.cache_dir = cache_dir;
         o.include_dir = include_dir;
+        if (!compiler.empty()) o.compiler = compiler;
         g_interrupted.store(false);
         o.cancel = &g_interrupted;
         std::vector<solar::Array> outs;
@@ -397,7 +399,7 @@ NB_MODULE(_core, m) {
         return result;
       },
       "program"_a, "graph"_a, "inputs"_a, "backend"_a = "interpreter", "bounds_check"_a = true,
-      "cache_dir"_a = "", "include_dir"_a = "");
+      "cache_dir"_a = "", "include_dir"_a = "", "compiler"_a = "");
 
   m.def(
       "numeric_roundtrip",

@@ -242,7 +242,16 @@ def run(
     or PyTorch tensors) and returns its outputs as {"out0": ..., "out1": ...}."""
     prog, graph, ordered = prepare(program, inputs, dims)
     check_budget(graph, backend, max_bytes, max_seconds, prog.file)
-    results = _core.execute(prog, graph, ordered, backend, bounds_check, cache_dir(), include_dir())
+    results = _core.execute(
+        prog,
+        graph,
+        ordered,
+        backend,
+        bounds_check,
+        cache_dir(),
+        include_dir(),
+        os.environ.get("SOLAR_CXX", ""),
+    )
     out = {}
     for i, (arr, dtype) in enumerate(results):
         out[f"out{i}"] = arr.view(NUMPY_TYPES[dtype]) if dtype in _STORAGE else arr

@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -614,7 +615,27 @@ void run_native_kernel(const Program& program, const Kernel& kernel, const Lifte
   Generator gen(program, kernel, lifted, scalar_args, tensors, options.bounds_check,
                 /*parallel=*/!options.bounds_check);
   gen.generate();
-  KernelFn fn = load_kernel(gen.source(), options, kernel.name, program.file);
+  // Without a working compiler, the interpreter runs the call (once a compile failed, no
+  // further kernel tries): the fallback the interpreter exists for.
+  static std::atomic<bool> compiler_failed{false};
+  KernelFn fn = nullptr;
+  if (!compiler_failed.load()) {
+    try {
+      fn = load_kernel(gen.source(), options, kernel.name, program.file);
+    } catch (const UserError&) {
+      if (!options.fallback_to_interpreter) throw;
+      compiler_failed.store(true);
+    }
+  }
+  if (!fn) {
+    if (!options.fallback_to_interpreter) {
+      throw UserError(ErrorKind::kArgument, program.file, {},
+                      "the native backend could not compile an earlier kernel",
+                      "use backend=\"interpreter\"");
+    }
+    interpret_kernel(program, kernel, lifted, scalar_args, tensors, options, call_name);
+    return;
+  }
   std::vector<void*> ptrs;
   for (Array& a : tensors) ptrs.push_back(a.data);
   // The generated code polls the flag as a plain volatile bool: std::atomic<bool> is a

@@ -54,6 +54,9 @@ struct ExecOptions {
   std::string compiler = "c++";
   std::string include_dir;
   int threads = 0;  // 0: all cores
+  // Native backend: when the compiler is missing or fails, run kernels in the interpreter
+  // instead of failing (false: report the compiler's error).
+  bool fallback_to_interpreter = true;
 };
 
 // Thrown when ExecOptions::cancel was set.
