@@ -378,8 +378,8 @@ def test_native_falls_back_to_the_interpreter_without_a_compiler(tmp_path):
     code = (
         "import numpy as np, solar\n"
         "x = np.random.default_rng(0).standard_normal((3, 5)).astype(np.float32)\n"
-        "y = solar.run(r'%s', {'x': x}, backend='native')['out0']\n"
-        "print(np.allclose(y.sum(1), 1, atol=1e-6))\n" % SOFTMAX
+        f"y = solar.run(r'{SOFTMAX}', {{'x': x}}, backend='native')['out0']\n"
+        "print(np.allclose(y.sum(1), 1, atol=1e-6))\n"
     )
     env = dict(os.environ, SOLAR_CXX="/nonexistent/c++", SOLAR_CACHE_DIR=str(tmp_path))
     r = subprocess.run(
