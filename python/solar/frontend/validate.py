@@ -25,6 +25,8 @@ from .lower import LoweredProgram, ir_dtype, lower
 # and the IR sum in different orders; reductions over thousands of terms in fp32 differ by
 # ~1e-6 relative, and cancellations make single elements larger.
 VALIDATION_RTOL = {"fp32": 1e-3, "fp64": 1e-8}
+VALIDATION_MAX_BYTES = 1 << 30  # per program: arrays live at once in the IR run
+VALIDATION_MAX_SECONDS = 5.0  # per program: estimated IR execution time
 VALIDATION_ATOL = {"fp32": 1e-4, "fp64": 1e-10}
 
 
@@ -130,6 +132,10 @@ def validate(
     reduced sizes (scaled)."""
     if capture.problem is None and capture.module is None:
         return Validation("none", "a module on the meta device: nothing to run")
+    # Validation runs PyTorch and the IR program, a batch runs many: a tighter budget than
+    # `solar run`'s, so that large programs validate at reduced sizes in seconds.
+    max_bytes = VALIDATION_MAX_BYTES if max_bytes is None else max_bytes
+    max_seconds = VALIDATION_MAX_SECONDS if max_seconds is None else max_seconds
     try:
         check_budget(graph, backend, max_bytes, max_seconds, capture.source)
     except UserError as e:
