@@ -1,0 +1,25 @@
+# Min reduction over a dimension (values only) of a [batch, dim1, dim2] tensor.
+import torch
+import torch.nn as nn
+
+batch_size = 64
+dim1 = 2048
+dim2 = 4095
+reduce_dim = 2
+
+
+class Model(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        return torch.min(x, dim=self.dim).values
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim1, dim2)]
+
+
+def get_init_inputs():
+    return [reduce_dim]

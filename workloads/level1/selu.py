@@ -1,0 +1,22 @@
+# SELU activation via torch.selu.
+import torch
+import torch.nn as nn
+
+batch_size = 4096
+dim = 65536
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.selu(x)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []
