@@ -73,8 +73,9 @@ def golden_run(capture: Capture, seed: int = 0):
 
     p = capture.problem
     if p is None:  # an in-memory module with real example inputs
+        copies = [t.clone() if isinstance(t, torch.Tensor) else t for t in capture.example_inputs]
         with torch.no_grad(), dropout_at_expectation():
-            out = capture.module(*capture.example_inputs)
+            out = capture.module(*copies)
         outs = list(out) if isinstance(out, (tuple, list)) else [out]
         return capture.module, capture.example_inputs, outs
     torch.manual_seed(seed)
@@ -84,8 +85,11 @@ def golden_run(capture: Capture, seed: int = 0):
     model = _call_user(lambda: p.model_class(*init), "Model(...)", p.path)
     torch.manual_seed(seed)
     inputs = _as_list(_call_user(p.get_inputs, "get_inputs()", p.path), "get_inputs", p.path)
+    # The forward pass may update its inputs in place (x.add_(y)): it gets copies, and the IR
+    # program the originals.
+    copies = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
     with torch.no_grad(), dropout_at_expectation():
-        out = _call_user(lambda: model(*inputs), "the forward pass", p.path)
+        out = _call_user(lambda: model(*copies), "the forward pass", p.path)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
     for i, o in enumerate(outs):
         if not isinstance(o, torch.Tensor):
