@@ -26,7 +26,7 @@ from .lower import LoweredProgram, ir_dtype, lower
 # ~1e-6 relative, and cancellations make single elements larger.
 VALIDATION_RTOL = {"fp32": 1e-3, "fp64": 1e-8}
 VALIDATION_MAX_BYTES = 1 << 30  # per program: arrays live at once in the IR run
-VALIDATION_MAX_SECONDS = 5.0  # per program: estimated IR execution time
+VALIDATION_MAX_SECONDS = 15.0  # per program: estimated IR execution time (conservative)
 VALIDATION_ATOL = {"fp32": 1e-4, "fp64": 1e-10}
 
 
@@ -160,9 +160,54 @@ def validate(
     )
 
 
-# Constants that are hyperparameters of a window, not sizes: never scaled.
-_NOT_SIZES = re.compile(r"kernel|stride|pad|dilation|window", re.IGNORECASE)
+# Constants that are hyperparameters of a window, or counts of layers (they change how many
+# operators the program has, not their sizes): never scaled.
+_NOT_SIZES = re.compile(r"kernel|stride|pad|dilation|window|layer|depth", re.IGNORECASE)
+# Sequence lengths are sizes, but recurrent modules unroll over them: tried unscaled when
+# scaling everything changes the program's operators.
+_SEQUENCE = re.compile(r"seq|len|step|time|^t$", re.IGNORECASE)
+# Image sizes shrink through pooling stages: tried unscaled when small images fail.
+_SPATIAL = re.compile(r"height|width|image|img|resolution|spatial|^h$|^w$|^hw$", re.IGNORECASE)
 SCALE_MIN = 16  # constants below this (kernel sizes, small channel counts) keep their value
+SCALE_FLOOR = 8  # a scaled constant never drops below this
+# Operators that only rename, view or copy data: a size change may add or remove them (a
+# slice of the whole tensor disappears), so the structure check compares the others.
+_VIEW_OPS = {
+    "aten.view.default",
+    "aten._unsafe_view.default",
+    "aten.reshape.default",
+    "aten.expand.default",
+    "aten.slice.Tensor",
+    "aten.squeeze.dims",
+    "aten.squeeze.dim",
+    "aten.squeeze.default",
+    "aten.unsqueeze.default",
+    "aten.clone.default",
+    "aten.alias.default",
+    "aten.permute.default",
+    "aten.t.default",
+    "aten.transpose.int",
+    "aten._to_copy.default",
+    "aten.contiguous.default",
+    "aten.detach.default",
+    "<built-in function getitem>",
+}
+
+
+def structure(lowered: LoweredProgram) -> list[str]:
+    """The operators that compute, in order (what must not change when sizes shrink)."""
+    return [op for op in lowered.sequence if op not in _VIEW_OPS]
+
+
+def _loop_bounds(text: str) -> set[str]:
+    """Names used as range() bounds in the program (loop counts, not sizes)."""
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "range":
+            names |= {n.id for a in node.args for n in ast.walk(a) if isinstance(n, ast.Name)}
+    return names
 
 
 def validate_scaled(
@@ -177,14 +222,17 @@ def validate_scaled(
 ) -> Validation:
     """Rebuilds the problem with its size constants divided by a power of two (derived
     constants and constructor arguments follow, since the module is re-executed), checks the
-    lowered program has the same operators in the same order as at full size, and validates
-    that program fully."""
+    lowered program computes with the same operators in the same order as at full size, and
+    validates that program fully."""
     from ..execution import DEFAULT_MAX_SECONDS, RATES
     from .capture import capture_problem, int_constants
 
     text = Path(capture.source).read_text()
+    loops = _loop_bounds(text)
     sizes = {
-        k: v for k, v in int_constants(text).items() if v >= SCALE_MIN and not _NOT_SIZES.search(k)
+        k: v
+        for k, v in int_constants(text).items()
+        if v >= SCALE_MIN and not _NOT_SIZES.search(k) and k not in loops
     }
     if not sizes:
         return Validation(
@@ -194,43 +242,56 @@ def validate_scaled(
         )
     _, ops = _core.estimate_cost(graph)
     budget_ops = RATES[backend] * (max_seconds or DEFAULT_MAX_SECONDS) * 0.25
-    factor = 2
-    while factor < 2**20 and ops / factor**3 > budget_ops:
-        factor *= 2
+    start = 2
+    while start < 2**20 and ops / start**3 > budget_ops:
+        start *= 2
     last = ""
-    for _ in range(8):
-        overrides = {k: max(1, v // factor) for k, v in sizes.items()}
-        try:
-            cap = capture_problem(capture.source, overrides)
-            low = lower(cap)
-        except UserError as e:
-            last = e.diagnostics[0].message
-            factor *= 2
+    fixed_sequence = {k: v for k, v in sizes.items() if not _SEQUENCE.search(k)}
+    fixed_spatial = {k: v for k, v in sizes.items() if not _SPATIAL.search(k)}
+    fixed_both = {k: v for k, v in fixed_sequence.items() if k in fixed_spatial}
+    for attempt in (sizes, fixed_sequence, fixed_spatial, fixed_both):
+        if not attempt:
             continue
-        if low.sequence != lowered.sequence:
-            last = "the program's operators change at these sizes"
-            factor *= 2
-            continue
-        program = load_lowered(low)
-        small = _core.trace(program, [])
-        try:
-            check_budget(small, backend, max_bytes, max_seconds, capture.source)
-        except UserError as e:
-            last = e.diagnostics[0].message
-            factor *= 2
-            continue
-        scaled = ", ".join(f"{k} {sizes[k]}->{overrides[k]}" for k in sizes)
-        v = validate_full(
-            cap,
-            low,
-            program,
-            seed,
-            backend,
-            max_bytes,
-            max_seconds,
-            f"at reduced sizes ({scaled}; the same {len(low.sequence)} operators as at full size)",
-        )
-        return Validation("scaled" if v.status == "full" else "failed", v.detail, v.outputs)
+        # Upward from the estimate while over the budget; downward when sizes get too small
+        # to capture (pooling stages): larger factors would not capture either.
+        factor, going_down = start, False
+        for _ in range(8):
+            if factor < 2:
+                break
+            overrides = {k: max(SCALE_FLOOR, v // factor) for k, v in attempt.items()}
+            try:
+                cap = capture_problem(capture.source, overrides)
+                low = lower(cap)
+            except UserError as e:
+                last = e.diagnostics[0].message
+                factor, going_down = factor // 2, True
+                continue
+            if structure(low) != structure(lowered):
+                last = "the program's operators change at these sizes"
+                break
+            program = load_lowered(low)
+            small = _core.trace(program, [])
+            try:
+                check_budget(small, backend, max_bytes, max_seconds, capture.source)
+            except UserError as e:
+                last = e.diagnostics[0].message
+                if going_down:
+                    break
+                factor *= 2
+                continue
+            scaled = ", ".join(f"{k} {sizes[k]}->{overrides[k]}" for k in overrides)
+            v = validate_full(
+                cap,
+                low,
+                program,
+                seed,
+                backend,
+                max_bytes,
+                max_seconds,
+                f"at reduced sizes ({scaled}; the same {len(structure(low))} "
+                "computing operators as at full size)",
+            )
+            return Validation("scaled" if v.status == "full" else "failed", v.detail, v.outputs)
     return Validation(
         "none",
         f"not executed here ({why}); no reduced size kept the program's "
