@@ -86,11 +86,23 @@ UNARY = {
     "aten.floor.default": "floor_",
     "aten.sign.default": "sign",
     "aten.logical_not.default": "logical_not",
+    "aten.ceil.default": "ceil_",
+    "aten.round.default": "round_",
+    "aten.trunc.default": "trunc_",
+    "aten.log2.default": "log2_",
+    "aten.log10.default": "log10_",
+    "aten.exp2.default": "exp2_",
+    "aten.sinh.default": "sinh_",
+    "aten.cosh.default": "cosh_",
+    "aten.tan.default": "tan_",
+    "aten.isnan.default": "isnan_",
+    "aten.isinf.default": "isinf_",
 }
+BOOL_KERNELS = {"logical_not", "isnan_", "isinf_"}
 for _op, _kernel in UNARY.items():
-    RULES[_op] = (
-        lambda k: lambda lw, x: elementwise(lw, k, [x], bool_out=k.startswith("logical"))
-    )(_kernel)
+    RULES[_op] = (lambda k: lambda lw, x: elementwise(lw, k, [x], bool_out=k in BOOL_KERNELS))(
+        _kernel
+    )
 
 
 @rule("aten.gelu.default")
@@ -138,9 +150,17 @@ def _binary(kernel, scalar_kernel=None, scalar_fn=None):
                     lw, "add_alpha", [a, b], [alpha * (1 if kernel == "add" else -1)]
                 )
             return elementwise(lw, kernel, [a, b])
-        if is_tensor(a):
+        if is_tensor(a) and scalar_kernel:
             return elementwise(lw, scalar_kernel, [a], [scalar_fn(b * alpha)])
-        lw.fail("a scalar first operand is not supported here")
+        if is_tensor(b) and kernel in ("add", "mul"):  # commutative: s + x, s * x
+            b = elementwise(lw, "mul_scalar", [b], [alpha]) if alpha != 1 else b
+            return elementwise(lw, scalar_kernel, [b], [a])
+        if is_tensor(b) and kernel == "sub":  # s - alpha * x
+            b = elementwise(lw, "mul_scalar", [b], [alpha]) if alpha != 1 else b
+            return elementwise(lw, "rsub_scalar", [b], [a])
+        if is_tensor(b) and kernel == "div":  # s / x
+            return elementwise(lw, "rdiv_scalar", [b], [a])
+        lw.fail(f"{lw.node.target} with these operand kinds is not supported")
 
     return lower_binary
 
@@ -148,11 +168,9 @@ def _binary(kernel, scalar_kernel=None, scalar_fn=None):
 RULES["aten.add.Tensor"] = _binary("add", "add_scalar", lambda s: s)
 RULES["aten.add.Scalar"] = RULES["aten.add.Tensor"]
 RULES["aten.sub.Tensor"] = _binary("sub", "add_scalar", lambda s: -s)
-RULES["aten.sub.Scalar"] = RULES["aten.sub.Tensor"]
 RULES["aten.mul.Tensor"] = _binary("mul", "mul_scalar", lambda s: s)
 RULES["aten.mul.Scalar"] = RULES["aten.mul.Tensor"]
 RULES["aten.div.Tensor"] = _binary("div", "div_scalar", lambda s: s)
-RULES["aten.div.Scalar"] = RULES["aten.div.Tensor"]
 RULES["aten.maximum.default"] = _binary("maximum")
 RULES["aten.minimum.default"] = _binary("minimum")
 
@@ -185,13 +203,10 @@ for _name in ("logical_and", "logical_or"):
 # ---------------------------------------------------------------------------- views
 @rule(
     "aten.view.default",
-    "aten._unsafe_view.default",
-    "aten.reshape.default",
     "aten.squeeze.dims",
     "aten.squeeze.dim",
     "aten.squeeze.default",
     "aten.unsqueeze.default",
-    "aten.flatten.using_ints",
 )
 def _view(lw, x, *args):
     return lw.reshape(tensor(lw, x), lw.out_shape())
@@ -200,9 +215,7 @@ def _view(lw, x, *args):
 @rule(
     "aten.clone.default",
     "aten.alias.default",
-    "aten.lift_fresh_copy.default",
     "aten.detach.default",
-    "aten.contiguous.default",
 )
 def _identity(lw, x, *args, **kwargs):
     return x
@@ -355,14 +368,7 @@ def _full(lw, *args, **kwargs):
         value = args[0]
     else:
         value = args[1]
-    shape = lw.out_shape()
-    names = [f"c{i}" for i in range(len(shape))]
-    sizes = "".join(f", {n}={s}" for n, s in zip(names, shape, strict=True))
-    var = lw.fresh()
-    lw.emit(
-        f'{var} = constant({float(value)!r}, "{",".join(names)}"{sizes}, dtype="{lw.out_dtype()}")'
-    )
-    return Value(var, shape, lw.out_dtype())
+    return _const_typed(lw, value, lw.out_shape(), lw.out_dtype())
 
 
 @rule("aten.arange.start_step", "aten.arange.default", "aten.arange.start")
@@ -456,14 +462,25 @@ def _convolution(lw, x, w, bias, stride, padding, dilation, transposed, output_p
         out2 = (out[0], out[1], 1, out[2])
     elif nd == 2:
         out2 = out
-    elif nd == 3 and not transposed and all(d == 1 for d in dilation):
+    elif nd == 3:
         n, c = x.shape[:2]
         xg = lw.reshape(x, (n, g, c // g, *x.shape[2:]))
         wg = lw.reshape(w, (g, w.shape[0] // g, *w.shape[1:]))
-        o = out[1]
-        y = lw.call(
-            "conv3d", [xg.var, wg.var, *stride, *padding], (n, g, o // g, *out[2:]), lw.out_dtype()
-        )
+        if transposed:
+            # PyTorch weight [C_in, O/G, T, R, S] -> [G, C_in/G, O/G, T, R, S]
+            y = lw.call(
+                "conv_transpose3d",
+                [xg.var, wg.var, *stride, *padding, *dilation, *output_padding],
+                (n, g, w.shape[1], *out[2:]),
+                lw.out_dtype(),
+            )
+        else:
+            y = lw.call(
+                "conv3d",
+                [xg.var, wg.var, *stride, *padding, *dilation],
+                (n, g, out[1] // g, *out[2:]),
+                lw.out_dtype(),
+            )
         return _bias(lw, lw.reshape(y, out), bias)
     else:
         lw.fail(
@@ -507,6 +524,9 @@ def _bias(lw, y: Value, bias):
 def _mid(lw, x: Value, dims):
     """Reshape x to [A, R, B] with R the product of `dims` (which must be contiguous;
     otherwise they are permuted to the end first)."""
+    if not x.shape:  # a 0-d tensor: one element
+        x = lw.reshape(x, (1,))
+        dims = []
     rank = len(x.shape)
     dims = sorted({_axis(d, rank) for d in dims}) if dims else list(range(rank))
     if dims != list(range(dims[0], dims[-1] + 1)):
@@ -619,7 +639,7 @@ def _batch_norm_eval(lw, x, w, b, rm, rv, momentum, eps):
     return (_batch_norm(lw, x, w, b, rm, rv, False, eps), _unused(lw, "a"), _unused(lw, "b"))
 
 
-@rule("aten._native_batch_norm_legit.no_stats", "aten._native_batch_norm_legit.default")
+@rule("aten._native_batch_norm_legit.no_stats")
 def _batch_norm_legit(lw, x, w, b, *args):
     eps = args[-1]
     return (_batch_norm(lw, x, w, b, None, None, True, eps), _unused(lw, "a"), _unused(lw, "b"))
@@ -657,78 +677,164 @@ def _group_norm(lw, x, w, b, n, c, hxw, group, eps):
 
 
 # ---------------------------------------------------------------------------- pooling
-def _pool_args(x, kernel, stride, padding):
-    kernel = list(kernel) if isinstance(kernel, (list, tuple)) else [kernel] * 2
-    if len(kernel) == 1:
-        kernel = kernel * 2
-    stride = list(stride) if stride else kernel
-    if len(stride) == 1:
-        stride = stride * 2
-    padding = list(padding) if isinstance(padding, (list, tuple)) else [padding] * 2
-    if len(padding) == 1:
-        padding = padding * 2
-    return kernel, stride, padding
+def _pool_args(kernel, stride, padding, nd: int = 2, dilation=None):
+    """Per-dim lists (PyTorch accepts one value for all dims; an empty stride means the
+    kernel size)."""
+
+    def per_dim(v, default):
+        if v is None or (isinstance(v, (list, tuple)) and len(v) == 0):
+            v = default
+        v = list(v) if isinstance(v, (list, tuple)) else [v]
+        return [int(x) for x in (v * nd if len(v) == 1 else v)]
+
+    kernel = per_dim(kernel, [1])
+    return kernel, per_dim(stride, kernel), per_dim(padding, [0]), per_dim(dilation, [1])
 
 
-@rule("aten.max_pool2d_with_indices.default")
-def _max_pool(lw, x, kernel, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+def _fold_spatial(lw, x: Value, nd: int) -> Value:
+    """x [..., *spatial] viewed as [A, *spatial] (batch and channels folded into A)."""
+    spatial = x.shape[len(x.shape) - nd :]
+    n = 1
+    for s in spatial:
+        n *= s
+    return lw.reshape(x, (x.numel // n if n else 0, *spatial))
+
+
+def _avg_bounds(sizes, padding, count_include_pad):
+    """The [lo, hi) positions whose taps the divisor counts, per dim."""
+    out = []
+    for size, pad in zip(sizes, padding, strict=True):
+        out += [-pad, size + pad] if count_include_pad else [0, size]
+    return out
+
+
+@rule("aten.max_pool2d_with_indices.default", "aten.max_pool3d_with_indices.default")
+def _max_pool(lw, x, kernel, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """Max pooling (ceil_mode included: the output size comes from PyTorch, and taps outside
+    the input are skipped by the guards). The indices output is not produced."""
     x = tensor(lw, x)
-    kernel, stride, padding = _pool_args(x, kernel, stride, padding)
-    dilation = list(dilation) if len(dilation) == 2 else list(dilation) * 2
+    nd = 3 if "3d" in str(lw.node.target) else 2
+    kernel, stride, padding, dilation = _pool_args(kernel, stride, padding, nd, dilation)
     out = lw.out_shape(0)
-    h, w = x.shape[-2:]
-    x3 = lw.reshape(x, (x.numel // (h * w), h, w))
+    xf = _fold_spatial(lw, x, nd)
     y = lw.call(
-        "max_pool2d",
-        [x3.var, *kernel, *stride, *padding, *dilation, out[-2], out[-1]],
-        (x3.shape[0], out[-2], out[-1]),
+        f"max_pool{nd}d",
+        [xf.var, *kernel, *stride, *padding, *dilation, *out[-nd:]],
+        (xf.shape[0], *out[-nd:]),
         lw.out_dtype(0),
     )
     return (lw.reshape(y, out), _unused(lw, "indices"))
 
 
-@rule("aten.avg_pool2d.default")
+@rule("aten.avg_pool2d.default", "aten.avg_pool3d.default")
 def _avg_pool(
     lw,
     x,
     kernel,
     stride=(),
-    padding=(0, 0),
+    padding=0,
     ceil_mode=False,
     count_include_pad=True,
     divisor_override=None,
 ):
-    if divisor_override is not None:
-        lw.fail("avg_pool2d with divisor_override is not supported yet")
     x = tensor(lw, x)
-    kernel, stride, padding = _pool_args(x, kernel, stride, padding)
+    nd = 3 if "3d" in str(lw.node.target) else 2
+    kernel, stride, padding, _ = _pool_args(kernel, stride, padding, nd)
     out = lw.out_shape()
-    h, w = x.shape[-2:]
-    x3 = lw.reshape(x, (x.numel // (h * w), h, w))
+    xf = _fold_spatial(lw, x, nd)
+    oshape = (xf.shape[0], *out[-nd:])
+    if divisor_override is not None:
+        if nd != 2:
+            lw.fail("avg_pool3d with divisor_override is not supported yet")
+        y = lw.call(
+            "avg_pool2d_div",
+            [xf.var, *kernel, *stride, *padding, *out[-nd:], float(divisor_override)],
+            oshape,
+            lw.out_dtype(),
+        )
+        return lw.reshape(y, out)
+    bounds = _avg_bounds(xf.shape[1:], padding, count_include_pad)
     y = lw.call(
-        "avg_pool2d",
-        [x3.var, *kernel, *stride, *padding, out[-2], out[-1], 1 if count_include_pad else 0],
-        (x3.shape[0], out[-2], out[-1]),
+        f"avg_pool{nd}d",
+        [xf.var, *kernel, *stride, *padding, *out[-nd:], *bounds],
+        oshape,
         lw.out_dtype(),
     )
     return lw.reshape(y, out)
 
 
-@rule("aten._adaptive_avg_pool2d.default", "aten.adaptive_avg_pool2d.default")
+def _adaptive(lw, x: Value, output_size, nd: int, kind: str, dtype: str) -> Value:
+    """Adaptive pooling of the last nd dims: a regular pool when every window has the same
+    size and stride (input divisible by output), else one dim at a time with gathered
+    windows (stdlib/pool.py, adaptive_index)."""
+    spatial = x.shape[len(x.shape) - nd :]
+    output_size = [spatial[i] if o is None else int(o) for i, o in enumerate(output_size)]
+    out = lw.out_shape(0) if kind == "max" else lw.out_shape()
+    if all(o == 1 for o in output_size):
+        mid, (a, _, b) = _mid(lw, x, list(range(len(x.shape) - nd, len(x.shape))))
+        y = lw.call("amax_mid" if kind == "max" else "mean_mid", [mid.var], (a, b), dtype)
+        return lw.reshape(y, out)
+    if all(s % o == 0 for s, o in zip(spatial, output_size, strict=True)):
+        k = [s // o for s, o in zip(spatial, output_size, strict=True)]
+        xf = _fold_spatial(lw, x, nd)
+        oshape = (xf.shape[0], *output_size)
+        if kind == "max":
+            args = [xf.var, *k, *k, *([0] * nd), *([1] * nd), *output_size]
+            y = lw.call(f"max_pool{nd}d", args, oshape, dtype)
+        else:
+            bounds = _avg_bounds(spatial, [0] * nd, True)
+            y = lw.call(
+                f"avg_pool{nd}d",
+                [xf.var, *k, *k, *([0] * nd), *output_size, *bounds],
+                oshape,
+                dtype,
+            )
+        return lw.reshape(y, out)
+    cur = x
+    rank = len(x.shape)
+    for i in range(nd):
+        axis = rank - nd + i
+        n_in, n_out = cur.shape[axis], output_size[i]
+        if n_in == n_out:
+            continue
+        kmax = max(-(-(p + 1) * n_in // n_out) - (p * n_in // n_out) for p in range(n_out))
+        mid, (a, _, b) = _mid(lw, cur, [axis])
+        var = lw.fresh()
+        lw.use_kernel("adaptive_index")
+        lw.emit(f"{var} = adaptive_index({n_in}, {n_out}, {kmax})")
+        idx = Value(f"{var}[0]", (n_out, kmax), "int64")
+        gathered = _gather_rows(lw, mid, idx, 1)  # [P, K, A, B]
+        if kind == "max":
+            y = lw.call("adaptive_max_rows", [gathered.var], (a, n_out, b), dtype)
+        else:
+            y = lw.call(
+                "adaptive_avg_rows", [gathered.var, f"{var}[1]", f"{var}[2]"], (a, n_out, b), dtype
+            )
+        shape = list(cur.shape)
+        shape[axis] = n_out
+        cur = lw.reshape(y, shape)
+    return lw.reshape(cur, out)
+
+
+def _gather_rows(lw, table: Value, index: Value, axis: int) -> Value:
+    """The `gather` builtin: index's dims, then table's dims without `axis`."""
+    var = lw.fresh()
+    lw.emit(f"{var} = gather({table.var}, {index.var}, dim={axis})")
+    shape = tuple(index.shape) + tuple(s for i, s in enumerate(table.shape) if i != axis)
+    return Value(var, shape, table.dtype)
+
+
+@rule("aten._adaptive_avg_pool2d.default", "aten._adaptive_avg_pool3d.default")
 def _adaptive_avg(lw, x, output_size):
-    x = tensor(lw, x)
-    h, w = x.shape[-2:]
-    oh, ow = output_size
-    if (oh, ow) == (1, 1):
-        mid, (a, _, b) = _mid(lw, x, [-2, -1])
-        y = lw.call("mean_mid", [mid.var], (a, b), lw.out_dtype())
-        return lw.reshape(y, lw.out_shape())
-    if h % oh or w % ow:
-        lw.fail(
-            f"adaptive average pooling from {h}x{w} to {oh}x{ow} (uneven windows) is not "
-            "supported yet"
-        )
-    return _avg_pool(lw, x, [h // oh, w // ow], [h // oh, w // ow], [0, 0])
+    nd = 3 if "3d" in str(lw.node.target) else 2
+    return _adaptive(lw, tensor(lw, x), output_size, nd, "avg", lw.out_dtype())
+
+
+@rule("aten.adaptive_max_pool2d.default", "aten.adaptive_max_pool3d.default")
+def _adaptive_max(lw, x, output_size):
+    nd = 3 if "3d" in str(lw.node.target) else 2
+    y = _adaptive(lw, tensor(lw, x), output_size, nd, "max", lw.out_dtype(0))
+    return (y, _unused(lw, "indices"))
 
 
 # ---------------------------------------------------------------------------- indexing
@@ -742,13 +848,20 @@ def _embedding(lw, weight, indices, *args):
 
 @rule("aten.index_select.default")
 def _index_select(lw, x, dim, index):
+    """gather along `dim`: the builtin puts the index dim first; it moves back to `dim`
+    (a copy) unless the dims before it are all of size 1."""
     x, index = tensor(lw, x), tensor(lw, index)
+    if not x.shape:
+        x = lw.reshape(x, (1,))
     axis = _axis(dim, len(x.shape))
-    if axis != 0:
-        lw.fail("index_select along a dim other than 0 is not supported yet")
-    var = lw.fresh()
-    lw.emit(f"{var} = gather({x.var}, {index.var}, dim=0)")
-    return Value(var, lw.out_shape(), x.dtype)
+    index = lw.flat(index)
+    pre = math.prod(x.shape[:axis])
+    post = math.prod(x.shape[axis + 1 :])
+    table = lw.reshape(x, (pre, x.shape[axis], post))
+    y = _gather_rows(lw, table, index, 1)  # [I, pre, post]
+    if pre > 1:
+        y = lw.permute(y, (1, 0, 2))
+    return lw.reshape(y, lw.out_shape())
 
 
 # ---------------------------------------------------------------------------- dropout
@@ -767,3 +880,534 @@ def _dropout(lw, x, p, train):
     mask = lw.cast(mask, "bool")
     y = lw.call("dropout", [lw.flat(x).var, mask.var, 1.0], (x.numel,), lw.out_dtype(0))
     return (lw.reshape(y, shape), _unused(lw, "mask"))
+
+
+# ---------------------------------------------------------------------------- helpers (2)
+def call_multi(lw, kernel: str, args, shapes, dtypes, kernel_dtype: str = "fp32"):
+    """Calls a kernel with several outputs; returns one Value per output."""
+    name = lw.use_kernel(kernel, kernel_dtype)
+    var = lw.fresh()
+    lw.emit(f"{var} = {name}({', '.join(str(a) for a in args)})")
+    return tuple(
+        Value(f"{var}[{i}]", tuple(s), d)
+        for i, (s, d) in enumerate(zip(shapes, dtypes, strict=True))
+    )
+
+
+def _slice_view(lw, x: Value, axis: int, start: int, stop: int) -> Value | None:
+    """x[start:stop] along axis (a view); None when empty."""
+    if stop <= start:
+        return None
+    if start == 0 and stop == x.shape[axis]:
+        return x
+    var = lw.fresh()
+    lw.emit(f"{var} = slice({x.var}, dim={axis}, start={start}, stop={stop}, step=1)")
+    shape = list(x.shape)
+    shape[axis] = stop - start
+    return Value(var, tuple(shape), x.dtype)
+
+
+def _concat(lw, parts, axis: int) -> Value:
+    parts = [p for p in parts if p is not None]
+    parts = [p for p in parts if p.numel > 0] or parts[:1]
+    if len(parts) == 1:
+        return parts[0]
+    var = lw.fresh()
+    lw.emit(f"{var} = concat([{', '.join(p.var for p in parts)}], dim={axis})")
+    shape = list(parts[0].shape)
+    shape[axis] = sum(p.shape[axis] for p in parts)
+    return Value(var, tuple(shape), parts[0].dtype)
+
+
+def _dims_arg(dims, rank: int):
+    """A reduction's dim argument as a list of axes ([] = all)."""
+    if dims is None:
+        return []
+    if isinstance(dims, int):
+        return [_axis(dims, rank)]
+    return [_axis(d, rank) for d in dims]
+
+
+# ---------------------------------------------------------------------------- elementwise (2)
+def _scalar_or_tensor(tensor_kernel: str, scalar_kernel: str):
+    def lower(lw, a, b):
+        if is_tensor(b):
+            return elementwise(lw, tensor_kernel, [a, b])
+        return elementwise(lw, scalar_kernel, [a], [b])
+
+    return lower
+
+
+RULES["aten.fmod.Scalar"] = _scalar_or_tensor("fmod_tensor", "fmod_scalar")
+RULES["aten.fmod.Tensor"] = RULES["aten.fmod.Scalar"]
+RULES["aten.remainder.Scalar"] = _scalar_or_tensor("remainder_tensor", "remainder_scalar")
+RULES["aten.remainder.Tensor"] = RULES["aten.remainder.Scalar"]
+RULES["aten.floor_divide.default"] = _scalar_or_tensor("floor_divide", "floor_divide_scalar")
+
+
+@rule("aten.div.Tensor_mode")
+def _div_mode(lw, a, b, rounding_mode=None):
+    if rounding_mode is None:
+        return RULES["aten.div.Tensor"](lw, a, b)
+    kernel = {"floor": "floor_divide", "trunc": "trunc_divide"}[rounding_mode]
+    if is_tensor(b):
+        return elementwise(lw, kernel, [a, b])
+    return elementwise(lw, kernel + "_scalar", [a], [b])
+
+
+@rule("aten.pow.Scalar")
+def _pow_base_scalar(lw, s, x):
+    return elementwise(lw, "rpow_scalar", [x], [s])
+
+
+@rule("aten.clamp.Tensor")
+def _clamp_tensor(lw, x, lo=None, hi=None):
+    if lo is not None and hi is not None:
+        return elementwise(lw, "clamp_tensor", [x, lo, hi])
+    if lo is not None:
+        return elementwise(lw, "maximum", [x, lo])
+    if hi is not None:
+        return elementwise(lw, "minimum", [x, hi])
+    return tensor(lw, x)
+
+
+def _bool_only(kernel: str):
+    def lower(lw, *tensors):
+        if any(tensor(lw, t).dtype != "bool" for t in tensors):
+            lw.fail(f"{lw.node.target} on integer tensors (bitwise arithmetic) is not supported")
+        return elementwise(lw, kernel, list(tensors), bool_out=True)
+
+    return lower
+
+
+RULES["aten.bitwise_and.Tensor"] = _bool_only("logical_and")
+RULES["aten.bitwise_or.Tensor"] = _bool_only("logical_or")
+RULES["aten.bitwise_xor.Tensor"] = _bool_only("logical_xor")
+RULES["aten.bitwise_not.default"] = _bool_only("logical_not")
+RULES["aten.logical_xor.default"] = lambda lw, a, b: elementwise(
+    lw, "logical_xor", [a, b], bool_out=True
+)
+
+
+# ---------------------------------------------------------------------------- reductions (2)
+def _correction(correction, unbiased=None) -> float:
+    if correction is None:
+        return 0.0 if unbiased is False else 1.0
+    return float(correction)
+
+
+@rule("aten.var.correction")
+def _var(lw, x, dims=None, *, correction=None, keepdim=False):
+    x = tensor(lw, x)
+    mid, (a, _, b) = _mid(lw, x, _dims_arg(dims, len(x.shape)))
+    y = lw.call("var_mid", [mid.var, _correction(correction)], (a, b), lw.out_dtype())
+    return lw.reshape(y, lw.out_shape())
+
+
+@rule("aten.var_mean.correction")
+def _var_mean(lw, x, dims=None, *, correction=None, keepdim=False):
+    x = tensor(lw, x)
+    mid, (a, _, b) = _mid(lw, x, _dims_arg(dims, len(x.shape)))
+    dtype = lw.out_dtype(0)
+    var, mean = call_multi(
+        lw, "var_mean_mid", [mid.var, _correction(correction)], [(a, b)] * 2, [dtype] * 2, dtype
+    )
+    return (lw.reshape(var, lw.out_shape(0)), lw.reshape(mean, lw.out_shape(1)))
+
+
+@rule("aten.any.dim", "aten.any.dims", "aten.any.default")
+def _any(lw, x, dims=None, keepdim=False):
+    x = tensor(lw, x)
+    mid, (a, _, b) = _mid(lw, x, _dims_arg(dims, len(x.shape)))
+    y = lw.call("any_mid", [mid.var], (a, b), "bool", kernel_dtype="fp32")
+    return lw.reshape(y, lw.out_shape())
+
+
+def _indices_used(lw) -> bool:
+    """Whether output 1 (the indices) of the current multi-output node is read."""
+    return any(u.args[1] == 1 and (u.users or u.op == "output") for u in lw.node.users)
+
+
+def _max_min_dim(kind: str):
+    def lower(lw, x, dim, keepdim=False):
+        x = tensor(lw, x)
+        mid, (a, _, b) = _mid(lw, x, [dim])
+        dtype = lw.out_dtype(0)
+        if not _indices_used(lw):  # values only: the plain reduction
+            values = lw.call(f"a{kind}_mid", [mid.var], (a, b), dtype)
+            return (lw.reshape(values, lw.out_shape(0)), _unused(lw, "indices"))
+        values, idx = call_multi(
+            lw, f"{kind}_dim_mid", [mid.var], [(a, b)] * 2, [dtype, "int64"], dtype
+        )
+        return (lw.reshape(values, lw.out_shape(0)), lw.reshape(idx, lw.out_shape(1)))
+
+    return lower
+
+
+RULES["aten.max.dim"] = _max_min_dim("max")
+RULES["aten.min.dim"] = _max_min_dim("min")
+RULES["aten.max.default"] = _reduce("amax_mid")
+RULES["aten.min.default"] = _reduce("amin_mid")
+
+
+@rule("aten.linalg_vector_norm.default")
+def _vector_norm(lw, x, ord=2, dims=None, keepdim=False, *, dtype=None):
+    x = tensor(lw, x)
+    mid, (a, _, b) = _mid(lw, x, _dims_arg(dims, len(x.shape)))
+    out = lw.out_dtype()
+    ord = float(ord)
+    if ord == 2:
+        y = lw.call("norm2_mid", [mid.var], (a, b), out)
+    elif ord == 1:
+        y = lw.call("norm1_mid", [mid.var], (a, b), out)
+    elif ord == math.inf:
+        y = lw.call("norminf_mid", [mid.var], (a, b), out)
+    elif ord > 0 and math.isfinite(ord):
+        y = lw.call("normp_mid", [mid.var, ord], (a, b), out)
+    else:
+        lw.fail(f"vector norm of order {ord} is not supported (orders p > 0 and inf are)")
+    return lw.reshape(y, lw.out_shape())
+
+
+# ---------------------------------------------------------------------------- indexing (2)
+@rule("aten.gather.default")
+def _gather(lw, x, dim, index, sparse_grad=False):
+    """torch.gather: out[.., j, ..] = x[.., index[.., j, ..], ..] along `dim`. The element
+    index of each output in the flattened x is computed by an integer kernel (gather_rows)
+    and fetched with the `gather` builtin (one element per row)."""
+    x, index = tensor(lw, x), tensor(lw, index)
+    if not x.shape:
+        return lw.reshape(x, lw.out_shape())
+    rank = len(x.shape)
+    axis = _axis(dim, rank)
+    for d in range(rank):  # index may be smaller than x in the other dims: a view of x
+        if d != axis and index.shape[d] < x.shape[d]:
+            x = _slice_view(lw, x, d, 0, index.shape[d])
+    a = math.prod(index.shape[:axis])
+    b = math.prod(index.shape[axis + 1 :])
+    i3 = lw.reshape(index, (a, index.shape[axis], b))
+    rows = lw.call("gather_rows", [i3.var, x.shape[axis]], i3.shape, "int64", kernel_dtype="fp32")
+    y = _gather_rows(lw, lw.flat(x), rows, 0)
+    return lw.reshape(y, lw.out_shape())
+
+
+@rule("aten.index.Tensor")
+def _index(lw, x, indices):
+    """Advanced indexing x[i0, i1, ...] with integer index tensors (None: a full slice).
+    The indexed dims are merged into one (a view; a copy moves them together first when they
+    are not adjacent), an integer kernel turns the (broadcast) indices into row numbers of that
+    dim, and `gather` fetches the rows."""
+    import torch
+
+    x = tensor(lw, x)
+    rank = len(x.shape)
+    idx = list(indices) + [None] * (rank - len(indices))
+    pos = [i for i, t in enumerate(idx) if t is not None]
+    tensors = [tensor(lw, idx[i]) for i in pos]
+    if any(t.dtype == "bool" for t in tensors):
+        lw.fail("indexing with a boolean mask (a data-dependent shape) is not supported")
+    if len(pos) > 3:
+        lw.fail("advanced indexing with more than 3 index tensors is not supported yet")
+    bshape = tuple(torch.broadcast_shapes(*[t.shape for t in tensors]))
+    if pos != list(range(pos[0], pos[-1] + 1)):  # not adjacent: indexed dims first
+        order = pos + [d for d in range(rank) if d not in pos]
+        x = lw.permute(x, order)
+        pos = list(range(len(pos)))
+    sizes = [x.shape[d] for d in pos]
+    flat = [lw.flat(lw.broadcast_to(t, bshape)) for t in tensors]
+    n = math.prod(bshape)
+    kernel = {1: "index_wrap1", 2: "index_lin2", 3: "index_lin3"}[len(pos)]
+    rows = lw.call(kernel, [f.var for f in flat] + sizes, (n,), "int64", kernel_dtype="fp32")
+    pre = math.prod(x.shape[: pos[0]])
+    post = math.prod(x.shape[pos[-1] + 1 :])
+    table = lw.reshape(x, (pre, math.prod(sizes), post))
+    y = _gather_rows(lw, table, rows, 1)  # [n, pre, post]
+    if pre > 1:
+        y = lw.permute(y, (1, 0, 2))
+    return lw.reshape(y, lw.out_shape())
+
+
+@rule("aten.flip.default")
+def _flip(lw, x, dims):
+    """Each run of adjacent flipped dims is one reversed block (a copy per run)."""
+    x = tensor(lw, x)
+    rank = len(x.shape)
+    axes = sorted({_axis(d, rank) for d in dims})
+    runs = []
+    for d in axes:
+        if runs and runs[-1][-1] == d - 1:
+            runs[-1].append(d)
+        else:
+            runs.append([d])
+    shape = x.shape
+    for run in runs:
+        mid, shape3 = _mid(lw, x, run)
+        x = lw.reshape(lw.call("flip_mid", [mid.var], shape3, x.dtype), shape)
+    return x
+
+
+@rule("aten.unfold.default")
+def _unfold(lw, x, dim, size, step):
+    x = tensor(lw, x)
+    if not x.shape:
+        x = lw.reshape(x, (1,))
+    mid, (a, _, b) = _mid(lw, x, [dim])
+    p = (mid.shape[1] - size) // step + 1
+    y = lw.call("unfold_mid", [mid.var, size, step], (a, p, b, size), x.dtype)
+    return lw.reshape(y, lw.out_shape())
+
+
+@rule("aten.repeat.default")
+def _repeat(lw, x, repeats):
+    """x tiled: a view [1, s0, 1, s1, ...] broadcast to [r0, s0, r1, s1, ...] and merged
+    (a kernel reading it fetches x once)."""
+    x = tensor(lw, x)
+    repeats = [int(r) for r in repeats]
+    shape = (1,) * (len(repeats) - len(x.shape)) + tuple(x.shape)
+    inter = tuple(v for s in shape for v in (1, s))
+    target = tuple(v for r, s in zip(repeats, shape, strict=True) for v in (r, s))
+    y = lw.broadcast_to(lw.reshape(x, inter), target)
+    return lw.reshape(y, lw.out_shape())
+
+
+@rule("aten.diagonal.default")
+def _diagonal(lw, x, offset=0, dim1=0, dim2=1):
+    x = tensor(lw, x)
+    rank = len(x.shape)
+    d1, d2 = _axis(dim1, rank), _axis(dim2, rank)
+    if d1 > d2:
+        d1, d2, offset = d2, d1, -offset
+    r0, s0 = max(-offset, 0), max(offset, 0)
+    n = lw.out_shape()[-1]
+    shape5 = (
+        math.prod(x.shape[:d1]),
+        x.shape[d1],
+        math.prod(x.shape[d1 + 1 : d2]),
+        x.shape[d2],
+        math.prod(x.shape[d2 + 1 :]),
+    )
+    x5 = lw.reshape(x, shape5)
+    out = (shape5[0], shape5[2], shape5[4], n)
+    y = lw.call("diagonal_mid", [x5.var, r0, s0, n], out, x.dtype)
+    return lw.reshape(y, lw.out_shape())
+
+
+# ---------------------------------------------------------------------------- copies and scatters
+@rule("aten.index_put.default")
+def _index_put(lw, x, indices, values, accumulate=False):
+    """x[mask] = v (or += v) with one boolean mask over leading dims and one value: a select
+    (`where`). Integer indices scatter to data-chosen positions: not expressible."""
+    x, values = tensor(lw, x), tensor(lw, values)
+    idx = [i for i in indices if i is not None]
+    mask = tensor(lw, idx[0]) if len(idx) == 1 and len(indices) == 1 else None
+    if mask is None or mask.dtype != "bool" or values.numel != 1:
+        lw.fail(
+            f"{lw.node.target} (a scatter to data-chosen positions) is not expressible in the "
+            "IR: its result positions depend on the data, and kernels index only affinely "
+            "(docs/ir.md §3.2); x[bool_mask] = scalar is supported",
+            "docs/pytorch-operators.md lists the unsupported operators",
+        )
+    rank = len(x.shape)
+    mask = lw.reshape(mask, tuple(mask.shape) + (1,) * (rank - len(mask.shape)))
+    new = elementwise(lw, "add", [x, values]) if accumulate else values
+    return elementwise(lw, "where", [mask, new, x])
+
+
+@rule("aten.copy.default")
+def _copy(lw, dst, src, non_blocking=False):
+    """copy_(dst, src) functionalised: src broadcast to dst's shape, in dst's dtype."""
+    dst, src = tensor(lw, dst), tensor(lw, src)
+    return lw.cast(lw.broadcast_to(src, dst.shape), dst.dtype)
+
+
+@rule("aten.slice_scatter.default")
+def _slice_scatter(lw, base, src, dim=0, start=None, end=None, step=1):
+    """base with base[start:end] along dim replaced by src: the untouched slices of base and
+    src concatenated."""
+    base, src = tensor(lw, base), tensor(lw, src)
+    axis = _axis(dim, len(base.shape))
+    n = base.shape[axis]
+    start = 0 if start is None else start
+    end = n if end is None else end
+    start = max(0, min(n, start + n if start < 0 else start))
+    end = max(start, min(n, end + n if end < 0 else end))
+    if step != 1:
+        lw.fail("slice_scatter with a step other than 1 is not supported yet")
+    parts = [
+        _slice_view(lw, base, axis, 0, start),
+        lw.cast(src, base.dtype),
+        _slice_view(lw, base, axis, end, n),
+    ]
+    return _concat(lw, parts, axis)
+
+
+@rule("aten.select_scatter.default")
+def _select_scatter(lw, base, src, dim, index):
+    base, src = tensor(lw, base), tensor(lw, src)
+    axis = _axis(dim, len(base.shape))
+    n = base.shape[axis]
+    index = index + n if index < 0 else index
+    shape = list(base.shape)
+    shape[axis] = 1
+    parts = [
+        _slice_view(lw, base, axis, 0, index),
+        lw.cast(lw.reshape(src, shape), base.dtype),
+        _slice_view(lw, base, axis, index + 1, n),
+    ]
+    return _concat(lw, parts, axis)
+
+
+# ---------------------------------------------------------------------------- upsampling
+def _resize_scales(lw, x: Value, nd: int, scale_factors):
+    """(n_in, n_out, scale factor or None) per spatial dim."""
+    out = lw.out_shape()
+    spatial = x.shape[len(x.shape) - nd :]
+    sf = list(scale_factors) if scale_factors else [None] * nd
+    return [(spatial[i], out[len(out) - nd + i], sf[i]) for i in range(nd)]
+
+
+def _f32(v: float) -> float:
+    import numpy as np
+
+    return float(np.float32(v))
+
+
+def _nearest(lw, x, output_size=None, scale_factors=None):
+    """Nearest (and nearest-exact) upsampling: integer factors in scatter form (affine);
+    other scales gather the source rows of each dim (computed as PyTorch does, in fp32)."""
+    x = tensor(lw, x)
+    op = str(lw.node.target)
+    nd = int(op.split("d.")[0][-1])
+    exact = 1 if "exact" in op else 0
+    dims = _resize_scales(lw, x, nd, scale_factors)
+    out = lw.out_shape()
+    factors = [o // i if i and o % i == 0 else 0 for i, o, _ in dims]
+    integer = all(
+        f > 0 and (s is None or float(s) == f) for f, (_, _, s) in zip(factors, dims, strict=True)
+    )
+    if integer and nd in (1, 2, 3):
+        xf = _fold_spatial(lw, x, nd)
+        if nd == 1:
+            xf = lw.reshape(xf, (xf.shape[0], 1, xf.shape[1]))
+            factors = [1, *factors]
+        kernel = "upsample_nearest3d_int" if nd == 3 else "upsample_nearest2d_int"
+        shape = (xf.shape[0], *(s * f for s, f in zip(xf.shape[1:], factors, strict=True)))
+        y = lw.call(kernel, [xf.var, *factors], shape, lw.out_dtype())
+        return lw.reshape(y, out)
+    cur = x
+    rank = len(x.shape)
+    for i, (n_in, n_out, s) in enumerate(dims):
+        if n_in == n_out and s in (None, 1.0):
+            continue
+        axis = rank - nd + i
+        scale = _f32(1.0 / float(s)) if s else _f32(n_in / n_out)
+        var = lw.fresh()
+        lw.use_kernel("nearest_index")
+        lw.emit(f"{var} = nearest_index({n_in}, {n_out}, {scale!r}, {exact})")
+        mid, (a, _, b) = _mid(lw, cur, [axis])
+        y = _gather_rows(lw, mid, Value(var, (n_out,), "int64"), 1)  # [P, A, B]
+        y = lw.permute(y, (1, 0, 2)) if a > 1 else y
+        shape = list(cur.shape)
+        shape[axis] = n_out
+        cur = lw.reshape(y, shape)
+    return lw.reshape(cur, out)
+
+
+for _nd in (1, 2, 3):
+    RULES[f"aten.upsample_nearest{_nd}d.vec"] = _nearest
+    RULES[f"aten._upsample_nearest_exact{_nd}d.vec"] = _nearest
+
+
+def _linear_resize(lw, x, output_size, align_corners, scale_factors=None):
+    """(Bi/tri)linear interpolation, one dim at a time: the two source rows of each output row
+    are gathered and blended (stdlib/resize.py)."""
+    x = tensor(lw, x)
+    nd = {"aten.upsample_linear1d.vec": 1, "aten.upsample_bilinear2d.vec": 2}.get(
+        str(lw.node.target), 3
+    )
+    dims = _resize_scales(lw, x, nd, scale_factors)
+    cur = x
+    rank = len(x.shape)
+    for i, (n_in, n_out, s) in enumerate(dims):
+        if n_in == n_out:
+            continue  # PyTorch copies a dim whose size does not change
+        axis = rank - nd + i
+        if align_corners:
+            scale, off = (_f32((n_in - 1) / (n_out - 1)) if n_out > 1 else 0.0), 0.0
+        else:
+            scale, off = (_f32(1.0 / float(s)) if s else _f32(n_in / n_out)), 0.5
+        i0, i1, lam = call_multi(
+            lw,
+            "linear_index",
+            [n_in, n_out, scale, off],
+            [(n_out,)] * 3,
+            ["int64", "int64", "fp32"],
+        )
+        mid, (a, _, b) = _mid(lw, cur, [axis])
+        g0 = _gather_rows(lw, mid, i0, 1)
+        g1 = _gather_rows(lw, mid, i1, 1)
+        y = lw.call("lerp_rows", [g0.var, g1.var, lam.var], (a, n_out, b), lw.out_dtype())
+        shape = list(cur.shape)
+        shape[axis] = n_out
+        cur = lw.reshape(y, shape)
+    return lw.reshape(cur, lw.out_shape())
+
+
+RULES["aten.upsample_linear1d.vec"] = _linear_resize
+RULES["aten.upsample_bilinear2d.vec"] = _linear_resize
+RULES["aten.upsample_trilinear3d.vec"] = _linear_resize
+
+
+# ---------------------------------------------------------------------------- out of scope
+def _data_dependent(what: str):
+    def lower(lw, *args, **kwargs):
+        lw.fail(
+            f"{lw.node.target} ({what}) is not expressible in the IR: its result order or "
+            "shape depends on the data, and kernels index only affinely (docs/ir.md §3.2)",
+            "docs/pytorch-operators.md lists the unsupported operators",
+        )
+
+    return lower
+
+
+UNSUPPORTED = {
+    "aten.sort.default": "sorting",
+    "aten.sort.stable": "sorting",
+    "aten.topk.default": "top-k selection",
+    "aten.argsort.default": "sorting",
+    "aten.nonzero.default": "data-dependent output size",
+    "aten.unique.default": "data-dependent output size",
+    "aten._unique2.default": "data-dependent output size",
+    "aten.masked_select.default": "data-dependent output size",
+    "aten.scatter.src": "a scatter to data-chosen positions",
+    "aten.scatter.value": "a scatter to data-chosen positions",
+    "aten.scatter_add.default": "a scatter to data-chosen positions",
+    "aten.scatter_reduce.two": "a scatter to data-chosen positions",
+    "aten.index_add.default": "a scatter to data-chosen positions",
+    "aten.multinomial.default": "random sampling",
+    "aten.bernoulli.p": "random sampling",
+    "aten.rand.default": "random numbers",
+    "aten.randn.default": "random numbers",
+    "aten.rand_like.default": "random numbers",
+    "aten.randn_like.default": "random numbers",
+}
+for _op, _what in UNSUPPORTED.items():
+    RULES[_op] = _data_dependent(_what)
+
+
+@rule("aten.empty.memory_format", "aten.empty_permuted.default")
+def _empty(lw, *args, **kwargs):
+    """An uninitialised tensor (its values are overwritten before use): zeros."""
+    return _const_typed(lw, 0.0, lw.out_shape(), lw.out_dtype())
+
+
+def _const_typed(lw, value, shape, dtype):
+    """A constant tensor (the `constant` builtin; NaN, which has no literal, from a kernel)."""
+    if math.isnan(float(value)):
+        n = math.prod(shape)
+        return lw.reshape(lw.call("nan_const", [n], (n,), dtype), shape)
+    names = [f"c{i}" for i in range(len(shape))]
+    var = lw.fresh()
+    sizes = "".join(f", {n}={s}" for n, s in zip(names, shape, strict=True))
+    lw.emit(f'{var} = constant({float(value)!r}, "{",".join(names)}"{sizes}, dtype="{dtype}")')
+    return Value(var, tuple(shape), dtype)

@@ -22,8 +22,8 @@ def conv2d(X: Tensor("N,G,C,H,W"), K: Tensor("G,O,C,R,S"), sh: int, sw: int, ph:
 
 
 @kernel
-def conv3d(X: Tensor("N,G,C,D,H,W"), K: Tensor("G,O,C,T,R,S"), sd: int, sh: int, sw: int, pd: int, ph: int, pw: int) -> Tensor("N,G,O,Z,P,Q", dtype="fp32"):
-    Y = Tensor(N=X.shape[0], G=X.shape[1], O=K.shape[1], Z=(X.shape[3] + 2 * pd - K.shape[3]) // sd + 1, P=(X.shape[4] + 2 * ph - K.shape[4]) // sh + 1, Q=(X.shape[5] + 2 * pw - K.shape[5]) // sw + 1, dtype="fp32")
+def conv3d(X: Tensor("N,G,C,D,H,W"), K: Tensor("G,O,C,T,R,S"), sd: int, sh: int, sw: int, pd: int, ph: int, pw: int, dd: int, dh: int, dw: int) -> Tensor("N,G,O,Z,P,Q", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], G=X.shape[1], O=K.shape[1], Z=(X.shape[3] + 2 * pd - dd * (K.shape[3] - 1) - 1) // sd + 1, P=(X.shape[4] + 2 * ph - dh * (K.shape[4] - 1) - 1) // sh + 1, Q=(X.shape[5] + 2 * pw - dw * (K.shape[5] - 1) - 1) // sw + 1, dtype="fp32")
     for n in Dim("N", parallel=True):
         for g in Dim("G", parallel=True):
             for o in Dim("O", parallel=True):
@@ -34,8 +34,8 @@ def conv3d(X: Tensor("N,G,C,D,H,W"), K: Tensor("G,O,C,T,R,S"), sd: int, sh: int,
                                 for t in Dim("T"):
                                     for r in Dim("R"):
                                         for s in Dim("S"):
-                                            if 0 <= z * sd + t - pd and z * sd + t - pd < size("D") and 0 <= p * sh + r - ph and p * sh + r - ph < size("H") and 0 <= q * sw + s - pw and q * sw + s - pw < size("W"):
-                                                Y[n, g, o, z, p, q] += X[n, g, c, z * sd + t - pd, p * sh + r - ph, q * sw + s - pw] * K[g, o, c, t, r, s]
+                                            if 0 <= z * sd + t * dd - pd and z * sd + t * dd - pd < size("D") and 0 <= p * sh + r * dh - ph and p * sh + r * dh - ph < size("H") and 0 <= q * sw + s * dw - pw and q * sw + s * dw - pw < size("W"):
+                                                Y[n, g, o, z, p, q] += X[n, g, c, z * sd + t * dd - pd, p * sh + r * dh - ph, q * sw + s * dw - pw] * K[g, o, c, t, r, s]
     return Y
 
 
@@ -64,4 +64,23 @@ def add_channel_bias(X: Tensor("N,C,S"), B: Tensor("C")) -> Tensor("N,C,S", dtyp
         for c in Dim("C", parallel=True):
             for s in Dim("S", parallel=True):
                 Y[n, c, s] = X[n, c, s] + B[c]
+    return Y
+
+
+# 3-D transposed convolution, scatter form as conv_transpose2d. Weight [G, C, O, T, R, S].
+@kernel
+def conv_transpose3d(X: Tensor("N,G,C,D,H,W"), K: Tensor("G,C,O,T,R,S"), sd: int, sh: int, sw: int, pd: int, ph: int, pw: int, dd: int, dh: int, dw: int, opd: int, oph: int, opw: int) -> Tensor("N,G,O,Z,P,Q", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], G=X.shape[1], O=K.shape[2], Z=(X.shape[3] - 1) * sd - 2 * pd + dd * (K.shape[3] - 1) + opd + 1, P=(X.shape[4] - 1) * sh - 2 * ph + dh * (K.shape[4] - 1) + oph + 1, Q=(X.shape[5] - 1) * sw - 2 * pw + dw * (K.shape[5] - 1) + opw + 1, dtype="fp32")
+    for n in Dim("N", parallel=True):
+        for g in Dim("G", parallel=True):
+            for o in Dim("O", parallel=True):
+                for c in Dim("C"):
+                    for d in Dim("D"):
+                        for h in Dim("H"):
+                            for w in Dim("W"):
+                                for t in Dim("T"):
+                                    for r in Dim("R"):
+                                        for s in Dim("S"):
+                                            if 0 <= d * sd + t * dd - pd and d * sd + t * dd - pd < size("Z") and 0 <= h * sh + r * dh - ph and h * sh + r * dh - ph < size("P") and 0 <= w * sw + s * dw - pw and w * sw + s * dw - pw < size("Q"):
+                                                Y[n, g, o, d * sd + t * dd - pd, h * sh + r * dh - ph, w * sw + s * dw - pw] += X[n, g, c, d, h, w] * K[g, c, o, t, r, s]
     return Y

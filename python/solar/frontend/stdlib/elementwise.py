@@ -429,3 +429,202 @@ def ne_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="bool"):
     for i in Dim("N", parallel=True):
         Y[i] = select(X[i] != s, 1, 0)
     return Y
+
+
+# Rounding, remainders and the rest of the unary family (flat, as above).
+@kernel
+def ceil_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = ceil(X[i])
+    return Y
+
+
+# round half to even, as torch.round
+@kernel
+def round_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = round(X[i])
+    return Y
+
+
+@kernel
+def trunc_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] < 0.0, ceil(X[i]), floor(X[i]))
+    return Y
+
+
+@kernel
+def log2_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = log(X[i]) * 1.4426950408889634
+    return Y
+
+
+@kernel
+def log10_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = log(X[i]) * 0.4342944819032518
+    return Y
+
+
+@kernel
+def exp2_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = exp(X[i] * 0.6931471805599453)
+    return Y
+
+
+@kernel
+def sinh_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = 0.5 * (exp(X[i]) - exp(-X[i]))
+    return Y
+
+
+@kernel
+def cosh_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = 0.5 * (exp(X[i]) + exp(-X[i]))
+    return Y
+
+
+@kernel
+def tan_(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = sin(X[i]) / cos(X[i])
+    return Y
+
+
+@kernel
+def isnan_(X: Tensor("N")) -> Tensor("N", dtype="bool"):
+    Y = Tensor(N=X.shape[0], dtype="bool")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] != X[i], 1, 0)
+    return Y
+
+
+@kernel
+def isinf_(X: Tensor("N")) -> Tensor("N", dtype="bool"):
+    Y = Tensor(N=X.shape[0], dtype="bool")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(abs(X[i]) == inf, 1, 0)
+    return Y
+
+
+# torch.fmod: the remainder has the sign of the dividend (x - trunc(x / s) * s).
+@kernel
+def fmod_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = X[i] - s * select(X[i] / s < 0.0, ceil(X[i] / s), floor(X[i] / s))
+    return Y
+
+
+# torch.remainder: the remainder has the sign of the divisor (x - floor(x / s) * s).
+@kernel
+def remainder_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = X[i] - s * floor(X[i] / s)
+    return Y
+
+
+@kernel
+def fmod_tensor(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = X[i] - Z[i] * select(X[i] / Z[i] < 0.0, ceil(X[i] / Z[i]), floor(X[i] / Z[i]))
+    return Y
+
+
+@kernel
+def remainder_tensor(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = X[i] - Z[i] * floor(X[i] / Z[i])
+    return Y
+
+
+@kernel
+def floor_divide(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = floor(X[i] / Z[i])
+    return Y
+
+
+@kernel
+def trunc_divide(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] / Z[i] < 0.0, ceil(X[i] / Z[i]), floor(X[i] / Z[i]))
+    return Y
+
+
+@kernel
+def floor_divide_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = floor(X[i] / s)
+    return Y
+
+
+@kernel
+def trunc_divide_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] / s < 0.0, ceil(X[i] / s), floor(X[i] / s))
+    return Y
+
+
+# s / x and s ** x (a scalar first operand)
+@kernel
+def rdiv_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = s / X[i]
+    return Y
+
+
+@kernel
+def rpow_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = s ** X[i]
+    return Y
+
+
+@kernel
+def logical_xor(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="bool"):
+    Y = Tensor(N=X.shape[0], dtype="bool")
+    for i in Dim("N", parallel=True):
+        Y[i] = select((X[i] != 0) != (Z[i] != 0), 1, 0)
+    return Y
+
+
+# clamp with tensor bounds (either may be absent: +-inf is passed as a broadcast constant)
+@kernel
+def clamp_tensor(X: Tensor("N"), Lo: Tensor("N"), Hi: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = min(max(X[i], Lo[i]), Hi[i])
+    return Y
+
+
+# A NaN constant (the IR has no NaN literal): inf - inf.
+@kernel
+def nan_const(n: int) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=n, dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = inf - inf
+    return Y

@@ -1,12 +1,13 @@
 # Normalisations of the PyTorch front end. The lowering reshapes to the layouts below.
+# Statistics accumulate in fp64 locals (on chip: no traffic; see reduce.py).
 from solar.ir import kernel, Tensor, Dim
 
 
 # LayerNorm over the last D elements of each of A rows (biased variance, as PyTorch).
 @kernel
 def layer_norm(X: Tensor("A,D"), W: Tensor("D"), B: Tensor("D"), eps: float) -> Tensor("A,D", dtype="fp32"):
-    S = Tensor(A=X.shape[0], dtype="fp32")
-    V = Tensor(A=X.shape[0], dtype="fp32")
+    S = Tensor(A=X.shape[0], dtype="fp64")
+    V = Tensor(A=X.shape[0], dtype="fp64")
     Y = Tensor(A=X.shape[0], D=X.shape[1], dtype="fp32")
     for a in Dim("A", parallel=True):
         for d in Dim("D"):
@@ -22,8 +23,8 @@ def layer_norm(X: Tensor("A,D"), W: Tensor("D"), B: Tensor("D"), eps: float) -> 
 
 @kernel
 def layer_norm_nobias(X: Tensor("A,D"), eps: float) -> Tensor("A,D", dtype="fp32"):
-    S = Tensor(A=X.shape[0], dtype="fp32")
-    V = Tensor(A=X.shape[0], dtype="fp32")
+    S = Tensor(A=X.shape[0], dtype="fp64")
+    V = Tensor(A=X.shape[0], dtype="fp64")
     Y = Tensor(A=X.shape[0], D=X.shape[1], dtype="fp32")
     for a in Dim("A", parallel=True):
         for d in Dim("D"):
@@ -41,8 +42,8 @@ def layer_norm_nobias(X: Tensor("A,D"), eps: float) -> Tensor("A,D", dtype="fp32
 # elements S of each channel C; biased variance; affine weight and bias.
 @kernel
 def batch_norm_train(X: Tensor("N,C,S"), W: Tensor("C"), B: Tensor("C"), eps: float) -> Tensor("N,C,S", dtype="fp32"):
-    M = Tensor(C=X.shape[1], dtype="fp32")
-    V = Tensor(C=X.shape[1], dtype="fp32")
+    M = Tensor(C=X.shape[1], dtype="fp64")
+    V = Tensor(C=X.shape[1], dtype="fp64")
     Y = Tensor(N=X.shape[0], C=X.shape[1], S=X.shape[2], dtype="fp32")
     for c in Dim("C", parallel=True):
         for n in Dim("N"):
@@ -73,8 +74,8 @@ def batch_norm_eval(X: Tensor("N,C,S"), W: Tensor("C"), B: Tensor("C"), RM: Tens
 # GroupNorm: statistics per (sample N, group G) over the group's channels C and spatial S.
 @kernel
 def group_norm(X: Tensor("N,G,C,S"), W: Tensor("G,C"), B: Tensor("G,C"), eps: float) -> Tensor("N,G,C,S", dtype="fp32"):
-    M = Tensor(N=X.shape[0], G=X.shape[1], dtype="fp32")
-    V = Tensor(N=X.shape[0], G=X.shape[1], dtype="fp32")
+    M = Tensor(N=X.shape[0], G=X.shape[1], dtype="fp64")
+    V = Tensor(N=X.shape[0], G=X.shape[1], dtype="fp64")
     Y = Tensor(N=X.shape[0], G=X.shape[1], C=X.shape[2], S=X.shape[3], dtype="fp32")
     for n in Dim("N", parallel=True):
         for g in Dim("G", parallel=True):

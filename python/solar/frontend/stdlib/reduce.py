@@ -1,21 +1,28 @@
 # Reductions, scans and softmax of the PyTorch front end over a middle dim: the lowering
 # reshapes a tensor to [A, R, B] (views) where R is the (contiguous block of) reduced dims.
+# Sums accumulate in fp64 locals (on chip: no traffic), as PyTorch's pairwise and
+# double-accumulated sums are far more accurate than one fp32 running sum over millions of
+# terms; the result is stored in the output's dtype.
 from solar.ir import kernel, Tensor, Dim
 
 
 @kernel
 def sum_mid(X: Tensor("A,R,B")) -> Tensor("A,B", dtype="fp32"):
+    S = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
     Y = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp32")
     for a in Dim("A", parallel=True):
         for r in Dim("R"):
             for b in Dim("B", parallel=True):
-                Y[a, b] += X[a, r, b]
+                S[a, b] += X[a, r, b]
+    for a in Dim("A", parallel=True):
+        for b in Dim("B", parallel=True):
+            Y[a, b] = S[a, b]
     return Y
 
 
 @kernel
 def mean_mid(X: Tensor("A,R,B")) -> Tensor("A,B", dtype="fp32"):
-    S = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp32")
+    S = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
     Y = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp32")
     for a in Dim("A", parallel=True):
         for r in Dim("R"):
@@ -84,7 +91,7 @@ def argmin_mid(X: Tensor("A,R,B")) -> Tensor("A,B", dtype="int64"):
 @kernel
 def softmax_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
     M = Tensor(A=X.shape[0], B=X.shape[2], fill=-inf, dtype="fp32")
-    S = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp32")
+    S = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
     Y = Tensor(A=X.shape[0], R=X.shape[1], B=X.shape[2], dtype="fp32")
     for a in Dim("A", parallel=True):
         for r in Dim("R"):
@@ -104,7 +111,7 @@ def softmax_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
 @kernel
 def log_softmax_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
     M = Tensor(A=X.shape[0], B=X.shape[2], fill=-inf, dtype="fp32")
-    S = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp32")
+    S = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
     Y = Tensor(A=X.shape[0], R=X.shape[1], B=X.shape[2], dtype="fp32")
     for a in Dim("A", parallel=True):
         for r in Dim("R"):
@@ -123,14 +130,19 @@ def log_softmax_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
 
 @kernel
 def cumsum_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
+    S = Tensor(A=X.shape[0], R=X.shape[1], B=X.shape[2], dtype="fp64")
     Y = Tensor(A=X.shape[0], R=X.shape[1], B=X.shape[2], dtype="fp32")
     for a in Dim("A", parallel=True):
         for r in Dim("R"):
             for b in Dim("B", parallel=True):
                 if r == 0:
-                    Y[a, r, b] = X[a, r, b]
+                    S[a, r, b] = X[a, r, b]
                 else:
-                    Y[a, r, b] = Y[a, r - 1, b] + X[a, r, b]
+                    S[a, r, b] = S[a, r - 1, b] + X[a, r, b]
+    for a in Dim("A", parallel=True):
+        for r in Dim("R", parallel=True):
+            for b in Dim("B", parallel=True):
+                Y[a, r, b] = S[a, r, b]
     return Y
 
 
@@ -144,4 +156,153 @@ def cumprod_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
                     Y[a, r, b] = X[a, r, b]
                 else:
                     Y[a, r, b] = Y[a, r - 1, b] * X[a, r, b]
+    return Y
+
+
+# Variance with Bessel-style correction: sum((x - mean)^2) / (R - correction).
+@kernel
+def var_mid(X: Tensor("A,R,B"), correction: float) -> Tensor("A,B", dtype="fp32"):
+    S = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
+    M = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
+    V = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
+    Y = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                S[a, b] += X[a, r, b]
+    for a in Dim("A", parallel=True):
+        for b in Dim("B", parallel=True):
+            M[a, b] = S[a, b] / size("R")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                V[a, b] += (X[a, r, b] - M[a, b]) * (X[a, r, b] - M[a, b])
+    for a in Dim("A", parallel=True):
+        for b in Dim("B", parallel=True):
+            Y[a, b] = V[a, b] / (size("R") - correction)
+    return Y
+
+
+@kernel
+def var_mean_mid(X: Tensor("A,R,B"), correction: float) -> (Tensor("A,B", dtype="fp32"), Tensor("A,B", dtype="fp32")):
+    S = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
+    M = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
+    V = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
+    Y = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp32")
+    Z = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                S[a, b] += X[a, r, b]
+    for a in Dim("A", parallel=True):
+        for b in Dim("B", parallel=True):
+            M[a, b] = S[a, b] / size("R")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                V[a, b] += (X[a, r, b] - M[a, b]) * (X[a, r, b] - M[a, b])
+    for a in Dim("A", parallel=True):
+        for b in Dim("B", parallel=True):
+            Y[a, b] = V[a, b] / (size("R") - correction)
+    for a in Dim("A", parallel=True):
+        for b in Dim("B", parallel=True):
+            Z[a, b] = M[a, b]
+    return Y, Z
+
+
+@kernel
+def any_mid(X: Tensor("A,R,B")) -> Tensor("A,B", dtype="bool"):
+    Y = Tensor(A=X.shape[0], B=X.shape[2], fill=0, dtype="bool")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                Y[a, b] = max(Y[a, b], select(X[a, r, b] != 0, 1, 0))
+    return Y
+
+
+@kernel
+def all_mid(X: Tensor("A,R,B")) -> Tensor("A,B", dtype="bool"):
+    Y = Tensor(A=X.shape[0], B=X.shape[2], fill=1, dtype="bool")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                Y[a, b] = min(Y[a, b], select(X[a, r, b] != 0, 1, 0))
+    return Y
+
+
+# torch.max(x, dim) / torch.min(x, dim): values and the index of the first extremum.
+@kernel
+def max_dim_mid(X: Tensor("A,R,B")) -> (Tensor("A,B", dtype="fp32"), Tensor("A,B", dtype="int64")):
+    M = Tensor(A=X.shape[0], B=X.shape[2], fill=-inf, dtype="fp32")
+    I = Tensor(A=X.shape[0], B=X.shape[2], dtype="int64")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                I[a, b] = select(X[a, r, b] > M[a, b], r, I[a, b])
+                M[a, b] = max(M[a, b], X[a, r, b])
+    return M, I
+
+
+@kernel
+def min_dim_mid(X: Tensor("A,R,B")) -> (Tensor("A,B", dtype="fp32"), Tensor("A,B", dtype="int64")):
+    M = Tensor(A=X.shape[0], B=X.shape[2], fill=inf, dtype="fp32")
+    I = Tensor(A=X.shape[0], B=X.shape[2], dtype="int64")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                I[a, b] = select(X[a, r, b] < M[a, b], r, I[a, b])
+                M[a, b] = min(M[a, b], X[a, r, b])
+    return M, I
+
+
+# Vector norms (torch.linalg.vector_norm) over the middle dim.
+@kernel
+def norm2_mid(X: Tensor("A,R,B")) -> Tensor("A,B", dtype="fp32"):
+    S = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
+    Y = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                S[a, b] += X[a, r, b] * X[a, r, b]
+    for a in Dim("A", parallel=True):
+        for b in Dim("B", parallel=True):
+            Y[a, b] = sqrt(S[a, b])
+    return Y
+
+
+@kernel
+def norm1_mid(X: Tensor("A,R,B")) -> Tensor("A,B", dtype="fp32"):
+    S = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
+    Y = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                S[a, b] += abs(X[a, r, b])
+    for a in Dim("A", parallel=True):
+        for b in Dim("B", parallel=True):
+            Y[a, b] = S[a, b]
+    return Y
+
+
+@kernel
+def norminf_mid(X: Tensor("A,R,B")) -> Tensor("A,B", dtype="fp32"):
+    Y = Tensor(A=X.shape[0], B=X.shape[2], fill=0, dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                Y[a, b] = max(Y[a, b], abs(X[a, r, b]))
+    return Y
+
+
+@kernel
+def normp_mid(X: Tensor("A,R,B"), p: float) -> Tensor("A,B", dtype="fp32"):
+    S = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
+    Y = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                S[a, b] += abs(X[a, r, b]) ** p
+    for a in Dim("A", parallel=True):
+        for b in Dim("B", parallel=True):
+            Y[a, b] = S[a, b] ** (1.0 / p)
     return Y
