@@ -22,8 +22,10 @@ from solar.frontend.validate import load_lowered  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 # Candidates by name (a capture takes seconds; recurrent models take minutes), then the test
 # itself keeps only those whose MACs all come from the operators FlopCounterMode counts.
-CANDIDATE = re.compile(r"^(matmul|linear|einsum|conv|bmm|scaled_dot|causal_attention|"
-                       r"multihead|gemm_swish|swiglu|deep_mlp|lenet|alexnet|vgg|gpt|vit)")
+CANDIDATE = re.compile(
+    r"^(matmul|linear|einsum|conv|bmm|scaled_dot|causal_attention|"
+    r"multihead|gemm_swish|swiglu|deep_mlp|lenet|alexnet|vgg|gpt|vit)"
+)
 WORKLOADS = sorted(p for p in (ROOT / "workloads").rglob("*.py") if CANDIDATE.match(p.name))
 # IR kernels of the front end whose MACs are matrix products, convolutions or attention.
 CONTRACTIONS = {
