@@ -54,15 +54,22 @@ def dropout_at_expectation():
     ]
     saved = {n: getattr(F, n) for n in names if hasattr(F, n)}
     saved_torch = torch.dropout
+    sdpa = F.scaled_dot_product_attention
+
+    def sdpa_without_dropout(q, k, v, attn_mask=None, dropout_p=0.0, *args, **kwargs):
+        return sdpa(q, k, v, attn_mask, 0.0, *args, **kwargs)
+
     try:
         for n in saved:
             setattr(F, n, lambda x, *a, **k: x)
         torch.dropout = lambda x, *a, **k: x
+        F.scaled_dot_product_attention = sdpa_without_dropout  # attention-weight dropout
         yield
     finally:
         for n, fn in saved.items():
             setattr(F, n, fn)
         torch.dropout = saved_torch
+        F.scaled_dot_product_attention = sdpa
 
 
 def golden_run(capture: Capture, seed: int = 0):
