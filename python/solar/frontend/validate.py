@@ -148,7 +148,7 @@ def validate(
     max_bytes = VALIDATION_MAX_BYTES if max_bytes is None else max_bytes
     max_seconds = VALIDATION_MAX_SECONDS if max_seconds is None else max_seconds
     try:
-        check_budget(graph, backend, max_bytes, max_seconds, capture.source)
+        check_budget(graph, backend, max_bytes, max_seconds, capture.source, bounds_check=False)
     except UserError as e:
         if capture.problem is None:
             return Validation("none", f"not executed here ({e.diagnostics[0].message})")
@@ -231,7 +231,7 @@ def validate_scaled(
     constants and constructor arguments follow, since the module is re-executed), checks the
     lowered program computes with the same operators in the same order as at full size, and
     validates that program fully."""
-    from ..execution import DEFAULT_MAX_SECONDS, RATES
+    from ..execution import DEFAULT_MAX_SECONDS, estimate_seconds
     from .capture import capture_problem, int_constants
 
     text = Path(capture.source).read_text()
@@ -247,10 +247,10 @@ def validate_scaled(
             f"not executed here ({why}) and the program has no "
             "module-level size constants to scale",
         )
-    _, ops = _core.estimate_cost(graph)
-    budget_ops = RATES[backend] * (max_seconds or DEFAULT_MAX_SECONDS) * 0.25
+    seconds = estimate_seconds(graph, backend, bounds_check=False)
+    budget = (max_seconds or DEFAULT_MAX_SECONDS) * 0.25
     start = 2
-    while start < 2**20 and ops / start**3 > budget_ops:
+    while start < 2**20 and seconds / start**3 > budget:
         start *= 2
     last = ""
     fixed_sequence = {k: v for k, v in sizes.items() if not _SEQUENCE.search(k)}
@@ -279,7 +279,9 @@ def validate_scaled(
             program = load_lowered(low)
             small = _core.trace(program, [])
             try:
-                check_budget(small, backend, max_bytes, max_seconds, capture.source)
+                check_budget(
+                    small, backend, max_bytes, max_seconds, capture.source, bounds_check=False
+                )
             except UserError as e:
                 last = e.diagnostics[0].message
                 if going_down:
