@@ -798,6 +798,8 @@ ERROR_CASES = {
     "sort": (lambda: (f(lambda x: torch.sort(x)[0]), [R(3, 4)]), "sorting"),
     "topk": (lambda: (f(lambda x: torch.topk(x, 2)[0]), [R(3, 4)]), "top-k"),
     "argsort": (lambda: (f(lambda x: torch.argsort(x)), [R(3, 4)]), "sorting"),
+    "rand_like": (lambda: (f(lambda x: x + torch.rand_like(x)), [R(3, 4)]), "random"),
+    "nonzero": (lambda: (f(lambda x: torch.nonzero(x > 0)), [R(3, 4)]), "size depends"),
     "scatter": (
         lambda: (f(lambda x, i: x.new_zeros(3, 4).scatter(1, i, x)), [R(3, 2), I(4, 3, 2)]),
         "scatter",
@@ -1003,8 +1005,10 @@ EXTRA_UNSUPPORTED = {
     "aten._cdist_forward.default": "not implemented yet (write the distance explicitly: it "
     "decomposes to supported operators)",
     "aten.fft_*": "not expressible (no complex dtype)",
-    "torch.nn.functional.interpolate(mode='bicubic' / 'area' with uneven windows)": "not "
-    "implemented yet",
+    "aten.upsample_bicubic2d.vec": "not implemented yet (interpolate's 'area' mode is adaptive "
+    "average pooling and is supported)",
+    "aten.index_put.default (integer indices)": "a scatter to data-chosen positions "
+    "(x[bool_mask] = scalar is supported)",
 }
 
 
@@ -1112,10 +1116,7 @@ def operator_table() -> str:
         "|---|---|",
     ]
     for op in sorted(UNSUPPORTED):
-        lines.append(
-            f"| `{op}` | {UNSUPPORTED[op]}: the result's order, shape or positions depend on "
-            "the data; IR kernels index only affinely |"
-        )
+        lines.append(f"| `{op}` | {UNSUPPORTED[op]} |")
     for op, why in EXTRA_UNSUPPORTED.items():
         lines.append(f"| `{op}` | {why} |")
     lines += [

@@ -1,9 +1,14 @@
 """Lowering rules: one function per core-ATen operator (keyed by str(OpOverload)).
 
 A rule receives the Lowerer and the operator's arguments (tensors as `Value`s, lists,
-Python scalars) and returns a Value (or a tuple for multi-output operators). docs/pytorch.md
-lists the operators covered; anything else is a clear error naming the operator and the
-source line.
+Python scalars) and returns a Value (or a tuple for multi-output operators).
+docs/pytorch-operators.md lists the operators covered (generated from RULES by
+tests/python/test_lowering_ops.py, which checks every rule against PyTorch); anything else is
+a clear error naming the operator and the source line. UNSUPPORTED operators (sorting,
+scatters, data-dependent shapes) have rules that give that error with the reason.
+
+Counting: MACs only come from products accumulated into a reduction (contractions,
+convolutions, sums of squares); index arithmetic for data-dependent indexing is vector work.
 """
 
 from __future__ import annotations
@@ -1202,9 +1207,8 @@ def _index_put(lw, x, indices, values, accumulate=False):
     mask = tensor(lw, idx[0]) if len(idx) == 1 and len(indices) == 1 else None
     if mask is None or mask.dtype != "bool" or values.numel != 1:
         lw.fail(
-            f"{lw.node.target} (a scatter to data-chosen positions) is not expressible in the "
-            "IR: its result positions depend on the data, and kernels index only affinely "
-            "(docs/ir.md §3.2); x[bool_mask] = scalar is supported",
+            f"{lw.node.target} with integer indices or a tensor of values is not expressible "
+            f"in the IR: {_SCATTER}; x[bool_mask] = scalar is supported",
             "docs/pytorch-operators.md lists the unsupported operators",
         )
     rank = len(x.shape)
@@ -1359,40 +1363,46 @@ RULES["aten.upsample_trilinear3d.vec"] = _linear_resize
 
 
 # ---------------------------------------------------------------------------- out of scope
-def _data_dependent(what: str):
+def _not_expressible(reason: str):
     def lower(lw, *args, **kwargs):
         lw.fail(
-            f"{lw.node.target} ({what}) is not expressible in the IR: its result order or "
-            "shape depends on the data, and kernels index only affinely (docs/ir.md §3.2)",
+            f"{lw.node.target} is not expressible in the IR: {reason}",
             "docs/pytorch-operators.md lists the unsupported operators",
         )
 
     return lower
 
 
+_ORDER = "sorting: the order of the result depends on the data, and kernels index only affinely"
+_SIZE = "the output's size depends on the data; IR shapes are static"
+_SCATTER = (
+    "a scatter to data-chosen positions; kernels write only at affine positions and the IR "
+    "has no scatter builtin"
+)
+_RANDOM = "random numbers; the IR is deterministic (no random source)"
 UNSUPPORTED = {
-    "aten.sort.default": "sorting",
-    "aten.sort.stable": "sorting",
-    "aten.topk.default": "top-k selection",
-    "aten.argsort.default": "sorting",
-    "aten.nonzero.default": "data-dependent output size",
-    "aten.unique.default": "data-dependent output size",
-    "aten._unique2.default": "data-dependent output size",
-    "aten.masked_select.default": "data-dependent output size",
-    "aten.scatter.src": "a scatter to data-chosen positions",
-    "aten.scatter.value": "a scatter to data-chosen positions",
-    "aten.scatter_add.default": "a scatter to data-chosen positions",
-    "aten.scatter_reduce.two": "a scatter to data-chosen positions",
-    "aten.index_add.default": "a scatter to data-chosen positions",
-    "aten.multinomial.default": "random sampling",
-    "aten.bernoulli.p": "random sampling",
-    "aten.rand.default": "random numbers",
-    "aten.randn.default": "random numbers",
-    "aten.rand_like.default": "random numbers",
-    "aten.randn_like.default": "random numbers",
+    "aten.sort.default": _ORDER,
+    "aten.sort.stable": _ORDER,
+    "aten.argsort.default": _ORDER,
+    "aten.topk.default": "top-k selection: " + _ORDER.split(": ", 1)[1],
+    "aten.nonzero.default": _SIZE,
+    "aten.unique.default": _SIZE,
+    "aten._unique2.default": _SIZE,
+    "aten.masked_select.default": _SIZE,
+    "aten.scatter.src": _SCATTER,
+    "aten.scatter.value": _SCATTER,
+    "aten.scatter_add.default": _SCATTER,
+    "aten.scatter_reduce.two": _SCATTER,
+    "aten.index_add.default": _SCATTER,
+    "aten.multinomial.default": _RANDOM,
+    "aten.bernoulli.p": _RANDOM,
+    "aten.rand.default": _RANDOM,
+    "aten.randn.default": _RANDOM,
+    "aten.rand_like.default": _RANDOM,
+    "aten.randn_like.default": _RANDOM,
 }
-for _op, _what in UNSUPPORTED.items():
-    RULES[_op] = _data_dependent(_what)
+for _op, _why in UNSUPPORTED.items():
+    RULES[_op] = _not_expressible(_why)
 
 
 @rule("aten.empty.memory_format", "aten.empty_permuted.default")
