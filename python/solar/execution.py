@@ -183,7 +183,7 @@ def prepare(program, inputs, dims=None):
                     prog.file,
                 )
             a = a.astype(want)  # e.g. float32 arrays from an .npz for a bf16 parameter
-        a = np.ascontiguousarray(a)
+        a = np.require(a, requirements="C")  # keeps 0-d arrays 0-d
         if t.dtype in _STORAGE:  # formats NumPy lacks travel as their bits
             a = a.view(_STORAGE[t.dtype])
         ordered.append((a, t.dtype))

@@ -131,3 +131,24 @@ def test_import_error_in_program(tmp_path):
     assert r.returncode == 1
     assert "importing the program failed: RuntimeError: boom" in r.stderr
     assert "prog.py:5" in r.stderr
+
+
+def test_zero_d_inputs_and_buffer_only_modules():
+    # A 0-d tensor input (a scale) and a module with a buffer but no parameters both
+    # capture on the meta device and validate on their real example inputs.
+    class Scale(torch.nn.Module):
+        def forward(self, x, s):
+            return x * s
+
+    class Shift(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("b", torch.ones(4))
+
+        def forward(self, x):
+            return x + self.b
+
+    r = solar.analyze(Scale(), [torch.randn(3, 4), torch.tensor(2.0)], arch="H100_PCIe")
+    assert r.validation.status == "full", r.validation.detail
+    r = solar.analyze(Shift(), [torch.randn(3, 4)], arch="H100_PCIe")
+    assert r.validation.status == "full", r.validation.detail

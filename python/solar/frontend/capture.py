@@ -227,7 +227,7 @@ def capture_module(model, example_inputs) -> Capture:
         for t in example_inputs
     ]
     original = model
-    if not all(p.device.type == "meta" for p in model.parameters()):
+    if not all(t.device.type == "meta" for t in [*model.parameters(), *model.buffers()]):
         import copy
 
         model = copy.deepcopy(model).to("meta")  # shapes only from here on
