@@ -478,11 +478,11 @@ def main(argv=None) -> int:
         layer = "?"
     print(f"machine: {machine()}")
     busy_end = busy_fraction()
-    note = " (other work competed for the cores: timings are noisy)" if busy_start > 0.1 else ""
+    note = ""
     if any(r["other_load"] > NOISY for r in rows):
-        note += (
-            f"; rows marked noisy: other processes used > {NOISY:.0%} of the cores while they "
-            "were timed (rerun on a quiet machine)"
+        note = (
+            f" (rows marked noisy: other processes used > {NOISY:.0%} of the cores while they "
+            "were timed: rerun on a quiet machine)"
         )
     print(
         f"CPU busy (all processes) over 1 s before the run {busy_start:.0%}, "
