@@ -733,7 +733,7 @@ class Checker {
     ctx->loops = nullptr;
     if (nest.updates.empty()) return;
     check_parallel(nest, k);
-    derive_nest(&nest, k);
+    derive_nest(&nest);
     k.nests.push_back(std::move(nest));
   }
 
@@ -1384,9 +1384,6 @@ class Checker {
   static bool all_single_char(const std::vector<std::vector<std::string>>& operands) {
     for (const auto& op : operands)
       for (const auto& p : op) {
-        std::string bare;
-        for (char c : p)
-          if (c != '(' && c != ')' && c != '+') bare += c;
         // A sum "(P+R)" is fine when each of its ranks is one char.
         if (p.front() == '(') {
           size_t start = 1;
@@ -1415,7 +1412,7 @@ class Checker {
     return side(inputs) + (sep.empty() ? "->" : " -> ") + side(outputs);
   }
 
-  static void derive_nest(Nest* nest, const Kernel& k) {
+  static void derive_nest(Nest* nest) {
     const auto ranks = rank_names(*nest);
     nest->output = nest->updates.front().target.tensor;
     std::vector<std::vector<std::string>> inputs;
@@ -1457,7 +1454,6 @@ class Checker {
     }
     nest->einsum = format_einsum(inputs, outputs);
     nest->map_expr = join(bodies, "; ");
-    (void)k;
   }
 
   static void derive_kernel_einsum(Kernel* k) {

@@ -35,7 +35,6 @@ class Capture:
     exported: object  # torch.export.ExportedProgram (core ATen after decompositions)
     source: str  # file the program came from ("" for an in-memory module)
     problem: Problem | None = None
-    input_names: list = field(default_factory=list)
     module: object = None  # an in-memory module and its real example inputs (validation)
     example_inputs: list = field(default_factory=list)
 
