@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Diagnostic, UserError
+from .rnn import patch_recurrent
 
 
 def frontend_error(kind: str, message: str, hint: str = "", file: str = "", line: int = 0):
@@ -161,6 +162,12 @@ def _as_list(value, what: str, path: str) -> list:
     )
 
 
+def has_recurrent(model) -> bool:
+    import torch.nn as nn
+
+    return any(isinstance(m, nn.RNNBase) for m in model.modules())
+
+
 def build_on_meta(problem: Problem):
     """Model and inputs on the meta device: shapes and dtypes only, nothing allocated."""
     import torch
@@ -172,6 +179,7 @@ def build_on_meta(problem: Problem):
             problem.path,
         )
         model = _call_user(lambda: problem.model_class(*init), "Model(...)", problem.path)
+        patch_recurrent(model)
         inputs = _as_list(
             _call_user(problem.get_inputs, "get_inputs()", problem.path), "get_inputs", problem.path
         )
@@ -225,11 +233,14 @@ def capture_module(model, example_inputs) -> Capture:
         torch.empty(t.shape, dtype=t.dtype, device="meta") if isinstance(t, torch.Tensor) else t
         for t in example_inputs
     ]
+    import copy
+
     original = model
     if not all(t.device.type == "meta" for t in [*model.parameters(), *model.buffers()]):
-        import copy
-
         model = copy.deepcopy(model).to("meta")  # shapes only from here on
+    elif has_recurrent(model):
+        model = copy.deepcopy(model)  # patch_recurrent changes the module it is given
+    patch_recurrent(model)
     exported = export_module(model, inputs, "")
     real = all(not isinstance(t, torch.Tensor) or t.device.type != "meta" for t in example_inputs)
     return Capture(

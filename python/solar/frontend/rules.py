@@ -1421,3 +1421,10 @@ def _const_typed(lw, value, shape, dtype):
     sizes = "".join(f", {n}={s}" for n, s in zip(names, shape, strict=True))
     lw.emit(f'{var} = constant({float(value)!r}, "{",".join(names)}"{sizes}, dtype="{dtype}")')
     return Value(var, tuple(shape), dtype)
+
+
+# ---------------------------------------------------------------------------- recurrent
+# nn.LSTM / nn.GRU / nn.RNN, captured as one custom operator each (frontend/rnn.py).
+from .rnn import RULES as _RECURRENT_RULES  # noqa: E402
+
+RULES.update(_RECURRENT_RULES)

@@ -1,9 +1,11 @@
 """Validation of a lowered program against the PyTorch program it came from.
 
 Levels (ARCHITECTURE.md): `full` — the IR program runs at the program's own sizes on the same
-inputs and weights as PyTorch and every output matches; `none` — the program is too large to
-execute within the budget here (scaled and per-kernel validation come next); `failed` — an
-output differs (the report says which and by how much).
+inputs and weights as PyTorch and every output matches; `scaled` — the same at reduced sizes
+(size constants divided by a power of two, the same computing operators in the same order);
+`per-kernel` — each distinct operator alone against PyTorch (frontend/per_kernel.py); `none` —
+not even that could run here (the detail says why); `failed` — an output differs (the report
+says which and by how much).
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from pathlib import Path
 import numpy as np
 
 from .. import _core
-from ..errors import UserError
+from ..errors import UserError, argument_error
 from ..execution import TOLERANCES, check_budget, compare
 from .capture import Capture, frontend_error
 from .lower import LoweredProgram, ir_dtype, lower
+from .per_kernel import validate_per_kernel
 
 # Validation tolerances (rtol, atol relative to the output's largest magnitude): PyTorch
 # and the IR sum in different orders; reductions over thousands of terms in fp32 differ by
@@ -141,17 +144,19 @@ def validate(
 ) -> Validation:
     """Validates a lowered program: at full size when it fits the execution budget, else at
     reduced sizes (scaled)."""
-    if capture.problem is None and capture.module is None:
-        return Validation("none", "a module on the meta device: nothing to run")
     # Validation runs PyTorch and the IR program, a batch runs many: a tighter budget than
     # `solar run`'s, so that large programs validate at reduced sizes in seconds.
     max_bytes = VALIDATION_MAX_BYTES if max_bytes is None else max_bytes
     max_seconds = VALIDATION_MAX_SECONDS if max_seconds is None else max_seconds
     try:
+        if capture.problem is None and capture.module is None:
+            raise argument_error("a module on the meta device has no values to run")
         check_budget(graph, backend, max_bytes, max_seconds, capture.source, bounds_check=False)
     except UserError as e:
         if capture.problem is None:
-            return Validation("none", f"not executed here ({e.diagnostics[0].message})")
+            return validate_per_kernel(
+                capture, lowered, e.diagnostics[0].message, seed, backend, max_bytes, max_seconds
+            )
         return validate_scaled(
             capture, lowered, graph, e.diagnostics[0].message, seed, backend, max_bytes, max_seconds
         )
@@ -242,10 +247,14 @@ def validate_scaled(
         if v >= SCALE_MIN and not _NOT_SIZES.search(k) and k not in loops
     }
     if not sizes:
-        return Validation(
-            "none",
-            f"not executed here ({why}) and the program has no "
-            "module-level size constants to scale",
+        return validate_per_kernel(
+            capture,
+            lowered,
+            f"{why}; no module-level size constants to scale",
+            seed,
+            backend,
+            max_bytes,
+            max_seconds,
         )
     seconds = estimate_seconds(graph, backend, bounds_check=False)
     budget = (max_seconds or DEFAULT_MAX_SECONDS) * 0.25
@@ -301,10 +310,14 @@ def validate_scaled(
                 "computing operators as at full size)",
             )
             return Validation("scaled" if v.status == "full" else "failed", v.detail, v.outputs)
-    return Validation(
-        "none",
-        f"not executed here ({why}); no reduced size kept the program's "
-        f"structure within the budget ({last})",
+    return validate_per_kernel(
+        capture,
+        lowered,
+        f"{why}; no reduced size kept the program's structure within the budget ({last})",
+        seed,
+        backend,
+        max_bytes,
+        max_seconds,
     )
 
 
