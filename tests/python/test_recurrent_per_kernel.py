@@ -99,3 +99,22 @@ def test_per_kernel_names_the_operators_it_cannot_run():
     assert v.status == "none"
     assert "per-kernel: 1 of 2 distinct operators match PyTorch" in v.detail
     assert "could not run here: aten.addmm.default" in v.detail
+
+
+def test_tensors_created_in_forward_capture_and_validate(tmp_path):
+    # torch.ones / torch.arange without device= land on the meta device while capturing, and
+    # torch.tensor([2.0, 3.0]) (a constant built from Python data, captured without values on
+    # meta) gets its values from a real export at validation time.
+    p = tmp_path / "made_in_forward.py"
+    p.write_text(
+        "import torch\nimport torch.nn as nn\n\nn = 16\n\n\nclass Model(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        mask = torch.triu(torch.ones(n, n), diagonal=1)\n"
+        "        scale = torch.tensor([2.0, 3.0]).sum()\n"
+        "        return x * mask * scale + torch.arange(n)\n\n\n"
+        "def get_inputs():\n    return [torch.randn(4, n, n)]\n\n\n"
+        "def get_init_inputs():\n    return []\n"
+    )
+    r = analyze_pytorch(str(p))
+    assert "c_lifted_tensor_0" in r.ir_text
+    assert r.validation.status == "full", r.validation.detail

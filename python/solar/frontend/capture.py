@@ -189,6 +189,7 @@ def build_on_meta(problem: Problem):
 def export_module(model, inputs: list, source: str):
     """torch.export in training mode (no .eval(): batch norm uses batch statistics, dropout
     is live), then decomposition to core ATen operators."""
+    import contextlib
     import logging
     import warnings
 
@@ -199,7 +200,16 @@ def export_module(model, inputs: list, source: str):
         # torch.export's warnings and logged tracebacks are not the user's concern: a failure
         # is reported once, below.
         logging.disable(logging.CRITICAL)
-        with torch.no_grad(), warnings.catch_warnings():
+        # Tensors the forward pass creates without a device (torch.ones(n), torch.arange(n))
+        # must land on the model's device: meta while capturing, the CPU when validation
+        # re-exports the real program to read constants (frontend/validate.py).
+        on_meta = any(
+            t.device.type == "meta"
+            for t in [*model.parameters(), *model.buffers(), *args]
+            if isinstance(t, torch.Tensor)
+        )
+        device = torch.device("meta") if on_meta else contextlib.nullcontext()
+        with torch.no_grad(), warnings.catch_warnings(), device:
             warnings.simplefilter("ignore")
             exported = torch.export.export(model, args)
             exported = exported.run_decompositions()

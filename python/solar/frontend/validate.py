@@ -119,6 +119,7 @@ def ir_inputs(lowered: LoweredProgram, capture: Capture, model, inputs) -> dict:
     constants = getattr(capture.exported, "constants", {}) or {}
     tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
     result = {}
+    real_constants = None
     for name, kind, target in lowered.params:
         if kind == "input":
             value = tensors[target]
@@ -126,10 +127,25 @@ def ir_inputs(lowered: LoweredProgram, capture: Capture, model, inputs) -> dict:
             value = state[target]
         elif target in constants:
             value = constants[target]
+            if value.device.type == "meta":
+                # A tensor built from Python data in forward() (torch.tensor([...])) was
+                # captured on the meta device without its values: export the real program
+                # once more (it fits, it is being validated) and take the constant from it.
+                if real_constants is None:
+                    real_constants = real_export_constants(capture, model, inputs)
+                value = real_constants.get(target, value)
         else:
             raise frontend_error("validate", f"no value for weight '{target}'", file=capture.source)
         result[name] = value.detach()
     return result
+
+
+def real_export_constants(capture: Capture, model, inputs) -> dict:
+    """The lifted constants of the program exported with real tensors."""
+    from .capture import export_module
+
+    copies = [t.clone() if hasattr(t, "clone") else t for t in inputs]
+    return dict(export_module(model, copies, capture.source).constants or {})
 
 
 def validate(
