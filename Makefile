@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BUILD := build/cpp
 APT_PACKAGES := build-essential cmake ninja-build libgtest-dev libgmock-dev libbenchmark-dev \
-                libyaml-cpp-dev nlohmann-json3-dev libopenblas-dev
+                libyaml-cpp-dev nlohmann-json3-dev libopenblas-dev chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test setup apt venv build cpp-test py-test lint format bench bench-deps clean
@@ -33,7 +33,8 @@ $(VENV)/.deps: pyproject.toml
 	# a multi-GB CUDA build (the package itself accepts torch>=2.4).
 	$(PY) -m pip install -q "torch==2.13.0"
 	$(PY) -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.4" "PyYAML>=6" "pytest>=8" \
-	    "ruff>=0.6" "clang-format==18.1.8" "numpy>=1.24" "ml_dtypes>=0.4"
+	    "ruff>=0.6" "clang-format==18.1.8" "numpy>=1.24" "ml_dtypes>=0.4" \
+	    "matplotlib>=3.7"
 	touch $@
 
 venv: $(VENV)/.deps
@@ -50,7 +51,8 @@ cpp-test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j2
 
 py-test: build
-	$(PY) -m pytest -q
+	# SOLAR_REQUIRE_BROWSER: the HTML report test fails, not skips, without chromium.
+	SOLAR_REQUIRE_BROWSER=1 $(PY) -m pytest -q -rs
 
 lint: venv
 	$(VENV)/bin/ruff check python tests/python bench

@@ -85,7 +85,12 @@ def trace(program, dims: dict[str, int] | None = None) -> _core.Graph:
 
 
 def load_arch(name_or_path: str) -> _core.ArchSpec:
-    """An architecture spec by name (configs/arch) or by the path of a YAML file."""
+    """An architecture spec by name (configs/arch), by the path of a YAML file, or "local":
+    this machine, derived and measured once (solar.local_arch, docs/measure.md)."""
+    if str(name_or_path).lower() == "local":
+        from .local_arch import local_spec_path
+
+        name_or_path = local_spec_path()
     return _core.load_arch(str(name_or_path), arch_dir())
 
 

@@ -121,6 +121,9 @@ def summary(results: list[dict]) -> str:
         lines.append(
             "failures by stage: " + ", ".join(f"{k} {v}" for k, v in sorted(stages.items()))
         )
+    from .measure import batch_summary
+
+    lines += batch_summary(ok)
     slow = sorted(results, key=lambda r: -r.get("seconds_wall", 0))[:5]
     lines.append(
         "slowest: "

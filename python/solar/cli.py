@@ -46,20 +46,34 @@ def _archs(names):
     return [load_arch(n) for n in names]
 
 
+def _visual_reports(args, graph, archs, analyses, validation) -> None:
+    """--html and --png (docs/reports.md); the figures are drawn once for both."""
+    from . import html_report, plots
+
+    figures = plots.report_figures(graph, archs, analyses)
+    if args.html:
+        html_report.write_report(
+            args.html, args.file, graph, archs, analyses, validation, figures=figures
+        )
+        print(f"wrote {args.html}")
+    if args.png:
+        paths = plots.save_all(figures, args.png)
+        print(f"wrote {', '.join(str(p) for p in paths)}")
+
+
 def cmd_analyze(args) -> int:
     from .frontend.capture import is_pytorch_program
 
     archs = _archs(args.arch)
     validation = ("none", "not validated (an IR program; run `solar validate` to execute it)")
     extra = []
+    measured = None  # measure.Measurement with --measure
+    if args.compile and not args.measure:
+        raise argument_error("--compile times torch.compile: it needs --measure")
     if is_pytorch_program(args.file):
         from .pytorch import analyze_pytorch
 
-        if args.dim:
-            raise argument_error(
-                "--dim applies to IR programs; a PyTorch program's sizes come "
-                "from its own constants and get_inputs()"
-            )
+        overrides = dict(_dims(args.dim))  # module-level size constants
         result = analyze_pytorch(
             args.file,
             archs=archs,
@@ -67,6 +81,7 @@ def cmd_analyze(args) -> int:
             validate=not args.no_validate,
             backend=args.backend,
             emit_ir=args.emit_ir,
+            overrides=overrides,
         )
         graph, analyses = result.graph, result.analyses
         validation = (result.validation.status, result.validation.detail)
@@ -77,9 +92,27 @@ def cmd_analyze(args) -> int:
             + (f"; IR written to {args.emit_ir}" if args.emit_ir else "")
         ]
         extra += [f"  note: {n}" for n in result.notes]
+        if args.measure:
+            from .measure import measure
+
+            measured = measure(
+                args.file,
+                graph,
+                archs,
+                args.fp32_math,
+                overrides,
+                args.repeats,
+                args.warmup,
+                args.compile,
+            )
     else:
         if args.emit_ir:
             raise argument_error("--emit-ir applies to PyTorch programs; this is already IR")
+        if args.measure or args.compile:
+            raise argument_error(
+                "--measure and --compile time a PyTorch program; this is an IR program",
+                "analyse the PyTorch program it came from, or time the IR with `solar run`",
+            )
         graph = _load_graph(args)
         analyses = [_core.analyze(graph, a, args.fp32_math) for a in archs]
     for i, (arch, analysis) in enumerate(zip(archs, analyses, strict=True)):
@@ -91,6 +124,10 @@ def cmd_analyze(args) -> int:
                 print(line)
             if validation[0] != "none" or extra:
                 print(f"  validation: {validation[0]} — {validation[1]}")
+        if measured is not None:
+            from .measure import report_text
+
+            print(report_text(measured, i))
         if args.per_node:
             print()
             print(report.node_table(graph, analysis))
@@ -99,15 +136,29 @@ def cmd_analyze(args) -> int:
         print(report.cross_table([(a.name, r) for a, r in zip(archs, analyses, strict=True)]))
     if args.json:
         text = _core.analysis_json(graph, archs, analyses, validation[0], validation[1])
+        if measured is not None:
+            from .measure import with_measurement
+
+            text = with_measurement(text, measured)
         Path(args.json).write_text(text + "\n")
         print(f"\nwrote {args.json}")
-    return 0 if validation[0] != "failed" else 1
+    if args.html or args.png:
+        _visual_reports(args, graph, archs, analyses, validation)
+    violated = measured is not None and any(measured.violations(i) for i in range(len(archs)))
+    return 0 if validation[0] != "failed" and not violated else 1
 
 
 def cmd_batch(args) -> int:
     from .batch import run_batch, summary
 
     extra = ["--backend", args.backend] + (["--no-validate"] if args.no_validate else [])
+    if args.measure:
+        extra += ["--measure", "--repeats", str(args.repeats), "--warmup", str(args.warmup)]
+        extra += ["--compile"] if args.compile else []
+    elif args.compile:
+        raise argument_error("--compile times torch.compile: it needs --measure")
+    if args.arch.lower() == "local":
+        load_arch("local")  # derived (and measured) once, before the workers share it
     results = run_batch(args.paths, args.arch, args.out, args.jobs, args.timeout, extra)
     print(summary(results))
     return 0
@@ -266,8 +317,16 @@ def cmd_arch(args) -> int:
             spec = load_arch(name)
             print(f"{name:18s} {spec.description}")
         return 0
+    if args.action == "local":  # `solar arch local [--refresh]`: this machine's spec
+        args.name = "local"
     if not args.name:
         raise argument_error("solar arch show NAME: give an architecture name or a spec path")
+    if args.refresh:
+        if args.name.lower() != "local":
+            raise argument_error("--refresh re-derives the local spec: solar arch show local")
+        from .local_arch import local_spec_path
+
+        local_spec_path(refresh=True)
     a = load_arch(args.name)
     print(f"{a.name}: {a.description}")
     print(f"  file: {a.file}")
@@ -292,6 +351,18 @@ def cmd_arch(args) -> int:
     return 0
 
 
+def _measure_options(p) -> None:
+    """--measure and its options (docs/measure.md), for analyze and batch."""
+    p.add_argument(
+        "--measure",
+        action="store_true",
+        help="PyTorch programs: time the program here and report headroom over its SOL",
+    )
+    p.add_argument("--compile", action="store_true", help="with --measure: time torch.compile too")
+    p.add_argument("--repeats", type=int, default=5, help="timed runs (default 5; median)")
+    p.add_argument("--warmup", type=int, default=2, help="untimed runs first (default 2)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="solar", description="Validated speed-of-light bounds for DL programs.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -310,6 +381,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--dim", action="append", metavar="K=V", help="override a size of DIMS")
     a.add_argument("--per-node", action="store_true", help="print a per-node table")
     a.add_argument("--json", metavar="OUT", help="write the analysis JSON (solar.analysis/1)")
+    a.add_argument("--html", metavar="OUT", help="write a self-contained HTML report with plots")
+    a.add_argument("--png", metavar="DIR", help="write the report's plots as PNG files to DIR")
     a.add_argument(
         "--fp32-math",
         choices=["fp32", "tf32"],
@@ -329,6 +402,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="native",
         help="executor backend for validation",
     )
+    _measure_options(a)
     a.set_defaults(func=cmd_analyze)
 
     b = sub.add_parser("batch", help="analyse many programs into a JSON-lines file")
@@ -339,6 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--timeout", type=float, default=600, help="seconds per workload")
     b.add_argument("--no-validate", action="store_true")
     b.add_argument("--backend", choices=["native", "interpreter"], default="native")
+    _measure_options(b)
     b.set_defaults(func=cmd_batch)
 
     g = sub.add_parser("graph", help="write the einsum-graph YAML sidecar")
@@ -384,8 +459,11 @@ def build_parser() -> argparse.ArgumentParser:
             x.set_defaults(func=cmd_validate)
 
     r = sub.add_parser("arch", help="list or show architecture specs")
-    r.add_argument("action", choices=["list", "show"])
+    r.add_argument("action", choices=["list", "show", "local"])
     r.add_argument("name", nargs="?")
+    r.add_argument(
+        "--refresh", action="store_true", help="show local: derive and measure this machine again"
+    )
     r.set_defaults(func=cmd_arch)
     return p
 

@@ -34,12 +34,16 @@ class PyTorchResult:
         return self.analysis.unfused
 
 
-def lower_pytorch(source, example_inputs=None):
-    """(capture, lowered) for a problem file path or an nn.Module with example inputs."""
+def lower_pytorch(source, example_inputs=None, overrides=None):
+    """(capture, lowered) for a problem file path or an nn.Module with example inputs.
+    `overrides` ({constant: value}) replaces a problem file's module-level integer constants
+    before it runs (`--dim` on a PyTorch program)."""
     from .frontend import capture_module, capture_problem, lower
 
     if isinstance(source, (str, bytes)) or hasattr(source, "__fspath__"):
-        capture = capture_problem(str(source))
+        if overrides:
+            check_overrides(str(source), overrides)
+        capture = capture_problem(str(source), overrides or None)
     else:
         if example_inputs is None:
             from .errors import argument_error
@@ -52,6 +56,26 @@ def lower_pytorch(source, example_inputs=None):
     return capture, lower(capture)
 
 
+def check_overrides(path: str, overrides: dict) -> None:
+    """Every overridden name must be a module-level integer constant of the problem file."""
+    from pathlib import Path
+
+    from .errors import argument_error
+    from .frontend.capture import int_constants
+
+    try:
+        known = int_constants(Path(path).read_text())
+    except (OSError, SyntaxError, ValueError):
+        return  # capture reports an unreadable program
+    unknown = [k for k in overrides if k not in known]
+    if unknown:
+        raise argument_error(
+            f"--dim {unknown[0]}=...: '{unknown[0]}' is not a module-level integer constant "
+            f"of {path}",
+            "its constants are: " + (", ".join(f"{k}={v}" for k, v in known.items()) or "none"),
+        )
+
+
 def analyze_pytorch(
     source,
     example_inputs=None,
@@ -61,12 +85,13 @@ def analyze_pytorch(
     backend="native",
     emit_ir=None,
     seed=0,
+    overrides=None,
 ) -> PyTorchResult:
     from . import load_arch
     from .frontend.validate import Validation, load_lowered
     from .frontend.validate import validate as run_validation
 
-    capture, lowered = lower_pytorch(source, example_inputs)
+    capture, lowered = lower_pytorch(source, example_inputs, overrides)
     if emit_ir:
         with open(emit_ir, "w") as f:
             f.write(lowered.text)

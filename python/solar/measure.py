@@ -1,0 +1,477 @@
+"""Measured headroom: time a PyTorch program on this machine and compare it with its SOL
+bound at the sizes it ran (`solar analyze FILE --measure [--compile]`, docs/measure.md).
+
+The program runs as the harness runs it (seeded, training mode, no .eval(), under
+torch.no_grad()) on the local device (CUDA when available, else the CPU): warm-up runs, then
+`repeats` timed runs, each on fresh copies of the inputs and after flushing the caches
+(writing then reading a buffer of twice the last-level cache). The median and the minimum
+are reported; `headroom = measured median / SOL`. A run faster than the fused bound is a
+**SOL violation**: the bound is wrong (a peak or a bandwidth too low, or a byte or FLOP
+counted that the program need not move or compute).
+
+Sizes: at full size when the program fits the measurement budget (memory of its arrays and
+an estimated run time), else with its module-level size constants divided by a power of two
+as scaled validation does (`solar.frontend.validate.validate_scaled`); the SOL compared
+against is always computed at the measured sizes.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import _core
+from .errors import UserError, argument_error
+
+# Per timed run: the estimated IR execution time (solar.execution.estimate_seconds, about 4x
+# slower than PyTorch here) and the peak bytes of live arrays. Above either, sizes shrink.
+MEASURE_MAX_SECONDS = float(os.environ.get("SOLAR_MEASURE_MAX_SECONDS", 1.0))
+MEASURE_MAX_BYTES = int(os.environ.get("SOLAR_MEASURE_MAX_BYTES", 1 << 30))
+DEFAULT_REPEATS = 5
+DEFAULT_WARMUP = 2
+
+
+@dataclass
+class Timing:
+    """Seconds of each timed run of one variant (eager or compiled)."""
+
+    seconds: list
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+    @property
+    def min(self) -> float:
+        return min(self.seconds)
+
+    def to_json(self) -> dict:
+        return {
+            "median_seconds": self.median,
+            "min_seconds": self.min,
+            "seconds": list(self.seconds),
+        }
+
+
+@dataclass
+class ArchSol:
+    """The SOL bound of the measured sizes on one architecture."""
+
+    arch: str
+    unfused_seconds: float
+    fused_seconds: float
+    flops: int
+    fused_bytes: int
+
+
+@dataclass
+class Measurement:
+    source: str
+    device: str  # "cpu" | "cuda"
+    device_name: str
+    sizes: dict  # constant -> value the program ran with ({} at its own sizes)
+    full_size: bool
+    sizes_detail: str
+    repeats: int
+    warmup: int
+    flush_bytes: int
+    eager: Timing
+    compiled: Timing | None = None
+    compile_seconds: float = 0.0
+    compile_error: str = ""
+    sols: list = field(default_factory=list)  # ArchSol per architecture, in order
+
+    def headroom(self, i: int = 0) -> dict:
+        s = self.sols[i]
+        out = {
+            "eager_fused": self.eager.median / s.fused_seconds,
+            "eager_unfused": self.eager.median / s.unfused_seconds,
+        }
+        if self.compiled is not None:
+            out["compile_fused"] = self.compiled.median / s.fused_seconds
+            out["compile_unfused"] = self.compiled.median / s.unfused_seconds
+        return out
+
+    def margin(self, i: int = 0) -> float:
+        """Fastest run / fused bound (< 1 is a violation)."""
+        fastest = self.eager.min
+        if self.compiled is not None:
+            fastest = min(fastest, self.compiled.min)
+        return fastest / self.sols[i].fused_seconds
+
+    def violations(self, i: int = 0) -> list[str]:
+        s = self.sols[i]
+        out = []
+        for name, t in (("eager", self.eager), ("torch.compile", self.compiled)):
+            if t is not None and t.min < s.fused_seconds:
+                out.append(
+                    f"SOL VIOLATION: {name} ran in {t.min:.4g} s, faster than the fused bound "
+                    f"{s.fused_seconds:.4g} s on {s.arch} ({t.min / s.fused_seconds:.3f}x): "
+                    "the bound or its spec is wrong (docs/measure.md)"
+                )
+        return out
+
+    def to_json(self, i: int = 0) -> dict:
+        s = self.sols[i]
+        compiled = None
+        if self.compiled is not None:
+            compiled = {**self.compiled.to_json(), "compile_seconds": self.compile_seconds}
+        elif self.compile_error:
+            compiled = {"error": self.compile_error}
+        return {
+            "device": self.device,
+            "device_name": self.device_name,
+            "sizes": dict(self.sizes),
+            "full_size": self.full_size,
+            "sizes_detail": self.sizes_detail,
+            "repeats": self.repeats,
+            "warmup": self.warmup,
+            "cache_flush_bytes": self.flush_bytes,
+            "eager": self.eager.to_json(),
+            "compile": compiled,
+            "sol": {
+                "arch": s.arch,
+                "unfused_seconds": s.unfused_seconds,
+                "fused_seconds": s.fused_seconds,
+                "flops": s.flops,
+                "fused_bytes": s.fused_bytes,
+            },
+            "headroom": self.headroom(i),
+            "margin": self.margin(i),
+            "violations": self.violations(i),
+        }
+
+
+# --- sizes -----------------------------------------------------------------------------
+
+
+def _over_budget(graph, max_bytes: int, max_seconds: float) -> str:
+    """Why running `graph` does not fit one timed run's budget ("" when it fits)."""
+    from .execution import estimate_seconds
+
+    peak, _ = _core.estimate_cost(graph)
+    seconds = estimate_seconds(graph, "native", bounds_check=False)
+    why = []
+    if peak > max_bytes:
+        why.append(f"{peak / 2**30:.2f} GiB of arrays (budget {max_bytes / 2**30:.2f} GiB)")
+    if seconds > max_seconds:
+        why.append(f"an estimated {seconds:.2g} s a run (budget {max_seconds:g} s)")
+    return " and ".join(why)
+
+
+def _lowered_graph(path: str, overrides: dict):
+    """(graph, lowered) of the problem at the given constant overrides."""
+    from .frontend.validate import load_lowered
+    from .pytorch import lower_pytorch
+
+    _, lowered = lower_pytorch(path, overrides=overrides or None)
+    return _core.trace(load_lowered(lowered), []), lowered
+
+
+def choose_sizes(
+    path: str,
+    graph,
+    base: dict | None = None,
+    max_bytes: int = MEASURE_MAX_BYTES,
+    max_seconds: float = MEASURE_MAX_SECONDS,
+):
+    """(overrides, graph at those sizes, detail): the program's own sizes (after `base`,
+    the user's --dim overrides) when they fit the budget, else its size constants divided by
+    the smallest power of two that fits, with the rules and helpers of scaled validation."""
+    from .execution import estimate_seconds
+    from .frontend.capture import int_constants, override_constants
+    from .frontend.validate import (
+        _NOT_SIZES,
+        _SEQUENCE,
+        _SPATIAL,
+        SCALE_FLOOR,
+        SCALE_MIN,
+        _loop_bounds,
+    )
+
+    base = dict(base or {})
+    why = _over_budget(graph, max_bytes, max_seconds)
+    if not why:
+        return base, graph, "at the program's own sizes" + (" (--dim)" if base else "")
+    text = Path(path).read_text()
+    if base:
+        text = override_constants(text, base)
+    loops = _loop_bounds(text)
+    sizes = {
+        k: v
+        for k, v in int_constants(text).items()
+        if v >= SCALE_MIN and not _NOT_SIZES.search(k) and k not in loops
+    }
+    if not sizes:
+        raise argument_error(
+            f"cannot measure {path}: it needs {why} and has no module-level size constants "
+            "to reduce",
+            "raise the budget ($SOLAR_MEASURE_MAX_SECONDS, $SOLAR_MEASURE_MAX_BYTES) or "
+            "give smaller sizes with --dim NAME=VALUE",
+        )
+    seconds = estimate_seconds(graph, "native", bounds_check=False)
+    start = 2
+    while start < 2**20 and seconds / start**3 > max_seconds:
+        start *= 2
+    last = why
+    fixed_sequence = {k: v for k, v in sizes.items() if not _SEQUENCE.search(k)}
+    fixed_spatial = {k: v for k, v in sizes.items() if not _SPATIAL.search(k)}
+    fixed_both = {k: v for k, v in fixed_sequence.items() if k in fixed_spatial}
+    for attempt in (sizes, fixed_sequence, fixed_spatial, fixed_both):
+        if not attempt:
+            continue
+        factor, going_down = start, False
+        for _ in range(10):
+            if factor < 2:
+                break
+            overrides = {**base, **{k: max(SCALE_FLOOR, v // factor) for k, v in attempt.items()}}
+            try:
+                small, _ = _lowered_graph(path, overrides)
+            except UserError as e:  # too small to capture (pooling stages): less reduction
+                last = e.diagnostics[0].message if e.diagnostics else str(e)
+                factor, going_down = factor // 2, True
+                continue
+            over = _over_budget(small, max_bytes, max_seconds)
+            if over:
+                last = over
+                if going_down:
+                    break
+                factor *= 2
+                continue
+            scaled = ", ".join(f"{k} {sizes[k]}->{overrides[k]}" for k in attempt)
+            return overrides, small, f"at reduced sizes ({scaled}): full size needs {why}"
+    raise argument_error(
+        f"cannot measure {path}: it needs {why} and no reduced size fits ({last})",
+        "raise the budget ($SOLAR_MEASURE_MAX_SECONDS, $SOLAR_MEASURE_MAX_BYTES) or give "
+        "sizes with --dim NAME=VALUE",
+    )
+
+
+# --- timing ----------------------------------------------------------------------------
+
+
+def device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _device_name(dev: str) -> str:
+    import torch
+
+    if dev == "cuda":
+        return torch.cuda.get_device_name(0)
+    from .local_arch import parse_cpuinfo
+
+    try:
+        model = parse_cpuinfo(Path("/proc/cpuinfo").read_text()).model
+    except OSError:
+        model = ""
+    return f"{model or 'CPU'} ({torch.get_num_threads()} threads)"
+
+
+def flush_bytes(dev: str) -> int:
+    """Bytes written then read between timed runs: twice the last-level cache (L2 of a GPU),
+    at least 64 MiB."""
+    import torch
+
+    if dev == "cuda":
+        llc = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0)
+    else:
+        from .local_arch import last_level_cache
+
+        llc = last_level_cache()[0]
+    return max(2 * llc, 64 * 2**20)
+
+
+def build(path: str, overrides: dict, seed: int, dev: str):
+    """(model, inputs) on `dev`, seeded as the harness seeds them (docs/pytorch.md)."""
+    import torch
+
+    from .frontend.capture import _as_list, _call_user, load_problem
+
+    p = load_problem(path, overrides or None)
+    torch.manual_seed(seed)
+    init = _as_list(
+        _call_user(p.get_init_inputs, "get_init_inputs()", path), "get_init_inputs", path
+    )
+    model = _call_user(lambda: p.model_class(*init), "Model(...)", path)
+    torch.manual_seed(seed)
+    inputs = _as_list(_call_user(p.get_inputs, "get_inputs()", path), "get_inputs", path)
+    model = model.to(dev)
+    inputs = [t.to(dev) if isinstance(t, torch.Tensor) else t for t in inputs]
+    return model, inputs
+
+
+def time_runs(fn, inputs, dev: str, repeats: int, warmup: int, flush: int, path: str) -> Timing:
+    """`repeats` timed calls of fn(*copies of inputs), each after a cache flush."""
+    import torch
+
+    from .frontend.capture import _call_user
+
+    buffer = torch.empty(flush // 4, dtype=torch.float32, device=dev)
+
+    def fresh():
+        return [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
+
+    def sync():
+        if dev == "cuda":
+            torch.cuda.synchronize()
+
+    seconds = []
+    with torch.no_grad():
+        for _ in range(warmup):
+            _call_user(lambda: fn(*fresh()), "the forward pass", path)
+        for i in range(repeats):
+            args = fresh()
+            buffer.fill_(float(i))  # write, then read: the inputs and weights leave the caches
+            float(buffer.sum())
+            sync()
+            t0 = time.perf_counter()
+            _call_user(lambda: fn(*args), "the forward pass", path)  # noqa: B023
+            sync()
+            seconds.append(time.perf_counter() - t0)
+    return Timing(seconds)
+
+
+def measure(
+    path: str,
+    graph,
+    archs: list,
+    fp32_math: str = "default",
+    base: dict | None = None,
+    repeats: int = DEFAULT_REPEATS,
+    warmup: int = DEFAULT_WARMUP,
+    compile: bool = False,
+    seed: int = 0,
+) -> Measurement:
+    """Times the problem file `path` (whose full-size graph, after the user's overrides
+    `base`, is `graph`) and computes the SOL of the measured sizes on each of `archs`."""
+    import torch
+
+    if repeats < 1 or warmup < 0:
+        raise argument_error("--repeats must be at least 1 and --warmup at least 0")
+    overrides, small, detail = choose_sizes(path, graph, base)
+    dev = device()
+    flush = flush_bytes(dev)
+    model, inputs = build(path, overrides, seed, dev)
+    eager = time_runs(model, inputs, dev, repeats, warmup, flush, path)
+    m = Measurement(
+        source=path,
+        device=dev,
+        device_name=_device_name(dev),
+        sizes={k: v for k, v in overrides.items()},
+        full_size=small is graph,
+        sizes_detail=detail,
+        repeats=repeats,
+        warmup=warmup,
+        flush_bytes=flush,
+        eager=eager,
+    )
+    if compile:
+        try:
+            compiled = torch.compile(model)
+            t0 = time.perf_counter()
+            with torch.no_grad():
+                compiled(*[t.clone() if isinstance(t, torch.Tensor) else t for t in inputs])
+            if dev == "cuda":
+                torch.cuda.synchronize()
+            m.compile_seconds = time.perf_counter() - t0
+            m.compiled = time_runs(compiled, inputs, dev, repeats, warmup, flush, path)
+        except UserError:
+            raise
+        except Exception as e:  # torch.compile's own failure: reported, eager still stands
+            first = str(e).splitlines()[0] if str(e) else ""
+            m.compile_error = f"torch.compile failed: {type(e).__name__}: {first}"[:300]
+    for arch in archs:
+        a = _core.analyze(small, arch, fp32_math)
+        m.sols.append(
+            ArchSol(arch.name, a.unfused.seconds, a.fused.seconds, a.fused.flops, a.fused.bytes)
+        )
+    return m
+
+
+def report_text(m: Measurement, i: int = 0) -> str:
+    """The lines `solar analyze --measure` prints under the SOL table of architecture i."""
+    from .report import seconds
+
+    s = m.sols[i]
+    sizes = ", ".join(f"{k}={v}" for k, v in m.sizes.items()) or "the program's own"
+    lines = [
+        f"Measured on {m.device} ({m.device_name}): {m.warmup} warm-up + {m.repeats} timed "
+        f"runs, caches flushed ({m.flush_bytes / 2**20:.0f} MiB) before each",
+        f"  sizes: {sizes} — {m.sizes_detail}",
+        f"  SOL at these sizes on {s.arch}: unfused {seconds(s.unfused_seconds)}, "
+        f"fused {seconds(s.fused_seconds)}",
+    ]
+    h = m.headroom(i)
+    rows = [("eager", m.eager, h["eager_fused"], h["eager_unfused"])]
+    if m.compiled is not None:
+        rows.append(("compile", m.compiled, h["compile_fused"], h["compile_unfused"]))
+    for name, t, hf, hu in rows:
+        lines.append(
+            f"  {name:8s} median {seconds(t.median)}, min {seconds(t.min)}; "
+            f"headroom {hf:.2f}x over fused SOL, {hu:.2f}x over unfused"
+        )
+    if m.compiled is not None:
+        lines.append(f"  torch.compile took {m.compile_seconds:.1f} s (not in the times above)")
+    if m.compile_error:
+        lines.append(f"  {m.compile_error}")
+    if m.device == "cuda" and "local" in s.arch.lower():
+        lines.append("  note: the local spec describes this machine's CPU, not its GPU")
+    for v in m.violations(i):
+        lines.append("!" * 88)
+        lines.append(f"  {v}")
+        lines.append("!" * 88)
+    return "\n".join(lines)
+
+
+def with_measurement(json_text: str, m: Measurement) -> str:
+    """The analysis JSON (one analysis, or `solar.analyses/1` with several) with a
+    `measurement` object added to each analysis, for its architecture (docs/json-schema.md)."""
+    import json
+
+    doc = json.loads(json_text)
+    if doc.get("schema") == "solar.analyses/1":
+        for i, a in enumerate(doc["analyses"]):
+            a["measurement"] = m.to_json(i)
+    else:
+        doc["measurement"] = m.to_json(0)
+    return json.dumps(doc, indent=2)
+
+
+def batch_summary(results: list[dict]) -> list[str]:
+    """Summary lines of the measured workloads of a batch (`solar batch --measure`): count,
+    geometric-mean headroom over the fused bound (eager, torch.compile), the smallest margin
+    (fastest run / fused bound) and every SOL violation."""
+    import math
+
+    measured = [(r["source"], r["measurement"]) for r in results if r.get("measurement")]
+    if not measured:
+        return []
+
+    def geomean(values):
+        return math.exp(sum(math.log(v) for v in values) / len(values)) if values else 0.0
+
+    eager = [m["headroom"]["eager_fused"] for _, m in measured]
+    compiled = [
+        m["headroom"]["compile_fused"] for _, m in measured if "compile_fused" in m["headroom"]
+    ]
+    source, tightest = min(measured, key=lambda sm: sm[1]["margin"])
+    lines = [
+        f"measured: {len(measured)} workloads on {measured[0][1]['device']}; geomean headroom "
+        f"over fused SOL: eager {geomean(eager):.2f}x"
+        + (f", torch.compile {geomean(compiled):.2f}x ({len(compiled)})" if compiled else ""),
+        f"smallest margin (fastest run / fused SOL): {tightest['margin']:.3f}x "
+        f"({Path(source).name})",
+    ]
+    violations = [(s, v) for s, m in measured for v in m["violations"]]
+    if violations:
+        lines.append(f"SOL VIOLATIONS: {len(violations)}")
+        lines += [f"  {Path(s).name}: {v}" for s, v in violations]
+    else:
+        lines.append("SOL violations: none")
+    return lines

@@ -1,0 +1,327 @@
+"""Measured headroom (`--measure`, docs/measure.md) and this machine as a platform
+(`--arch local`, solar.local_arch)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import solar
+from solar import cli, local_arch, measure
+
+pytest.importorskip("torch")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A fixed /proc/cpuinfo excerpt: two processors, AVX2 + FMA, no AVX-512, 2,000 MHz.
+CPUINFO_AVX2 = textwrap.dedent(
+    """\
+    processor	: 0
+    model name	: Test CPU 9000
+    cpu MHz		: 1999.998
+    flags		: fpu sse sse2 ssse3 fma sse4_1 sse4_2 avx f16c avx2 bmi2
+
+    processor	: 1
+    model name	: Test CPU 9000
+    cpu MHz		: 2000.000
+    flags		: fpu sse sse2 ssse3 fma sse4_1 sse4_2 avx f16c avx2 bmi2
+    """
+)
+
+MATMUL = """\
+import torch
+import torch.nn as nn
+
+N = {n}
+
+
+class Model(nn.Module):
+    def forward(self, a, b):
+        return torch.matmul(a, b)
+
+
+def get_inputs():
+    return [torch.rand(N, N), torch.rand(N, N)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def spec_file(tmp_path: Path, flops: float, bandwidth: float, name: str = "fake") -> Path:
+    """A spec with one fp32 rate and one DRAM rate (docs/arch-spec.md)."""
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(
+        f"name: {name}\n"
+        "matrix_flops_per_second:\n"
+        f'  fp32: {{value: {flops:e}, source: "a test spec"}}\n'
+        "vector_flops_per_second:\n"
+        f'  fp32: {{value: {flops:e}, source: "a test spec"}}\n'
+        "dram:\n"
+        f'  bytes_per_second: {{value: {bandwidth:e}, source: "a test spec"}}\n'
+    )
+    return path
+
+
+def problem(tmp_path: Path, n: int) -> Path:
+    path = tmp_path / f"matmul_{n}.py"
+    path.write_text(MATMUL.format(n=n))
+    return path
+
+
+# --- the local spec --------------------------------------------------------------------
+
+
+def test_cpuinfo_parse_and_peak_formula_avx2():
+    cpu = local_arch.parse_cpuinfo(CPUINFO_AVX2)
+    assert cpu.model == "Test CPU 9000"
+    assert {"avx2", "fma"} <= cpu.flags and "avx512f" not in cpu.flags
+    assert cpu.mhz == 2000.0  # the larger of 1999.998 and 2000.000
+    peaks = local_arch.derive_peaks(cpu.flags, cores=4, hz=cpu.mhz * 1e6)
+    # avx2 -> 8 fp32 lanes; 2 FMA units per core; 2 FLOP per FMA:
+    # 4 cores x 2 x 8 x 2 x 2.0e9 Hz = 256e9 FLOP/s; fp64 half: 128e9.
+    assert peaks.lanes_fp32 == 8 and peaks.flops_per_cycle_per_core == 32
+    assert peaks.fp32 == pytest.approx(256e9, rel=1e-12)
+    assert peaks.fp64 == pytest.approx(128e9, rel=1e-12)
+    # No bf16/fp16 FMA: converted to fp32, so the fp32 rate; int8 4 x fp32 = 1.024e12.
+    assert peaks.bf16 == pytest.approx(256e9) and peaks.fp16 == pytest.approx(256e9)
+    assert peaks.int8 == pytest.approx(1.024e12)
+    assert "4 cores x 2 FMA units x 8 fp32 lanes" in peaks.derivation
+
+
+def test_peak_formula_avx512_bf16_and_amx():
+    flags = frozenset({"avx512f", "fma", "avx2", "avx512_bf16"})
+    p = local_arch.derive_peaks(flags, cores=2, hz=3.0e9)
+    # avx512f -> 16 lanes: 2 cores x 2 x 16 x 2 x 3.0e9 = 384e9; avx512_bf16 doubles: 768e9.
+    assert p.fp32 == pytest.approx(384e9) and p.bf16 == pytest.approx(768e9)
+    amx = local_arch.derive_peaks(flags | {"amx_bf16", "amx_int8"}, cores=2, hz=3.0e9)
+    # AMX: 2 cores x 1024 FLOP/cycle x 3.0e9 = 6.144e12 bf16; int8 2048 op/cycle: 12.288e12.
+    assert amx.bf16 == pytest.approx(6.144e12) and amx.int8 == pytest.approx(12.288e12)
+    # SSE only: 4 lanes: 1 core x 2 x 4 x 2 x 1e9 = 16e9.
+    assert local_arch.derive_peaks(frozenset({"sse", "sse2"}), 1, 1e9).fp32 == pytest.approx(16e9)
+
+
+def test_spec_yaml_loads_with_every_number_cited(tmp_path):
+    cpu = local_arch.parse_cpuinfo(CPUINFO_AVX2)
+    peaks = local_arch.derive_peaks(cpu.flags, 4, 2.0e9)
+    bw = local_arch.Bandwidth(20e9, "measured (test)")
+    text = local_arch.spec_yaml(
+        cpu, 4, 2.0e9, "test clock", peaks, bw, 32 * 2**20, 3, 16 * 2**30, "k"
+    )
+    path = tmp_path / "local.yaml"
+    path.write_text(text)
+    spec = solar.load_arch(str(path))
+    assert spec.name == "local" and spec.fp32_matrix_mode == "fp32"
+    # fp32 matrix = fp32 vector = 256e9 (no matrix units); DRAM as measured: 20e9.
+    assert spec.matrix_flops_per_second["fp32"][0] == pytest.approx(256e9, rel=1e-6)
+    assert spec.vector_flops_per_second["fp32"][0] == pytest.approx(256e9, rel=1e-6)
+    assert spec.dram_bytes_per_second[0] == pytest.approx(20e9, rel=1e-6)
+    assert "derived on this machine" in spec.dram_bytes_per_second[1]
+    # The LLC is the on-chip level: 32 MiB = 33,554,432 bytes, named L3.
+    assert spec.on_chip[0]["name"] == "L3"
+    assert spec.on_chip[0]["capacity_bytes"] == pytest.approx(33_554_432, rel=1e-6)
+    # A GEMM measured above the derived peak raises every rate by the same factor:
+    # 512e9 / 256e9 = 2 -> fp64 vector 2 x 128e9 = 256e9.
+    raised = local_arch.spec_yaml(cpu, 4, 2.0e9, "t", peaks, bw, 0, 0, 0, "k", gemm_flops=512e9)
+    path.write_text(raised)
+    spec = solar.load_arch(str(path))
+    assert spec.vector_flops_per_second["fp64"][0] == pytest.approx(256e9, rel=1e-6)
+    assert "raised to the measured fp32 GEMM rate" in spec.vector_flops_per_second["fp32"][1]
+
+
+def test_load_arch_local_derives_once_and_keeps_the_larger_bandwidth(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOLAR_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("SOLAR_LOCAL_REFRESH", raising=False)
+    calls = []
+    rates = iter([30e9, 10e9])
+
+    def fake_bandwidth(llc):
+        calls.append(llc)
+        return local_arch.Bandwidth(next(rates), "fake measurement")
+
+    monkeypatch.setattr(local_arch, "measure_bandwidth", fake_bandwidth)
+    monkeypatch.setattr(local_arch, "measure_gemm_flops", lambda: 0.0)
+    spec = solar.load_arch("local")
+    assert spec.file == str(tmp_path / "local.yaml")
+    assert spec.dram_bytes_per_second[0] == pytest.approx(30e9, rel=1e-6)
+    cpu = local_arch.parse_cpuinfo(Path("/proc/cpuinfo").read_text())
+    hz, _ = local_arch.max_clock_hz(cpu)
+    # The documented formula on this machine's own features.
+    want = local_arch.usable_cores() * 2 * local_arch.fp32_lanes(cpu.flags) * 2 * hz
+    assert spec.vector_flops_per_second["fp32"][0] == pytest.approx(want, rel=1e-6)
+    solar.load_arch("LOCAL")  # cached: not measured again
+    assert len(calls) == 1
+    # A refresh measures again (10e9) but keeps the cached 30e9: a busy machine under-measures.
+    local_arch.local_spec_path(refresh=True)
+    spec = solar.load_arch("local")
+    assert len(calls) == 2
+    assert spec.dram_bytes_per_second[0] == pytest.approx(30e9, rel=1e-6)
+    assert "kept: a re-measurement gave 10 GB/s" in spec.dram_bytes_per_second[1]
+
+
+def test_measure_bandwidth_counts_bytes_by_kernel(monkeypatch):
+    monkeypatch.setattr(local_arch, "STREAM_MIN_ARRAY_BYTES", 4 * 2**20)
+    bw = local_arch.measure_bandwidth(0, trials=2)
+    assert bw.bytes_per_second > 0
+    # 4 MiB arrays of fp32 (1,048,576 elements); the triad counts 4 arrays, the copy 3.
+    assert "arrays of 4 MiB fp32" in bw.derivation
+    assert "counting 4 arrays with the write-allocate" in bw.derivation
+
+
+# --- sizes -----------------------------------------------------------------------------
+
+
+def test_choose_sizes_divides_constants_by_a_power_of_two(tmp_path):
+    path = problem(tmp_path, 256)
+    graph, _ = measure._lowered_graph(str(path), {})
+    # Estimated run time 2 x 256^3 FLOP / 1e10 (GEMM_RATE) = 3.36 ms > 1 ms: start at 2,
+    # since 3.36 ms / 2^3 = 0.42 ms fits; N 256 -> 128.
+    overrides, small, detail = measure.choose_sizes(str(path), graph, max_seconds=1e-3)
+    assert overrides == {"N": 128}
+    assert small.total_macs == 128**3  # 2,097,152
+    assert "N 256->128" in detail and "0.0034 s a run (budget 0.001 s)" in detail
+    same, g, detail = measure.choose_sizes(str(path), graph)
+    assert same == {} and g is graph and detail == "at the program's own sizes"
+
+
+# --- end to end --------------------------------------------------------------------------
+
+
+def test_analyze_measure_small_workload(tmp_path, capsys):
+    path = problem(tmp_path, 64)
+    spec = spec_file(tmp_path, 1e12, 1e12)
+    out = tmp_path / "out.json"
+    args = ["analyze", str(path), "--arch", str(spec), "--no-validate", "--measure"]
+    rc = cli.main([*args, "--repeats", "3", "--warmup", "1", "--json", str(out)])
+    text = capsys.readouterr().out
+    assert rc == 0, text
+    assert "Measured on cpu" in text and "headroom" in text and "SOL VIOLATION" not in text
+    m = json.loads(out.read_text())["measurement"]
+    assert m["device"] == "cpu" and m["full_size"] is True and m["sizes"] == {}
+    assert m["repeats"] == 3 and len(m["eager"]["seconds"]) == 3
+    assert m["eager"]["min_seconds"] <= m["eager"]["median_seconds"]
+    # N=64 matmul: 2 x 64^3 = 524,288 FLOP / 1e12 = 0.524 us; bytes 3 x 64^2 x 4 = 49,152
+    # / 1e12 = 0.049 us: fused SOL 0.524288 us, compute-bound.
+    assert m["sol"]["flops"] == 524_288 and m["sol"]["fused_bytes"] == 49_152
+    assert m["sol"]["fused_seconds"] == pytest.approx(524_288 / 1e12, rel=1e-9)
+    h = m["headroom"]["eager_fused"]
+    assert h > 1 and h == pytest.approx(m["eager"]["median_seconds"] / 524_288e-12, rel=1e-9)
+    assert m["margin"] > 1 and m["violations"] == [] and m["compile"] is None
+
+
+def test_dim_overrides_a_pytorch_constant(tmp_path, capsys):
+    path = problem(tmp_path, 64)
+    spec = spec_file(tmp_path, 1e12, 1e12)
+    out = tmp_path / "out.json"
+    rc = cli.main(
+        ["analyze", str(path), "--arch", str(spec), "--no-validate", "--dim", "N=32"]
+        + ["--json", str(out)]
+    )
+    assert rc == 0
+    # N=32: MACs 32^3 = 32,768.
+    assert json.loads(out.read_text())["totals"]["macs"] == 32_768
+    capsys.readouterr()
+    rc = cli.main(["analyze", str(path), "--arch", str(spec), "--dim", "M=32"])
+    err = capsys.readouterr().err
+    assert rc == 1
+    assert "'M' is not a module-level integer constant" in err and "N=64" in err
+
+
+def test_sol_violation_is_reported_loudly_and_exits_1(tmp_path, capsys):
+    path = problem(tmp_path, 64)
+    # 1e3 FLOP/s and 1e3 B/s: fused SOL = max(524,288 / 1e3, 49,152 / 1e3) = 524.288 s,
+    # far above any measured run.
+    spec = spec_file(tmp_path, 1e3, 1e3, name="slow")
+    args = ["analyze", str(path), "--arch", str(spec), "--no-validate", "--measure"]
+    rc = cli.main([*args, "--repeats", "1", "--warmup", "0"])
+    text = capsys.readouterr().out
+    assert rc == 1
+    assert "SOL VIOLATION: eager ran in" in text
+    assert "faster than the fused bound 524.3 s on slow" in text
+
+
+def test_violation_message_and_margin():
+    m = measure.Measurement(
+        source="p.py",
+        device="cpu",
+        device_name="cpu",
+        sizes={},
+        full_size=True,
+        sizes_detail="",
+        repeats=3,
+        warmup=0,
+        flush_bytes=0,
+        eager=measure.Timing([0.003, 0.001, 0.002]),
+        compiled=measure.Timing([0.004, 0.004, 0.005]),
+        sols=[measure.ArchSol("fake", 0.002, 0.0015, 1, 1)],
+    )
+    # eager: median 0.002 / fused 0.0015 = 1.333; min 0.001 < 0.0015: a violation at
+    # 0.001 / 0.0015 = 0.667x; compile min 0.004 is not.
+    assert m.headroom()["eager_fused"] == pytest.approx(4 / 3)
+    assert m.headroom()["compile_unfused"] == pytest.approx(2.0)  # 0.004 / 0.002
+    assert m.margin() == pytest.approx(2 / 3)
+    (v,) = m.violations()
+    assert v.startswith("SOL VIOLATION: eager ran in 0.001 s, faster than the fused bound")
+    assert "0.0015 s on fake (0.667x)" in v
+    assert "SOL VIOLATION" in measure.report_text(m)
+
+
+def test_batch_summary_geomean_margin_and_violations():
+    def r(name, eager, compiled, margin, violations=()):
+        h = {"eager_fused": eager, "compile_fused": compiled}
+        return {
+            "source": name,
+            "measurement": {
+                "device": "cpu",
+                "headroom": h,
+                "margin": margin,
+                "violations": list(violations),
+            },
+        }
+
+    lines = measure.batch_summary(
+        [r("a.py", 2.0, 1.0, 1.5), r("b.py", 8.0, 4.0, 0.9, ["SOL VIOLATION: x"]), {"source": "c"}]
+    )
+    # geomean(2, 8) = sqrt(16) = 4; geomean(1, 4) = 2; smallest margin 0.9 (b.py).
+    assert lines[0] == (
+        "measured: 2 workloads on cpu; geomean headroom over fused SOL: eager 4.00x, "
+        "torch.compile 2.00x (2)"
+    )
+    assert lines[1] == "smallest margin (fastest run / fused SOL): 0.900x (b.py)"
+    assert lines[2:] == ["SOL VIOLATIONS: 1", "  b.py: SOL VIOLATION: x"]
+    assert math.isclose(math.sqrt(2 * 8), 4.0)
+
+
+# --- user errors -------------------------------------------------------------------------
+
+
+def solar_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "solar.cli", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_measure_on_an_ir_program_is_a_user_error():
+    r = solar_cli("analyze", str(ROOT / "examples/ir/softmax.py"), "--measure")
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "--measure and --compile time a PyTorch program; this is an IR program" in r.stderr
+
+
+def test_compile_without_measure_and_bad_repeats(tmp_path, capsys):
+    path = problem(tmp_path, 64)
+    assert cli.main(["analyze", str(path), "--compile"]) == 1
+    assert "--compile times torch.compile: it needs --measure" in capsys.readouterr().err
+    spec = spec_file(tmp_path, 1e12, 1e12)
+    rc = cli.main(
+        ["analyze", str(path), "--arch", str(spec), "--no-validate", "--measure", "--repeats", "0"]
+    )
+    assert rc == 1
+    assert "--repeats must be at least 1" in capsys.readouterr().err
+    assert cli.main(["arch", "show", "H100_PCIe", "--refresh"]) == 1
+    assert "--refresh re-derives the local spec" in capsys.readouterr().err
