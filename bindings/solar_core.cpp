@@ -13,6 +13,7 @@
 #include <csignal>
 
 #include "solar/arch/spec.h"
+#include "solar/einsum/chains.h"
 #include "solar/exec/executor.h"
 #include "solar/io/json.h"
 #include "solar/io/yaml.h"
@@ -20,7 +21,9 @@
 #include "solar/ir/parser.h"
 #include "solar/ir/printer.h"
 #include "solar/pipeline/pipeline.h"
+#include "solar/pipeline/sweep.h"
 #include "solar/sol/analysis.h"
+#include "solar/sol/inverse.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -306,6 +309,109 @@ NB_MODULE(_core, m) {
         return solar::analyze(g, a, o);
       },
       "graph"_a, "arch"_a, "fp32_math"_a = "default");
+
+  // --- inverse roofline, sweeps, chain reordering ---------------------------------------
+  nb::class_<solar::Target>(m, "Target")
+      .def_ro("seconds", &solar::Target::seconds)
+      .def_ro("hertz", &solar::Target::hertz)
+      .def_ro("text", &solar::Target::text);
+  m.def("parse_latency", &solar::parse_latency, "text"_a);
+  m.def("parse_rate", &solar::parse_rate, "text"_a);
+  nb::class_<solar::InverseMode>(m, "InverseMode")
+      .def_ro("mode", &solar::InverseMode::mode)
+      .def_ro("flops", &solar::InverseMode::flops)
+      .def_ro("matrix_flops", &solar::InverseMode::matrix_flops)
+      .def_ro("vector_flops", &solar::InverseMode::vector_flops)
+      .def_ro("bytes", &solar::InverseMode::bytes)
+      .def_ro("seconds", &solar::InverseMode::seconds)
+      .def_ro("attainable_hertz", &solar::InverseMode::attainable_hertz)
+      .def_ro("speedup_required", &solar::InverseMode::speedup_required)
+      .def_ro("met", &solar::InverseMode::met)
+      .def_ro("flops_per_second_min", &solar::InverseMode::flops_per_second_min)
+      .def_ro("matrix_flops_per_second_min", &solar::InverseMode::matrix_flops_per_second_min)
+      .def_ro("vector_flops_per_second_min", &solar::InverseMode::vector_flops_per_second_min)
+      .def_ro("bytes_per_second_min", &solar::InverseMode::bytes_per_second_min)
+      .def_ro("compute_improvement", &solar::InverseMode::compute_improvement)
+      .def_ro("matrix_improvement", &solar::InverseMode::matrix_improvement)
+      .def_ro("vector_improvement", &solar::InverseMode::vector_improvement)
+      .def_ro("dram_improvement", &solar::InverseMode::dram_improvement)
+      .def_ro("bottleneck", &solar::InverseMode::bottleneck);
+  nb::class_<solar::Inverse>(m, "Inverse")
+      .def_ro("arch", &solar::Inverse::arch)
+      .def_ro("target", &solar::Inverse::target)
+      .def_ro("matrix_flops_per_second", &solar::Inverse::matrix_flops_per_second)
+      .def_ro("vector_flops_per_second", &solar::Inverse::vector_flops_per_second)
+      .def_ro("dram_bytes_per_second", &solar::Inverse::dram_bytes_per_second)
+      .def_ro("math_mode", &solar::Inverse::math_mode)
+      .def_ro("modes", &solar::Inverse::modes);
+  m.def("inverse_roofline", &solar::inverse_roofline, "analysis"_a, "target"_a);
+
+  nb::class_<solar::SweepPoint>(m, "SweepPoint")
+      .def_ro("dims", &solar::SweepPoint::dims)
+      .def_ro("arch", &solar::SweepPoint::arch)
+      .def_ro("flops", &solar::SweepPoint::flops)
+      .def_ro("matrix_flops", &solar::SweepPoint::matrix_flops)
+      .def_ro("vector_flops", &solar::SweepPoint::vector_flops)
+      .def_ro("unfused_bytes", &solar::SweepPoint::unfused_bytes)
+      .def_ro("fused_bytes", &solar::SweepPoint::fused_bytes)
+      .def_ro("unfused_seconds", &solar::SweepPoint::unfused_seconds)
+      .def_ro("fused_seconds", &solar::SweepPoint::fused_seconds)
+      .def_ro("unfused_bottleneck", &solar::SweepPoint::unfused_bottleneck)
+      .def_ro("fused_bottleneck", &solar::SweepPoint::fused_bottleneck);
+  m.def(
+      "sweep",
+      [](const solar::Program& p, const std::vector<solar::DimOverrides>& configs,
+         const std::vector<solar::ArchSpec>& archs, const std::string& fp32) {
+        solar::AnalysisOptions o;
+        o.fp32_math = parse_fp32_math(fp32);
+        return solar::sweep(p, configs, archs, o);
+      },
+      "program"_a, "configs"_a, "archs"_a, "fp32_math"_a = "default");
+
+  nb::class_<solar::ChainTensor>(m, "ChainTensor")
+      .def_ro("name", &solar::ChainTensor::name)
+      .def_ro("ranks", &solar::ChainTensor::ranks)
+      .def_prop_ro("dtype", [](const solar::ChainTensor& t) { return solar::dtype_name(t.dtype); });
+  nb::class_<solar::ChainOrder>(m, "ChainOrder")
+      .def_ro("expression", &solar::ChainOrder::expression)
+      .def_ro("macs", &solar::ChainOrder::macs)
+      .def_ro("flops", &solar::ChainOrder::flops)
+      .def_ro("bytes", &solar::ChainOrder::bytes)
+      .def_ro("intermediate_bytes", &solar::ChainOrder::intermediate_bytes);
+  nb::class_<solar::Chain>(m, "Chain")
+      .def_ro("kind", &solar::Chain::kind)
+      .def_ro("nodes", &solar::Chain::nodes)
+      .def_ro("einsum", &solar::Chain::einsum)
+      .def_ro("operands", &solar::Chain::operands)
+      .def_ro("output", &solar::Chain::output)
+      .def_ro("rank_sizes", &solar::Chain::rank_sizes)
+      .def_ro("orders", &solar::Chain::orders)
+      .def_ro("left_to_right", &solar::Chain::left_to_right)
+      .def_ro("best", &solar::Chain::best)
+      .def_ro("worst", &solar::Chain::worst)
+      .def_ro("as_written", &solar::Chain::as_written)
+      .def_ro("direct", &solar::Chain::direct);
+  m.def("find_chains", &solar::find_chains, "graph"_a);
+  m.def(
+      "chain_orders",
+      [](const std::vector<std::tuple<std::string, std::vector<std::string>, std::string>>& ops,
+         const std::vector<std::string>& output_ranks,
+         const std::map<std::string, int64_t>& rank_sizes, const std::string& output_dtype) {
+        auto dtype = [](const std::string& name) {
+          const auto d = solar::parse_dtype(name);
+          if (!d) {
+            throw solar::UserError(solar::ErrorKind::kUnknownDtype, "", {},
+                                   "unknown dtype '" + name + "'");
+          }
+          return *d;
+        };
+        std::vector<solar::ChainTensor> operands;
+        for (const auto& [name, ranks, dt] : ops) operands.push_back({name, ranks, dtype(dt)});
+        return solar::chain_orders(operands, {"out", output_ranks, dtype(output_dtype)},
+                                   rank_sizes);
+      },
+      "operands"_a, "output_ranks"_a, "rank_sizes"_a, "output_dtype"_a = "fp32",
+      "Every association order of (name, ranks, dtype) operands in their order.");
 
   // --- execution ------------------------------------------------------------------------
   m.def(

@@ -25,11 +25,14 @@ __all__ = [
     "UserError",
     "analyze",
     "arch_dir",
+    "chains",
     "check",
     "format_source",
     "graph_yaml",
+    "inverse_roofline",
     "list_archs",
     "load_arch",
+    "sweep",
     "trace",
 ]
 
@@ -158,3 +161,30 @@ def make_inputs(program, seed: int = 0, dims=None):
     from .execution import make_inputs as _make_inputs
 
     return _make_inputs(program, seed=seed, dims=dims)
+
+
+def sweep(program, axes, arch="H100_PCIe", grid: bool = False, fp32_math: str = "default"):
+    """SOL across sizes: a list of dicts {dims, axis, arch, flops, bytes: {unfused, fused},
+    seconds: {unfused, fused}, bottleneck: {unfused, fused}}, one per configuration and arch.
+    `axes` maps a DIMS name (IR) or a module-level size constant (PyTorch) to sizes or to a
+    range 'A:B:xK' / 'A:B:+K'; see solar.explore.sweep."""
+    from .explore import sweep as _sweep
+
+    return _sweep(program, axes, arch=arch, grid=grid, fp32_math=fp32_math)
+
+
+def inverse_roofline(program, latency=None, rate=None, arch="H100_PCIe", fp32_math="default"):
+    """The inverse roofline (Π_min, β_min and the improvement factors per SOL mode) of an IR or
+    PyTorch program, or an einsum graph, for a target latency ('2ms') or rate ('500Hz'): one
+    core Inverse per arch; see solar.explore.inverse."""
+    from .explore import inverse
+
+    return [inv for _, _, inv in inverse(program, latency, rate, arch, fp32_math)[1]]
+
+
+def chains(program, dims=None):
+    """Chain reordering: every association order of each multi-operand product and chain of
+    contractions in an IR or PyTorch program (core Chain objects); see solar.explore.chains."""
+    from .explore import chains as _chains
+
+    return _chains(program, dims)[1]

@@ -40,10 +40,10 @@ def cmd_check(args) -> int:
 
 
 def _archs(names):
-    names = names or ["H100_PCIe"]
-    if names == ["all"]:
-        names = list_archs()
-    return [load_arch(n) for n in names]
+    """--arch values: names or spec paths, repeated or comma-separated, or 'all'."""
+    from .explore import resolve_archs
+
+    return resolve_archs(names or ["H100_PCIe"])
 
 
 def _visual_reports(args, graph, archs, analyses, validation) -> None:
@@ -376,7 +376,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument(
         "--arch",
         action="append",
-        help="architecture name or spec path (repeatable; 'all' for every spec); default H100_PCIe",
+        help="architecture name or spec path (repeatable, or a comma list A,B,C; 'all' for "
+        "every spec); default H100_PCIe",
     )
     a.add_argument("--dim", action="append", metavar="K=V", help="override a size of DIMS")
     a.add_argument("--per-node", action="store_true", help="print a per-node table")
@@ -458,6 +459,8 @@ def build_parser() -> argparse.ArgumentParser:
             x.add_argument("--atol", type=float, help="absolute tolerance (default by dtype)")
             x.set_defaults(func=cmd_validate)
 
+    _add_explore_parsers(sub)
+
     r = sub.add_parser("arch", help="list or show architecture specs")
     r.add_argument("action", choices=["list", "show", "local"])
     r.add_argument("name", nargs="?")
@@ -466,6 +469,161 @@ def build_parser() -> argparse.ArgumentParser:
     )
     r.set_defaults(func=cmd_arch)
     return p
+
+
+# --- solar inverse | sweep | chains (python/solar/explore.py) -----------------------------
+
+
+def _write_json(path: str, obj) -> None:
+    import json
+
+    Path(path).write_text(json.dumps(obj, indent=2) + "\n")
+    print(f"\nwrote {path}")
+
+
+def cmd_inverse(args) -> int:
+    from .explore import inverse, inverse_dict
+
+    graph, results, note = inverse(
+        args.file,
+        latency=args.latency,
+        rate=args.rate,
+        arch=args.arch or ["H100_PCIe"],
+        fp32_math=args.fp32_math,
+        dims=_dims(args.dim),
+    )
+    for i, (_, _, inv) in enumerate(results):
+        if i:
+            print()
+        print(report.inverse_table(args.file, inv))
+    if note:
+        print(f"  note: {note}")
+    if args.json:
+        _write_json(
+            args.json,
+            {
+                "schema": "solar.inverse/1",
+                "source": args.file,
+                "dims": dict(graph.dims),
+                "inverses": [inverse_dict(inv) for _, _, inv in results],
+            },
+        )
+    return 0
+
+
+def cmd_sweep(args) -> int:
+    from .explore import parse_axis, regime_changes, sweep
+
+    if not args.dim:
+        raise argument_error(
+            "solar sweep needs at least one --dim NAME=VALUES",
+            "for example --dim B=1,2,4,8 --dim S=512:8192:x2",
+        )
+    axes = [parse_axis(item) for item in args.dim]
+    points = sweep(
+        args.file, axes, arch=args.arch or ["H100_PCIe"], grid=args.grid, fp32_math=args.fp32_math
+    )
+    changes = regime_changes(points)
+    kind = "grid (Cartesian product)" if args.grid else "each axis alone, the others at defaults"
+    print(f"Sweep of {args.file}: {len(points)} points, {kind}")
+    print()
+    print(report.sweep_table(points, changes))
+    if args.csv:
+        import csv
+
+        names = list(dict.fromkeys(k for p in points for k in p["dims"]))
+        with open(args.csv, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(
+                ["arch", "axis", *names, "flops", "unfused_bytes", "fused_bytes"]
+                + ["unfused_seconds", "fused_seconds", "unfused_bottleneck", "fused_bottleneck"]
+            )
+            for p in points:
+                w.writerow(
+                    [p["arch"], p["axis"] or ""]
+                    + [p["dims"].get(n, "") for n in names]
+                    + [p["flops"], p["bytes"]["unfused"], p["bytes"]["fused"]]
+                    + [p["seconds"]["unfused"], p["seconds"]["fused"]]
+                    + [p["bottleneck"]["unfused"], p["bottleneck"]["fused"]]
+                )
+        print(f"\nwrote {args.csv}")
+    if args.json:
+        _write_json(
+            args.json,
+            {
+                "schema": "solar.sweep/1",
+                "source": args.file,
+                "grid": args.grid,
+                "points": points,
+                "regime_changes": changes,
+            },
+        )
+    return 0
+
+
+def cmd_chains(args) -> int:
+    from .explore import chain_dict, chains
+
+    graph, found, note = chains(args.file, dims=_dims(args.dim))
+    print(report.chains_table(args.file, found))
+    if note:
+        print(f"  note: {note}")
+    if args.json:
+        _write_json(
+            args.json,
+            {
+                "schema": "solar.chains/1",
+                "source": args.file,
+                "dims": dict(graph.dims),
+                "chains": [chain_dict(c) for c in found],
+            },
+        )
+    return 0
+
+
+def _add_explore_parsers(sub) -> None:
+    arch_help = (
+        "architecture name or spec path (repeatable, or a comma list A,B,C; 'all' for every "
+        "spec); default H100_PCIe"
+    )
+    fp32_help = "math mode of fp32 contractions (default: the platform's default)"
+
+    v = sub.add_parser(
+        "inverse", help="inverse roofline: the compute and bandwidth a target latency needs"
+    )
+    v.add_argument("file")
+    target = v.add_mutually_exclusive_group(required=True)
+    target.add_argument("--latency", metavar="T", help="time per run: 2ms, 500us, 1.5s")
+    target.add_argument("--rate", metavar="R", help="runs per second: 500Hz, 1kHz")
+    v.add_argument("--arch", action="append", help=arch_help)
+    v.add_argument("--dim", action="append", metavar="K=V", help="IR programs: override DIMS")
+    v.add_argument("--fp32-math", choices=["fp32", "tf32"], default="default", help=fp32_help)
+    v.add_argument("--json", metavar="OUT", help="write solar.inverse/1 JSON")
+    v.set_defaults(func=cmd_inverse)
+
+    w = sub.add_parser("sweep", help="SOL across sizes: one or more --dim axes")
+    w.add_argument("file")
+    w.add_argument(
+        "--dim",
+        action="append",
+        metavar="NAME=VALUES",
+        help="an axis: 1,2,4 (list), 512:8192:x2 (geometric), 64:512:+64 (arithmetic); "
+        "IR programs: a DIMS name; PyTorch programs: a module-level size constant",
+    )
+    w.add_argument("--grid", action="store_true", help="sweep the Cartesian product of axes")
+    w.add_argument("--arch", action="append", help=arch_help)
+    w.add_argument("--fp32-math", choices=["fp32", "tf32"], default="default", help=fp32_help)
+    w.add_argument("--csv", metavar="OUT", help="write one CSV row per point")
+    w.add_argument("--json", metavar="OUT", help="write solar.sweep/1 JSON")
+    w.set_defaults(func=cmd_sweep)
+
+    c = sub.add_parser(
+        "chains", help="association orders of multi-operand products and contraction chains"
+    )
+    c.add_argument("file")
+    c.add_argument("--dim", action="append", metavar="K=V", help="IR programs: override DIMS")
+    c.add_argument("--json", metavar="OUT", help="write solar.chains/1 JSON")
+    c.set_defaults(func=cmd_chains)
 
 
 def main(argv: list[str] | None = None) -> int:

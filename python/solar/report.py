@@ -100,13 +100,17 @@ def node_table(graph, analysis) -> str:
 
 
 def cross_table(rows: list[tuple[str, object]]) -> str:
-    """One line per architecture (when several are given)."""
+    """One line per architecture (when several are given): the peaks each bound used, the
+    unfused and fused SOL with their bottlenecks, and the fusion benefit (unfused / fused)."""
     out = []
     for name, a in rows:
         fb = a.unfused.seconds / a.fused.seconds if a.fused.seconds else 1.0
         out.append(
             [
                 name,
+                rate(a.matrix_flops_per_second, "FLOP"),
+                rate(a.vector_flops_per_second, "FLOP"),
+                rate(a.dram_bytes_per_second, "B"),
                 seconds(a.unfused.seconds),
                 bottleneck_text(a.unfused.bottleneck),
                 seconds(a.fused.seconds),
@@ -115,5 +119,194 @@ def cross_table(rows: list[tuple[str, object]]) -> str:
             ]
         )
     return table(
-        ["Arch", "Unfused", "Bound", "Fused", "Bound", "Fusion benefit"], out, right={1, 3, 5}
+        [
+            "Arch",
+            "Matrix peak",
+            "Vector peak",
+            "DRAM",
+            "Unfused",
+            "Bound",
+            "Fused",
+            "Bound",
+            "Fusion benefit",
+        ],
+        out,
+        right={1, 2, 3, 4, 6, 8},
     )
+
+
+# --- inverse roofline, sweeps, chain reordering (solar inverse | sweep | chains) ----------
+
+
+def factor(x: float) -> str:
+    """6.4102 -> '6.41x'."""
+    return f"{x:.3g}x"
+
+
+def inverse_table(source: str, inv) -> str:
+    """The paper's Table 4 for one architecture: one column per SOL mode."""
+    t = inv.target
+    head = [
+        f"Inverse roofline of {source} on {inv.arch}: target {t.text} "
+        f"({seconds(t.seconds)} per run, {si(t.hertz, 'Hz')})",
+        f"  math mode: {inv.math_mode}",
+        f"  platform: matrix {rate(inv.matrix_flops_per_second, 'FLOP')}, "
+        f"vector {rate(inv.vector_flops_per_second, 'FLOP')}, "
+        f"DRAM {rate(inv.dram_bytes_per_second, 'B')}",
+    ]
+    modes = list(inv.modes)
+
+    def row(label, fn):
+        return [label] + [fn(m) for m in modes]
+
+    def need(value, unit, improvement):
+        return f"{rate(value, unit)} ({factor(improvement)})"
+
+    rows = [
+        row("Compute", lambda m: si(m.flops, "FLOP")),
+        row(
+            "  matrix / vector",
+            lambda m: f"{si(m.matrix_flops, 'FLOP')} / {si(m.vector_flops, 'FLOP')}",
+        ),
+        row("Data movement", lambda m: si(m.bytes, "B")),
+        row("Intensity", lambda m: f"{m.flops / m.bytes:.3g} FLOP/B" if m.bytes else "-"),
+        row("Bottleneck", lambda m: m.bottleneck.kind),
+        row("SOL", lambda m: seconds(m.seconds)),
+        row("Attainable rate", lambda m: si(m.attainable_hertz, "Hz")),
+        row(
+            "Speedup required",
+            lambda m: (
+                f"met ({factor(m.speedup_required)})" if m.met else factor(m.speedup_required)
+            ),
+        ),
+        row(
+            "Π_min = FLOPs/T",
+            lambda m: need(m.flops_per_second_min, "FLOP", m.compute_improvement),
+        ),
+        row(
+            "  matrix FLOPs/T",
+            lambda m: need(m.matrix_flops_per_second_min, "FLOP", m.matrix_improvement),
+        ),
+        row(
+            "  vector FLOPs/T",
+            lambda m: need(m.vector_flops_per_second_min, "FLOP", m.vector_improvement),
+        ),
+        row("β_min = bytes/T", lambda m: need(m.bytes_per_second_min, "B", m.dram_improvement)),
+    ]
+    headers = ["Metric"] + [m.mode.capitalize() for m in modes]
+    body = table(headers, rows, right=set(range(1, len(headers))))
+    tail = (
+        "  (x): improvement over the platform needed to meet the target (below 1x: it already\n"
+        "  suffices). Π: over the headline matrix peak; matrix, vector: over each MAC's and the\n"
+        "  vector peak; β: over DRAM bandwidth."
+    )
+    return "\n".join(head) + "\n\n" + body + "\n" + tail
+
+
+def sweep_table(points: list[dict], changes: list[dict]) -> str:
+    """One row per (configuration, arch); regime changes called out under the table."""
+    swept = []
+    for p in points:
+        for name in [p["axis"]] if p["axis"] else list(p["dims"]):
+            if name not in swept:
+                swept.append(name)
+    archs = list(dict.fromkeys(p["arch"] for p in points))
+    rows = []
+    for p in points:
+        dims = " ".join(f"{k}={p['dims'][k]}" for k in swept if k in p["dims"])
+        rows.append(
+            ([p["arch"]] if len(archs) > 1 else [])
+            + [
+                p["axis"] or "grid",
+                dims,
+                si(p["flops"], "FLOP"),
+                si(p["bytes"]["unfused"], "B"),
+                si(p["bytes"]["fused"], "B"),
+                seconds(p["seconds"]["unfused"]),
+                seconds(p["seconds"]["fused"]),
+                f"{p['bottleneck']['unfused'][0].upper()}/{p['bottleneck']['fused'][0].upper()}",
+            ]
+        )
+    headers = (["Arch"] if len(archs) > 1 else []) + [
+        "Axis",
+        "Dims",
+        "FLOPs",
+        "Unfused B",
+        "Fused B",
+        "Unfused SOL",
+        "Fused SOL",
+        "Bound U/F",
+    ]
+    first = 1 if len(archs) > 1 else 0
+    lines = [table(headers, rows, right=set(range(first + 2, first + 7)))]
+    lines.append("  Bound U/F: unfused / fused bottleneck, C = compute, M = memory")
+    if not changes:
+        lines.append("  no regime change: each axis keeps its bottleneck")
+    for c in changes:
+        others = " ".join(f"{k}={v}" for k, v in c["others"].items() if k in swept)
+        lines.append(
+            f"  regime change ({c['mode']}, {c['arch']}): {c['axis']} "
+            f"{c['before']['value']} -> {c['after']['value']}: "
+            f"{c['before']['bottleneck']} -> {c['after']['bottleneck']}"
+            + (f" (at {others})" if others else "")
+        )
+    return "\n".join(lines)
+
+
+def chains_table(source: str, chains: list) -> str:
+    """Every chain with each association order's cost; best and worst called out."""
+    if not chains:
+        return (
+            f"{source}: no chains (no nest multiplies three or more tensors, and no "
+            "contraction's output is read only by another contraction)"
+        )
+    out = [f"Chain reordering of {source}: {len(chains)} chain(s)"]
+    for i, c in enumerate(chains, 1):
+        sizes = " ".join(f"{k}={v}" for k, v in c.rank_sizes.items())
+        names = ", ".join(c.nodes[:4]) + (
+            f", ... ({len(c.nodes)} in all)" if len(c.nodes) > 4 else ""
+        )
+        out.append("")
+        out.append(
+            f"{i}. {c.einsum} ({'one nest' if c.kind == 'nest' else 'contraction nodes'}: {names})"
+        )
+        out.append(
+            "   operands: "
+            + ", ".join(f"{t.name}[{','.join(t.ranks)}]" for t in c.operands)
+            + f"; sizes: {sizes}"
+        )
+        rows = []
+        for k, o in enumerate(c.orders):
+            marks = []
+            if k == c.left_to_right:
+                marks.append("left to right")
+            if k == c.as_written:
+                marks.append("as written")
+            if k == c.best:
+                marks.append("best")
+            if k == c.worst and c.worst != c.best:
+                marks.append("worst")
+            rows.append(
+                [
+                    o.expression,
+                    f"{o.macs:,}",
+                    si(o.flops, "FLOP"),
+                    si(o.bytes, "B"),
+                    ", ".join(marks),
+                ]
+            )
+        if c.kind == "nest":
+            d = c.direct
+            rows.append(
+                ["(as written: one nest)", f"{d.macs:,}", si(d.flops, "FLOP"), si(d.bytes, "B"), ""]
+            )
+        body = table(["Order", "MACs", "FLOPs", "Bytes", ""], rows, right={1, 2, 3})
+        out += ["   " + line for line in body.splitlines()]
+        lr, best, worst = c.orders[c.left_to_right], c.orders[c.best], c.orders[c.worst]
+        gain = lr.flops / best.flops if best.flops else 1.0
+        spread = worst.flops / best.flops if best.flops else 1.0
+        out.append(
+            f"   best vs left to right: {factor(gain)} fewer FLOPs; "
+            f"range (worst / best): {factor(spread)}"
+        )
+    return "\n".join(out)

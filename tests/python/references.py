@@ -300,6 +300,59 @@ def ref_transformer(inputs, dims):
     return [h]
 
 
+def ref_transformer_block(inputs, dims):
+    """One pre-norm block: h = x + MHA(RMSNorm(x)) with per-head weights (non-causal, scale
+    1/sqrt(E)); out = h + W_down (SiLU(W_gate m) * W_up m), m = RMSNorm(h); eps 1e-6."""
+    eps = 1e-6
+    _check(
+        inputs,
+        dims,
+        {
+            "x": "B,S,D",
+            "ln1": "D",
+            "wq": "H,E,D",
+            "wk": "H,E,D",
+            "wv": "H,E,D",
+            "wo": "D,H,E",
+            "ln2": "D",
+            "w_gate": "F,D",
+            "w_up": "F,D",
+            "w_down": "D,F",
+        },
+    )
+    x = inputs["x"]
+    scale = 1.0 / np.sqrt(inputs["wq"].shape[1])
+
+    def rms(t, g):
+        return t / np.sqrt(np.mean(t * t, axis=-1, keepdims=True) + eps) * g
+
+    a = rms(x, inputs["ln1"])
+    q, k, v = (np.einsum("bsd,hed->bhse", a, inputs[n]) for n in ("wq", "wk", "wv"))
+    p = _softmax(np.einsum("bhie,bhje->bhij", q, k) * scale)
+    o = np.einsum("bhij,bhje->bhie", p, v)
+    h = x + np.einsum("bhse,dhe->bsd", o, inputs["wo"])
+    m = rms(h, inputs["ln2"])
+    gate, up = m @ inputs["w_gate"].T, m @ inputs["w_up"].T
+    return [h + (gate * _sigmoid(gate) * up) @ inputs["w_down"].T]
+
+
+def ref_mla_absorbed_attention(inputs, dims):
+    """Absorbed MLA: scores = (q_nope W_UK) c_KV^T, P = softmax(0.0722 scores), out =
+    ((P c_KV) W_UV) W_O (summed over heads)."""
+    scale = 0.0722
+    _check(
+        inputs,
+        dims,
+        {"q_nope": "B,S,H,N", "c_kv": "B,T,C", "w_uk": "H,N,C", "w_uv": "H,C,V", "w_o": "H,V,D"},
+    )
+    c_kv = inputs["c_kv"]
+    qc = np.einsum("bshn,hnc->bshc", inputs["q_nope"], inputs["w_uk"])
+    p = _softmax(np.einsum("bshc,btc->bhst", qc, c_kv) * scale)
+    o = np.einsum("bhst,btc->bhsc", p, c_kv)
+    y = np.einsum("bhsc,hcv->bhsv", o, inputs["w_uv"])
+    return [np.einsum("bhsv,hvd->bsd", y, inputs["w_o"])]
+
+
 REFERENCES = {
     "attention": ref_attention,
     "conv2d": ref_conv2d,
@@ -316,6 +369,8 @@ REFERENCES = {
     "rms_norm": ref_rms_norm,
     "softmax": ref_softmax,
     "transformer": ref_transformer,
+    "transformer_block": ref_transformer_block,
+    "mla_absorbed_attention": ref_mla_absorbed_attention,
 }
 
 # Every dim of each model()'s annotations, at small sizes (odd where the program allows, some
@@ -343,6 +398,9 @@ SMALL_DIMS = {
     "softmax": {"R": 3, "C": 7},
     # heads = 4: D = 4 heads x E = 2.
     "transformer": {"L": 2, "B": 1, "S": 5, "D": 8, "F": 6},
+    # H·E need not equal D (per-head weights).
+    "transformer_block": {"B": 2, "S": 5, "D": 6, "H": 2, "E": 3, "F": 7},
+    "mla_absorbed_attention": {"B": 1, "S": 3, "T": 5, "H": 2, "N": 3, "C": 4, "V": 3, "D": 5},
 }
 
 OUTPUT_DTYPES = {stem: ["fp32"] for stem in REFERENCES}

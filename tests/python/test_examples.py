@@ -88,6 +88,8 @@ TESTED = {
     "transformer.py",
     "lstm.py",
     "data_movement.py",
+    "transformer_block.py",
+    "mla_absorbed_attention.py",
 }
 
 
@@ -890,3 +892,100 @@ def test_data_movement():
     # a 131,072 + b 131,072 + bias 256 + bf16 output 65,536
     assert g.fused_bytes == 327_936
     assert b["add_bias"].einsum == "BCS,BCS->BCS"
+
+
+# --------------------------------------------------------------------------------------------
+# 16. transformer_block.py — B=1, S=512, D=1024, H=8, E=128, F=4096, fp32.
+#     B·S·D = 524,288 elements (2,097,152 B); per-head weights H·E·D = 1,048,576 (4,194,304 B);
+#     MLP weights F·D = 4,194,304 (16,777,216 B); scores B·H·S·T = 2,097,152; B·S·F = 2,097,152.
+# --------------------------------------------------------------------------------------------
+
+
+def test_transformer_block():
+    g = trace("transformer_block.py")
+    assert ops(g) == {
+        "rms_norm": 2,
+        "project_heads": 3,
+        "scores": 1,
+        "softmax": 1,
+        "attend": 1,
+        "merge_heads": 1,
+        "add": 2,
+        "linear": 3,
+        "swiglu": 1,
+    }
+    # q, k, v: 3 · B·H·S·E·D = 3 · 536,870,912; scores, attend: 2 · B·H·S·T·E = 2 · 268,435,456;
+    # merge_heads: B·S·D·H·E = 536,870,912; gate, up, down: 3 · B·S·F·D = 3 · 2,147,483,648;
+    # rms_norm sums of squares: 2 · B·S·D = 2 · 524,288. Total 9,127,854,080.
+    assert node(g, "project_heads#0").macs == 536_870_912
+    assert node(g, "merge_heads#0").macs == 536_870_912
+    assert node(g, "rms_norm#0").macs == 524_288
+    assert g.total_macs == 9_127_854_080
+    # Vector: rms_norm per row (B·S = 512) div + add + rsqrt and per element 2 mul, twice;
+    # softmax per score (2,097,152) 1 compare, 3 add, 2 mul, 2 exp, 1 div; swiglu per element
+    # (2,097,152) 2 mul + 1 sigmoid; 2 residual adds of 524,288.
+    assert flops_by_kind(g) == kinds(
+        add=1_024 + 3 * 2_097_152 + 2 * 524_288,  # 7,341,056
+        mul=2 * 2 * 524_288 + 2 * 2_097_152 + 2 * 2_097_152,  # 10,485,760
+        div=1_024 + 2_097_152,  # 2,098,176
+        transcendental=1_024 + 2 * 2_097_152 + 2_097_152,  # 6,292,480
+        compare=2_097_152,
+    )
+    # 2 · 9,127,854,080 + 28,314,624
+    assert g.total_flops == 18_284_022_784
+    # Unfused: rms 2 · (2,097,152 + 4,096 + 2,097,152) + q/k/v 3 · 8,388,608 + scores
+    # 2 · 2,097,152 + 8,388,608 + softmax 2 · 8,388,608 + attend 8,388,608 + 2 · 2,097,152 +
+    # merge 8,388,608 + adds 2 · 6,291,456 + gate/up 2 · 27,262,976 + swiglu 3 · 8,388,608 +
+    # down 27,262,976 = 203,431,936.
+    assert node(g, "linear#0").bytes == 27_262_976
+    assert g.unfused_bytes == 203_431_936
+    # Fused: x 2,097,152 + ln1, ln2 8,192 + wq, wk, wv, wo 16,777,216 + MLP 50,331,648 +
+    # output 2,097,152 = 71,311,360.
+    assert g.fused_bytes == 71_311_360
+    assert node(g, "project_heads#0").einsum == "BSD,HED->BHSE"
+    # Every size is a DIMS entry: H=16 doubles the per-head projections.
+    assert node(trace("transformer_block.py", H=16), "project_heads#0").macs == 1_073_741_824
+
+
+# --------------------------------------------------------------------------------------------
+# 17. mla_absorbed_attention.py — DeepSeek-V3 MLA, B=1, S=T=4096, H=128, N=128, C=512,
+#     V=128, D=7168, fp32. 2^30 = 1,073,741,824; scores B·H·S·T = 2^31 elements.
+# --------------------------------------------------------------------------------------------
+
+
+def test_mla_absorbed_attention():
+    g = trace("mla_absorbed_attention.py")
+    g30 = 2**30
+    # absorb_q S·H·C·N = 32·2^30; latent_scores H·S·T·C = 1024·2^30; latent_attend
+    # H·S·C·T = 1024·2^30; up_v H·S·V·C = 32·2^30; out_proj S·D·H·V = 448·2^30.
+    assert [n.macs for n in g.nodes] == [
+        32 * g30,
+        1024 * g30,
+        0,
+        1024 * g30,
+        32 * g30,
+        448 * g30,
+    ]
+    assert g.total_macs == 2560 * g30  # 2,748,779,069,440
+    # softmax per score (2^31): 1 compare, 3 add, 2 mul, 2 exp, 1 div.
+    assert flops_by_kind(g) == kinds(
+        add=3 * 2**31, mul=2 * 2**31, div=2**31, transcendental=2 * 2**31, compare=2**31
+    )
+    assert g.total_flops == 2 * 2560 * g30 + 9 * 2**31  # 5,516,885,491,712
+    # Unfused (4 B an element): absorb_q 4·(B·S·H·N + H·N·C + B·S·H·C) = 4·(67,108,864 +
+    # 8,388,608 + 268,435,456) = 1,375,731,712; latent_scores 4·(268,435,456 + B·T·C 2,097,152
+    # + 2^31) = 9,672,065,024; softmax 4·2·2^31 = 17,179,869,184; latent_attend 9,672,065,024;
+    # up_v 1,375,731,712; out_proj 4·(B·H·S·V 67,108,864 + H·V·D 117,440,512 + B·S·D
+    # 29,360,128) = 855,638,016. Total 40,131,100,672.
+    assert [n.bytes for n in g.nodes] == [
+        1_375_731_712,
+        9_672_065_024,
+        17_179_869_184,
+        9_672_065_024,
+        1_375_731_712,
+        855_638_016,
+    ]
+    assert g.unfused_bytes == 40_131_100_672
+    # Fused: 4·(q_nope 67,108,864 + c_kv 2,097,152 (read twice, fetched once) + w_uk 8,388,608
+    # + w_uv 8,388,608 + w_o 117,440,512 + output 29,360,128) = 4·232,783,872 = 931,135,488.
+    assert g.fused_bytes == 931_135_488

@@ -1,0 +1,45 @@
+// Sweeps: trace and analyse one checked program at many dim configurations.
+#include "solar/pipeline/sweep.h"
+
+#include "solar/base/error.h"
+#include "solar/trace/tracer.h"
+
+namespace solar {
+
+std::vector<SweepPoint> sweep(const Program& program, const std::vector<DimOverrides>& configs,
+                              const std::vector<ArchSpec>& archs, const AnalysisOptions& options) {
+  std::vector<SweepPoint> points;
+  points.reserve(configs.size() * archs.size());
+  for (const DimOverrides& config : configs) {
+    Graph graph;
+    try {
+      graph = trace_program(program, TraceOptions{config});
+    } catch (const UserError& e) {
+      std::string text;
+      for (const auto& [name, size] : config)
+        text += (text.empty() ? "" : " ") + name + "=" + std::to_string(size);
+      std::vector<Diagnostic> diagnostics = e.diagnostics();
+      diagnostics.front().message += " (sweep configuration " + text + ")";
+      throw UserError(std::move(diagnostics));
+    }
+    for (const ArchSpec& arch : archs) {
+      const Analysis a = analyze(graph, arch, options);
+      SweepPoint p;
+      p.dims = graph.dims;
+      p.arch = arch.name;
+      p.flops = a.fused.flops;
+      p.matrix_flops = a.fused.matrix_flops;
+      p.vector_flops = a.fused.vector_flops;
+      p.unfused_bytes = a.unfused.bytes;
+      p.fused_bytes = a.fused.bytes;
+      p.unfused_seconds = a.unfused.seconds;
+      p.fused_seconds = a.fused.seconds;
+      p.unfused_bottleneck = a.unfused.bottleneck;
+      p.fused_bottleneck = a.fused.bottleneck;
+      points.push_back(std::move(p));
+    }
+  }
+  return points;
+}
+
+}  // namespace solar
