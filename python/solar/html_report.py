@@ -384,8 +384,10 @@ def build_report(
         )
         nav.append(("cache", "Cache-aware"))
 
-    if "sweep" in figs:
-        entries, axis = plots.normalise_sweep(sweep)
+    for i, (entries, axis) in enumerate(plots.split_sweeps(sweep) if sweep else []):
+        key = "sweep" if i == 0 else f"sweep_{i + 1}"
+        if key not in figs:
+            continue
         d = plots.sweep_data(entries, axis)
         changes = "".join(
             f"<li>{_e(c['arch'])} {_e(c['mode'])}: {_e(c['from'])} → {_e(c['to'])} between "
@@ -393,10 +395,10 @@ def build_report(
             for c in d["changes"]
         )
         sections.append(
-            '<section id="sweep"><h2>Sweep</h2>'
+            f'<section id="{key}"><h2>Sweep of {_e(d["axis"])}</h2>'
             + _figure(
-                "fig-sweep",
-                plots.svg_text(figs["sweep"], "sweep-"),
+                f"fig-{key}",
+                plots.svg_text(figs[key], f"{key}-"),
                 f"SOL versus {_e(d['axis'])}: solid fused, dashed unfused; filled circles "
                 "compute-bound (C), open squares memory-bound (M)."
                 + (" Log scales: the sizes are geometric." if d["log_x"] else ""),
@@ -408,7 +410,7 @@ def build_report(
             )
             + "</section>"
         )
-        nav.append(("sweep", "Sweep"))
+        nav.append((key, f"Sweep {d['axis']}"))
 
     links = "".join(f'<a href="#{k}">{_e(v)}</a>' for k, v in nav)
     sections.insert(1, f"<nav>{links}</nav>")

@@ -26,7 +26,7 @@ import math
 import re
 from pathlib import Path
 
-from .errors import argument_error
+from .errors import UserError, argument_error
 
 # Colour per architecture (in the order given), then the warning colour of SOL violations.
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
@@ -482,8 +482,32 @@ def normalise_sweep(sweep) -> tuple[list, str | None]:
     return list(sweep), None
 
 
+def split_sweeps(sweep) -> list[tuple[list, str | None]]:
+    """One (entries, axis) per swept axis. ``sweep`` is one sweep (as normalise_sweep takes)
+    or the points of `solar.sweep` over several axes (each point's ``axis`` names the dim it
+    varies; grid points, with ``axis`` None, are plotted only when one dim varies)."""
+    if isinstance(sweep, dict):
+        return [normalise_sweep(sweep)]
+    entries = list(sweep)
+    if entries and all(isinstance(e, dict) and "points" in e for e in entries):
+        return [normalise_sweep(e) for e in entries]
+    groups: dict = {}
+    for e in entries:
+        groups.setdefault(e.get("axis") if isinstance(e, dict) else None, []).append(e)
+    out = []
+    for axis, group in groups.items():
+        if axis is None:
+            try:
+                axis = sweep_axis(group)
+            except UserError:
+                continue  # a grid over several dims: no single axis to plot against
+        out.append((group, axis))
+    return out
+
+
 def report_figures(graph, archs, analyses, curve=None, sweep=None, headroom=None) -> dict:
-    """name -> Figure for every plot whose data is given (the roofline always)."""
+    """name -> Figure for every plot whose data is given (the roofline always); sweeps over
+    several axes give "sweep", "sweep_2", ..."""
     figs = {"roofline": roofline_figure(graph, archs, analyses)}
     if headroom:
         figs["headroom"] = headroom_figure(headroom)
@@ -491,8 +515,8 @@ def report_figures(graph, archs, analyses, curve=None, sweep=None, headroom=None
         points, marks = normalise_curve(curve, archs)
         figs["cache_curve"] = cache_curve_figure(points, marks)
     if sweep:
-        entries, axis = normalise_sweep(sweep)
-        figs["sweep"] = sweep_figure(entries, axis)
+        for i, (entries, axis) in enumerate(split_sweeps(sweep)):
+            figs["sweep" if i == 0 else f"sweep_{i + 1}"] = sweep_figure(entries, axis)
     return figs
 
 

@@ -160,3 +160,18 @@ def test_sweep_pytorch_unknown_constant():
     assert r.returncode == 1
     assert "has no module-level integer constant 'hidden'" in r.stderr
     assert "batch_size, in_features, out_features" in r.stderr
+
+
+def test_sweep_html_and_png_have_one_plot_per_axis(tmp_path):
+    pytest.importorskip("matplotlib")
+    html, png = tmp_path / "sweep.html", tmp_path / "png"
+    r = solar_cli(
+        "sweep", str(ROOT / "examples/ir/transformer_block.py"), "--dim", "B=1,2,4",
+        "--dim", "S=512:2048:x2", "--arch", "Jetson_Thor", "--html", str(html), "--png", str(png),
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    text = html.read_text()
+    # Two axes (B and S) -> two sweep sections, each with its own inline SVG plot.
+    assert 'id="sweep"' in text and 'id="sweep_2"' in text
+    assert "Sweep of B" in text and "Sweep of S" in text
+    assert sorted(p.name for p in png.iterdir()) == ["sweep.png", "sweep_2.png"]
