@@ -103,6 +103,7 @@ class Lowerer:
         self.sequence: list[str] = []
         self.notes: list[str] = []
         self.node = None  # the FX node being lowered (for messages)
+        self._where = (None, ("", 0, ""))
 
     # ---------------------------------------------------------------- helpers for rules
     def fresh(self, prefix: str = "t") -> str:
@@ -110,7 +111,14 @@ class Lowerer:
         return f"{prefix}{self.counter}"
 
     def where(self) -> tuple[str, int, str]:
-        """(file, line, code) of the user's source line that produced the current node."""
+        """(file, line, code) of the user's source line that produced the current node
+        (cached per node: a recurrent operator emits thousands of statements)."""
+        if self._where[0] is self.node and self.node is not None:
+            return self._where[1]
+        self._where = (self.node, self._find_where())
+        return self._where[1]
+
+    def _find_where(self) -> tuple[str, int, str]:
         trace = (self.node.meta.get("stack_trace") or "") if self.node is not None else ""
         file, line, code = self.source, 0, ""
         frames = re.findall(r'File "([^"]+)", line (\d+), in [^\n]*\n\s*([^\n]*)', trace)
