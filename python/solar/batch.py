@@ -28,6 +28,7 @@ _STAGES = {
     "bounds": "validate",
     "budget": "validate",
     "validation": "validate",
+    "measure": "measure",
 }
 
 

@@ -558,7 +558,31 @@ def cmd_sweep(args) -> int:
                 "regime_changes": changes,
             },
         )
+    if args.html or args.png:
+        _sweep_reports(args, points)
     return 0
+
+
+def _sweep_reports(args, points) -> None:
+    """--html / --png of solar sweep: SOL against each axis; the HTML report also has the
+    program's analysis at its default sizes (roofline, tables)."""
+    from . import html_report, plots
+    from .explore import load_graph
+
+    archs = _archs(args.arch)
+    graph, _note = load_graph(args.file)
+    analyses = [_core.analyze(graph, a, args.fp32_math) for a in archs]
+    figures = plots.report_figures(graph, archs, analyses, sweep=points)
+    if args.html:
+        validation = ("none", "not validated (solar sweep analyses without executing)")
+        html_report.write_report(
+            args.html, args.file, graph, archs, analyses, validation, sweep=points, figures=figures
+        )
+        print(f"wrote {args.html}")
+    if args.png:
+        sweeps = {k: v for k, v in figures.items() if k.startswith("sweep")}
+        paths = plots.save_all(sweeps, args.png)
+        print(f"wrote {', '.join(str(p) for p in paths)}")
 
 
 def cmd_chains(args) -> int:
@@ -615,6 +639,10 @@ def _add_explore_parsers(sub) -> None:
     w.add_argument("--fp32-math", choices=["fp32", "tf32"], default="default", help=fp32_help)
     w.add_argument("--csv", metavar="OUT", help="write one CSV row per point")
     w.add_argument("--json", metavar="OUT", help="write solar.sweep/1 JSON")
+    w.add_argument(
+        "--html", metavar="OUT", help="self-contained HTML report with a plot per axis"
+    )
+    w.add_argument("--png", metavar="DIR", help="write the plots as PNG files into DIR")
     w.set_defaults(func=cmd_sweep)
 
     c = sub.add_parser(

@@ -83,6 +83,7 @@ class Measurement:
     compile_seconds: float = 0.0
     compile_error: str = ""
     sols: list = field(default_factory=list)  # ArchSol per architecture, in order
+    notes: list = field(default_factory=list)  # e.g. a local bandwidth raised by a probe
 
     def headroom(self, i: int = 0) -> dict:
         s = self.sols[i]
@@ -142,10 +143,18 @@ class Measurement:
             "headroom": self.headroom(i),
             "margin": self.margin(i),
             "violations": self.violations(i),
+            "notes": list(self.notes),
         }
 
 
 # --- sizes -----------------------------------------------------------------------------
+
+
+def _measure_error(message: str, hint: str) -> UserError:
+    """A user error of kind `measure` (the batch reports its stage as `measure`)."""
+    from .frontend.capture import frontend_error
+
+    return frontend_error("measure", message, hint)
 
 
 def _over_budget(graph, max_bytes: int, max_seconds: float) -> str:
@@ -206,7 +215,7 @@ def choose_sizes(
         if v >= SCALE_MIN and not _NOT_SIZES.search(k) and k not in loops
     }
     if not sizes:
-        raise argument_error(
+        raise _measure_error(
             f"cannot measure {path}: it needs {why} and has no module-level size constants "
             "to reduce",
             "raise the budget ($SOLAR_MEASURE_MAX_SECONDS, $SOLAR_MEASURE_MAX_BYTES) or "
@@ -220,6 +229,7 @@ def choose_sizes(
     fixed_sequence = {k: v for k, v in sizes.items() if not _SEQUENCE.search(k)}
     fixed_spatial = {k: v for k, v in sizes.items() if not _SPATIAL.search(k)}
     fixed_both = {k: v for k, v in fixed_sequence.items() if k in fixed_spatial}
+    tried: list[dict] = []
     for attempt in (sizes, fixed_sequence, fixed_spatial, fixed_both):
         if not attempt:
             continue
@@ -228,6 +238,9 @@ def choose_sizes(
             if factor < 2:
                 break
             overrides = {**base, **{k: max(SCALE_FLOOR, v // factor) for k, v in attempt.items()}}
+            if overrides in tried:  # every constant at its floor, or an attempt seen before
+                break
+            tried.append(overrides)
             try:
                 small, _ = _lowered_graph(path, overrides)
             except UserError as e:  # too small to capture (pooling stages): less reduction
@@ -243,7 +256,7 @@ def choose_sizes(
                 continue
             scaled = ", ".join(f"{k} {sizes[k]}->{overrides[k]}" for k in attempt)
             return overrides, small, f"at reduced sizes ({scaled}): full size needs {why}"
-    raise argument_error(
+    raise _measure_error(
         f"cannot measure {path}: it needs {why} and no reduced size fits ({last})",
         "raise the budget ($SOLAR_MEASURE_MAX_SECONDS, $SOLAR_MEASURE_MAX_BYTES) or give "
         "sizes with --dim NAME=VALUE",
@@ -337,6 +350,37 @@ def time_runs(fn, inputs, dev: str, repeats: int, warmup: int, flush: int, path:
     return Timing(seconds)
 
 
+def view_outputs(fn, inputs, path: str) -> list[str]:
+    """Notes on outputs that are views of an input the forward pass left unchanged
+    (x.unfold, x.t(), ...): PyTorch moves no data for them, while the lowered program copies
+    them and the bound counts that copy, so such a program can run faster than its bound."""
+    import torch
+
+    from .frontend.capture import _call_user
+
+    args = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
+    with torch.no_grad():
+        out = _call_user(lambda: fn(*args), "the forward pass", path)
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    notes = []
+    for i, o in enumerate(outs):
+        if not isinstance(o, torch.Tensor):
+            continue
+        for j, a in enumerate(args):
+            if (
+                isinstance(a, torch.Tensor)
+                and o.untyped_storage().data_ptr() == a.untyped_storage().data_ptr()
+                and torch.equal(a, inputs[j])
+            ):
+                notes.append(
+                    f"output {i} is a view of input {j} that the program leaves unchanged: "
+                    "PyTorch moves no data for it, but the lowered program copies it and the "
+                    "bound counts that copy (a lowering artefact, not a measurement error)"
+                )
+                break
+    return notes
+
+
 def measure(
     path: str,
     graph,
@@ -355,6 +399,10 @@ def measure(
     if repeats < 1 or warmup < 0:
         raise argument_error("--repeats must be at least 1 and --warmup at least 0")
     overrides, small, detail = choose_sizes(path, graph, base)
+    from .local_arch import is_local, probe_bandwidth
+
+    local = any(is_local(a) for a in archs)
+    before = probe_bandwidth()[0] if local else 0.0
     dev = device()
     flush = flush_bytes(dev)
     model, inputs = build(path, overrides, seed, dev)
@@ -371,6 +419,7 @@ def measure(
         flush_bytes=flush,
         eager=eager,
     )
+    m.notes += view_outputs(model, inputs, path)
     if compile:
         try:
             compiled = torch.compile(model)
@@ -386,6 +435,18 @@ def measure(
         except Exception as e:  # torch.compile's own failure: reported, eager still stands
             first = str(e).splitlines()[0] if str(e) else ""
             m.compile_error = f"torch.compile failed: {type(e).__name__}: {first}"[:300]
+    if local:
+        after = probe_bandwidth()[1]
+        if after > before:
+            m.notes.append(
+                f"the local spec's DRAM bandwidth was raised from {before / 1e9:.3g} to "
+                f"{after / 1e9:.3g} GB/s by STREAM probes around the timed runs; the SOL above "
+                "the measurement uses the new rate"
+            )
+            archs = [
+                _core.load_arch(a.file, str(Path(a.file).parent)) if is_local(a) else a
+                for a in archs
+            ]
     for arch in archs:
         a = _core.analyze(small, arch, fp32_math)
         m.sols.append(
@@ -420,6 +481,7 @@ def report_text(m: Measurement, i: int = 0) -> str:
         lines.append(f"  torch.compile took {m.compile_seconds:.1f} s (not in the times above)")
     if m.compile_error:
         lines.append(f"  {m.compile_error}")
+    lines += [f"  note: {n}" for n in m.notes]
     if m.device == "cuda" and "local" in s.arch.lower():
         lines.append("  note: the local spec describes this machine's CPU, not its GPU")
     for v in m.violations(i):

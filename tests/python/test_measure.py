@@ -165,6 +165,26 @@ def test_load_arch_local_derives_once_and_keeps_the_larger_bandwidth(tmp_path, m
     assert "kept: a re-measurement gave 10 GB/s" in spec.dram_bytes_per_second[1]
 
 
+def test_probe_raises_the_cached_bandwidth_only_upward(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOLAR_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("SOLAR_LOCAL_REFRESH", raising=False)
+    rates = iter([20e9, 15e9, 25e9])
+    monkeypatch.setattr(
+        local_arch,
+        "measure_bandwidth",
+        lambda llc, trials=30: local_arch.Bandwidth(next(rates), "fake probe"),
+    )
+    monkeypatch.setattr(local_arch, "measure_gemm_flops", lambda: 0.0)
+    spec = solar.load_arch("local")  # derived with 20e9
+    assert local_arch.is_local(spec) and not local_arch.is_local(solar.load_arch("H100_PCIe"))
+    # A probe measuring 15e9 leaves 20e9; one measuring 25e9 raises it.
+    assert local_arch.probe_bandwidth() == (20e9, 20e9)
+    assert local_arch.probe_bandwidth() == pytest.approx((20e9, 25e9), rel=1e-6)
+    spec = solar.load_arch("local")
+    assert spec.dram_bytes_per_second[0] == pytest.approx(25e9, rel=1e-6)
+    assert "raised from 20 GB/s by a probe of a --measure run" in spec.dram_bytes_per_second[1]
+
+
 def test_measure_bandwidth_counts_bytes_by_kernel(monkeypatch):
     monkeypatch.setattr(local_arch, "STREAM_MIN_ARRAY_BYTES", 4 * 2**20)
     bw = local_arch.measure_bandwidth(0, trials=2)
@@ -188,6 +208,11 @@ def test_choose_sizes_divides_constants_by_a_power_of_two(tmp_path):
     assert "N 256->128" in detail and "0.0034 s a run (budget 0.001 s)" in detail
     same, g, detail = measure.choose_sizes(str(path), graph)
     assert same == {} and g is graph and detail == "at the program's own sizes"
+    # Budget 1 ns: even N = 8 (SCALE_FLOOR) needs 2 x 8^3 / 1e10 = 0.1 us: a `measure` error.
+    with pytest.raises(solar.UserError) as e:
+        measure.choose_sizes(str(path), graph, max_seconds=1e-9)
+    assert "error[measure]: cannot measure" in str(e.value)
+    assert "no reduced size fits (an estimated 1e-07 s a run (budget 1e-09 s))" in str(e.value)
 
 
 # --- end to end --------------------------------------------------------------------------
@@ -325,3 +350,15 @@ def test_compile_without_measure_and_bad_repeats(tmp_path, capsys):
     assert "--repeats must be at least 1" in capsys.readouterr().err
     assert cli.main(["arch", "show", "H100_PCIe", "--refresh"]) == 1
     assert "--refresh re-derives the local spec" in capsys.readouterr().err
+
+
+def test_view_outputs_are_noted():
+    import torch
+
+    x = torch.rand(4, 6)
+    # x.t() shares x's storage and leaves x unchanged: one note, naming output 0 and input 0.
+    (note,) = measure.view_outputs(lambda a: a.t(), [x], "p.py")
+    assert note.startswith("output 0 is a view of input 0 that the program leaves unchanged")
+    # In place (x *= 2 returns x, changed) and a new tensor (x + 1): no note.
+    assert measure.view_outputs(lambda a: a.mul_(2.0), [x], "p.py") == []
+    assert measure.view_outputs(lambda a: a + 1, [x], "p.py") == []
