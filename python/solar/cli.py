@@ -97,6 +97,11 @@ def cmd_analyze(args) -> int:
     if len(archs) > 1:
         print()
         print(report.cross_table([(a.name, r) for a, r in zip(archs, analyses, strict=True)]))
+    if args.curve:
+        from .curve import write_curve
+
+        write_curve(args.curve, graph, archs[0])
+        print(f"\nwrote {args.curve} (cache-aware curve on {archs[0].name})")
     if args.json:
         text = _core.analysis_json(graph, archs, analyses, validation[0], validation[1])
         Path(args.json).write_text(text + "\n")
@@ -310,6 +315,12 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--dim", action="append", metavar="K=V", help="override a size of DIMS")
     a.add_argument("--per-node", action="store_true", help="print a per-node table")
     a.add_argument("--json", metavar="OUT", help="write the analysis JSON (solar.analysis/1)")
+    a.add_argument(
+        "--curve",
+        metavar="OUT",
+        help="write the cache-aware DRAM-traffic-versus-capacity curve (.csv or .json; "
+        "the capacity point is the first --arch's cache level)",
+    )
     a.add_argument(
         "--fp32-math",
         choices=["fp32", "tf32"],
