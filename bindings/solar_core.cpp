@@ -24,6 +24,7 @@
 #include "solar/pipeline/sweep.h"
 #include "solar/sol/analysis.h"
 #include "solar/sol/inverse.h"
+#include "solar/sol/cache_aware.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -275,7 +276,14 @@ NB_MODULE(_core, m) {
       .def_ro("seconds", &solar::NodeSol::seconds)
       .def_ro("bottleneck", &solar::NodeSol::bottleneck)
       .def_ro("intensity", &solar::NodeSol::intensity)
-      .def_ro("math_mode", &solar::NodeSol::math_mode);
+      .def_ro("math_mode", &solar::NodeSol::math_mode)
+      .def_ro("cache_aware_bytes", &solar::NodeSol::cache_aware_bytes)
+      .def_ro("cache_aware_seconds", &solar::NodeSol::cache_aware_seconds);
+  nb::class_<solar::CacheLevel>(m, "CacheLevel")
+      .def_ro("available", &solar::CacheLevel::available)
+      .def_ro("level", &solar::CacheLevel::level)
+      .def_ro("capacity_bytes", &solar::CacheLevel::capacity_bytes)
+      .def_ro("reason", &solar::CacheLevel::reason);
   nb::class_<solar::GraphSol>(m, "GraphSol")
       .def_ro("mode", &solar::GraphSol::mode)
       .def_ro("flops", &solar::GraphSol::flops)
@@ -299,7 +307,13 @@ NB_MODULE(_core, m) {
       .def_ro("ridge_vector", &solar::Analysis::ridge_vector)
       .def_ro("nodes", &solar::Analysis::nodes)
       .def_ro("unfused", &solar::Analysis::unfused)
-      .def_ro("fused", &solar::Analysis::fused);
+      .def_ro("fused", &solar::Analysis::fused)
+      .def_ro("cache", &solar::Analysis::cache)
+      // None when the arch has no cache level (Analysis.cache.reason says why).
+      .def_prop_ro("cache_aware", [](const solar::Analysis& a) -> std::optional<solar::GraphSol> {
+        if (!a.cache.available) return std::nullopt;
+        return a.cache_aware;
+      });
 
   m.def(
       "analyze",
@@ -412,6 +426,75 @@ NB_MODULE(_core, m) {
       },
       "operands"_a, "output_ranks"_a, "rank_sizes"_a, "output_dtype"_a = "fp32",
       "Every association order of (name, ranks, dtype) operands in their order.");
+  // --- cache-aware curve: plain data for plots and reports -------------------------------
+  m.def(
+      "cache_aware_curve",
+      [](const solar::Graph& g, double platform_capacity, bool per_node) {
+        const std::vector<double> caps = solar::curve_capacities(g, platform_capacity);
+        std::vector<solar::CurvePoint> graph_curve;
+        std::vector<std::vector<solar::CurvePoint>> node_curves;
+        {
+          nb::gil_scoped_release release;
+          graph_curve = solar::cache_aware_curve(g, caps);
+          if (per_node)
+            for (const solar::Node& n : g.nodes)
+              node_curves.push_back(solar::cache_aware_node_curve(g, n.id, caps));
+        }
+        auto points = [](const std::vector<solar::CurvePoint>& curve) {
+          nb::list out;
+          for (const auto& p : curve) {
+            nb::dict d;
+            d["capacity_bytes"] = p.capacity_bytes;
+            d["dram_bytes"] = p.dram_bytes;
+            out.append(d);
+          }
+          return out;
+        };
+        nb::list nodes;
+        for (size_t i = 0; i < node_curves.size(); ++i) {
+          nb::dict nd;
+          nd["node"] = g.nodes[i].name;
+          nd["points"] = points(node_curves[i]);
+          nodes.append(nd);
+        }
+        nb::list graph_points = points(graph_curve);
+        return nb::make_tuple(graph_points, nodes);
+      },
+      "graph"_a, "platform_capacity_bytes"_a = 0.0, "per_node"_a = false);
+  m.def(
+      "cache_aware_bytes",
+      [](const solar::Graph& g, double capacity, std::optional<int> node) {
+        nb::gil_scoped_release release;
+        return node ? solar::cache_aware_node_bytes(g, *node, capacity)
+                    : solar::cache_aware_graph_bytes(g, capacity);
+      },
+      "graph"_a, "capacity_bytes"_a, "node"_a = nb::none(),
+      "Cache-aware DRAM bytes of the graph (or of one node alone) with a buffer of "
+      "capacity_bytes.");
+  m.def("cache_aware_memo_stats", [] {
+    const auto s = solar::memo_stats();
+    return std::make_pair(s.hits, s.misses);
+  });
+  m.def("cache_aware_clear_memo", &solar::clear_memo);
+  m.def(
+      "cache_aware_einsum_bytes",
+      [](const solar::Graph& g, double capacity) {
+        // Every einsum nest of every node alone at `capacity` (the benchmark's unit of work):
+        // (count of nests, sum of their least DRAM bytes).
+        int64_t count = 0, total = 0;
+        for (const solar::Node& n : g.nodes) {
+          if (!n.einsums) continue;
+          for (const solar::Einsum& e : *n.einsums) {
+            const auto p = solar::tiling_problem(g, n, e, false);
+            const auto& f = solar::memo_frontier(p);
+            const auto best = solar::min_dram_bytes(f, capacity);
+            total += best ? *best : (f.empty() ? 0 : f.front().dram_bytes);
+            ++count;
+          }
+        }
+        return std::make_pair(count, total);
+      },
+      "graph"_a, "capacity_bytes"_a);
 
   // --- execution ------------------------------------------------------------------------
   m.def(

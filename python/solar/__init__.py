@@ -26,6 +26,8 @@ __all__ = [
     "analyze",
     "arch_dir",
     "chains",
+    "cache_aware_curve",
+    "cache_aware_node_curves",
     "check",
     "format_source",
     "graph_yaml",
@@ -125,6 +127,32 @@ def analyze(
     if not isinstance(arch, _core.ArchSpec):
         arch = load_arch(arch)
     return _core.analyze(graph, arch, fp32_math)
+
+
+def cache_aware_curve(graph, arch="H100_PCIe") -> list[dict]:
+    """The graph's cache-aware DRAM traffic versus on-chip capacity, as plain data:
+    [{"capacity_bytes": float, "dram_bytes": int}, ...] ascending in capacity, at powers of
+    two from 1 KiB up to past the sum of all tensor bytes, plus the capacity of the arch's
+    cache level (if it has one). `graph` is a Graph or an IR file; `arch` a name or spec."""
+    from .curve import curves
+
+    return curves(*_graph_and_arch(graph, arch))[0]
+
+
+def cache_aware_node_curves(graph, arch="H100_PCIe") -> list[dict]:
+    """The same curve for every node alone: [{"node": name, "points": [{"capacity_bytes",
+    "dram_bytes"}, ...]}, ...] in execution order, at the same capacities."""
+    from .curve import curves
+
+    return curves(*_graph_and_arch(graph, arch), per_node=True)[1]
+
+
+def _graph_and_arch(graph, arch):
+    if not isinstance(graph, _core.Graph):
+        graph = trace(graph)
+    if not isinstance(arch, _core.ArchSpec):
+        arch = load_arch(arch)
+    return graph, arch
 
 
 def _is_torch_module(obj) -> bool:

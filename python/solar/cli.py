@@ -134,6 +134,11 @@ def cmd_analyze(args) -> int:
     if len(archs) > 1:
         print()
         print(report.cross_table([(a.name, r) for a, r in zip(archs, analyses, strict=True)]))
+    if args.curve:
+        from .curve import write_curve
+
+        write_curve(args.curve, graph, archs[0])
+        print(f"\nwrote {args.curve} (cache-aware curve on {archs[0].name})")
     if args.json:
         text = _core.analysis_json(graph, archs, analyses, validation[0], validation[1])
         if measured is not None:
@@ -384,6 +389,12 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--json", metavar="OUT", help="write the analysis JSON (solar.analysis/1)")
     a.add_argument("--html", metavar="OUT", help="write a self-contained HTML report with plots")
     a.add_argument("--png", metavar="DIR", help="write the report's plots as PNG files to DIR")
+    a.add_argument(
+        "--curve",
+        metavar="OUT",
+        help="write the cache-aware DRAM-traffic-versus-capacity curve (.csv or .json; "
+        "the capacity point is the first --arch's cache level)",
+    )
     a.add_argument(
         "--fp32-math",
         choices=["fp32", "tf32"],

@@ -62,7 +62,10 @@ def sol_table(graph, arch, analysis, validation: str = "none") -> str:
         f"DRAM {rate(analysis.dram_bytes_per_second, 'B')}",
     ]
     rows = []
-    for name, g in (("Unfused", analysis.unfused), ("Fused", analysis.fused)):
+    modes = [("Unfused", analysis.unfused), ("Fused", analysis.fused)]
+    if analysis.cache_aware is not None:
+        modes.append(("Cache-aware", analysis.cache_aware))
+    for name, g in modes:
         rows.append(
             [
                 name,
@@ -75,7 +78,17 @@ def sol_table(graph, arch, analysis, validation: str = "none") -> str:
     body = table(["Mode", "Compute", "Memory", "SOL", "Bottleneck"], rows, right={1, 2, 3})
     fb = analysis.unfused.seconds / analysis.fused.seconds if analysis.fused.seconds else 1.0
     tail = f"  fusion benefit (unfused / fused): {fb:.2f}x"
+    tail += "\n" + cache_line(analysis)
     return "\n".join(head) + "\n\n" + body + "\n" + tail
+
+
+def cache_line(analysis) -> str:
+    """Which on-chip level the cache-aware row used, or why there is no such row."""
+    c = analysis.cache
+    if not c.available:
+        return f"  cache-aware: none ({c.reason})"
+    size = f"{si(c.capacity_bytes, 'B')} ({c.capacity_bytes:,.0f} B)"
+    return f"  cache-aware: on-chip level {c.level}, {size}"
 
 
 def node_table(graph, analysis) -> str:

@@ -36,6 +36,14 @@ ordered document(const Graph& graph, const ArchSpec& arch, const Analysis& a,
                          {"dram_bytes_per_second", a.dram_bytes_per_second},
                          {"ridge_matrix_flops_per_byte", a.ridge_matrix},
                          {"ridge_vector_flops_per_byte", a.ridge_vector}};
+  // The cache-aware mode's fields are null when the arch has no cache level.
+  const bool cached = a.cache.available;
+  auto or_null = [&](auto value) { return cached ? ordered(value) : ordered(nullptr); };
+  doc["cache"] =
+      cached ? ordered{{"level", a.cache.level},
+                       {"capacity_bytes", a.cache.capacity_bytes},
+                       {"reason", ""}}
+             : ordered{{"level", nullptr}, {"capacity_bytes", nullptr}, {"reason", a.cache.reason}};
   FlopCounts all;
   for (const Node& n : graph.nodes) all += n.flops;
   doc["totals"] = ordered{
@@ -44,13 +52,21 @@ ordered document(const Graph& graph, const ArchSpec& arch, const Analysis& a,
       {"matrix_flops", a.fused.matrix_flops},
       {"vector_flops", a.fused.vector_flops},
       {"vector_flops_by_kind", flops_by_kind(all)},
-      {"bytes", ordered{{"unfused", a.unfused.bytes}, {"fused", a.fused.bytes}}},
-      {"seconds", ordered{{"unfused", a.unfused.seconds}, {"fused", a.fused.seconds}}},
-      {"bottleneck",
-       ordered{{"unfused", a.unfused.bottleneck.kind}, {"fused", a.fused.bottleneck.kind}}},
-      {"bound_by",
-       ordered{{"unfused", a.unfused.bottleneck.unit}, {"fused", a.fused.bottleneck.unit}}},
-      {"intensity", ordered{{"unfused", a.unfused.intensity}, {"fused", a.fused.intensity}}},
+      {"bytes", ordered{{"unfused", a.unfused.bytes},
+                        {"fused", a.fused.bytes},
+                        {"cache_aware", or_null(a.cache_aware.bytes)}}},
+      {"seconds", ordered{{"unfused", a.unfused.seconds},
+                          {"fused", a.fused.seconds},
+                          {"cache_aware", or_null(a.cache_aware.seconds)}}},
+      {"bottleneck", ordered{{"unfused", a.unfused.bottleneck.kind},
+                             {"fused", a.fused.bottleneck.kind},
+                             {"cache_aware", or_null(a.cache_aware.bottleneck.kind)}}},
+      {"bound_by", ordered{{"unfused", a.unfused.bottleneck.unit},
+                           {"fused", a.fused.bottleneck.unit},
+                           {"cache_aware", or_null(a.cache_aware.bottleneck.unit)}}},
+      {"intensity", ordered{{"unfused", a.unfused.intensity},
+                            {"fused", a.fused.intensity},
+                            {"cache_aware", or_null(a.cache_aware.intensity)}}},
       {"fusion_benefit", a.fused.seconds > 0 ? a.unfused.seconds / a.fused.seconds : 1.0},
   };
   ordered nodes = ordered::array();
@@ -72,9 +88,11 @@ ordered document(const Graph& graph, const ArchSpec& arch, const Analysis& a,
         {"bytes", n.bytes()},
         {"bytes_read", n.bytes_read},
         {"bytes_written", n.bytes_written},
+        {"bytes_cache_aware", or_null(s.cache_aware_bytes)},
         {"intensity", s.intensity},
         {"math_mode", s.math_mode},
         {"seconds", ordered{{"unfused", s.seconds},
+                            {"cache_aware", or_null(s.cache_aware_seconds)},
                             {"matrix", s.matrix_seconds},
                             {"vector", s.vector_seconds},
                             {"memory", s.memory_seconds}}},

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "solar/base/error.h"
+#include "solar/sol/cache_aware.h"
 
 namespace solar {
 namespace {
@@ -210,6 +211,29 @@ std::string headline_math_mode(const Graph& graph, const ArchSpec& arch,
 
 }  // namespace
 
+CacheLevel cache_level(const ArchSpec& arch) {
+  CacheLevel out;
+  if (arch.on_chip.empty() || arch.cache_level.empty()) {
+    out.reason = "arch '" + arch.name +
+                 "' has no on-chip memory level in its spec, so there is no cache-aware bound";
+    return out;
+  }
+  for (const MemoryLevel& level : arch.on_chip) {
+    if (level.name != arch.cache_level) continue;
+    if (level.capacity_bytes <= 0.0) {
+      out.reason = "on-chip level '" + level.name + "' of arch '" + arch.name + "' has no capacity";
+      return out;
+    }
+    out.available = true;
+    out.level = level.name;
+    out.capacity_bytes = level.capacity_bytes;
+    return out;
+  }
+  out.reason = "arch '" + arch.name + "' names cache_level '" + arch.cache_level +
+               "', which is not one of its on-chip levels";
+  return out;
+}
+
 Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions& options) {
   SOLAR_INTERNAL_CHECK(arch.dram_bytes_per_second.value > 0.0,
                        "spec '" + arch.name + "' has no DRAM rate");
@@ -248,6 +272,35 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
   fused.bottleneck =
       pick_bottleneck(fused.matrix_seconds, fused.vector_seconds, fused.memory_seconds);
   fused.intensity = ratio(fused.flops, fused.bytes);
+
+  // Cache-aware: the same compute terms, DRAM bytes with a finite on-chip buffer.
+  out.cache = cache_level(arch);
+  if (!options.cache_aware && out.cache.available) {
+    out.cache.available = false;
+    out.cache.reason = "the cache-aware mode was not requested";
+  }
+  GraphSol& cached = out.cache_aware;
+  cached.mode = "cache_aware";
+  if (out.cache.available) {
+    cached.flops = fused.flops;
+    cached.matrix_flops = fused.matrix_flops;
+    cached.vector_flops = fused.vector_flops;
+    cached.matrix_seconds = fused.matrix_seconds;
+    cached.vector_seconds = fused.vector_seconds;
+    cached.bytes = cache_aware_graph_bytes(graph, out.cache.capacity_bytes);
+    cached.memory_seconds = static_cast<double>(cached.bytes) / out.dram_bytes_per_second;
+    cached.seconds =
+        std::max({cached.matrix_seconds, cached.vector_seconds, cached.memory_seconds});
+    cached.bottleneck =
+        pick_bottleneck(cached.matrix_seconds, cached.vector_seconds, cached.memory_seconds);
+    cached.intensity = ratio(cached.flops, cached.bytes);
+    for (NodeSol& sol : out.nodes) {
+      sol.cache_aware_bytes = cache_aware_node_bytes(graph, sol.node, out.cache.capacity_bytes);
+      sol.cache_aware_seconds =
+          std::max({sol.matrix_seconds, sol.vector_seconds,
+                    static_cast<double>(sol.cache_aware_bytes) / out.dram_bytes_per_second});
+    }
+  }
 
   out.fp32_math = fp32_mode(arch, options);
   out.math_mode = headline_math_mode(graph, arch, options, &out.matrix_flops_per_second);

@@ -48,14 +48,15 @@ def test_analyze_paper_spec_reproduces_figure_2d(tmp_path):
     assert t["flops"] == 83_886_080 and isinstance(t["flops"], int)
     assert t["matrix_flops"] == 83_886_080 and t["vector_flops"] == 0
     # REFERENCE §1: 4·[(BMK+NK+N+BMN) + (BMN+NP+BMP)] and 4·(BMK+NK+N+NP+BMP).
-    assert t["bytes"] == {"unfused": 2_033_664, "fused": 985_088}
+    # Cache-aware: the L2 (52,428,800 B) holds every tensor, so it equals the fused bytes.
+    assert t["bytes"] == {"unfused": 2_033_664, "fused": 985_088, "cache_aware": 985_088}
     # fused = max(83,886,080 / 102e12, 985,088 / 2.0388e12) = 0.8224 µs (compute);
     # unfused = 0.6579 µs (linear, compute) + 0.3536 µs (matmul, memory) = 1.0115 µs.
     assert t["seconds"]["fused"] == pytest.approx(83_886_080 / 102e12, rel=1e-12)
     assert t["seconds"]["unfused"] == pytest.approx(
         67_108_864 / 102e12 + 720_896 / 2.0388e12, rel=1e-12
     )
-    assert t["bottleneck"] == {"unfused": "memory", "fused": "compute"}
+    assert t["bottleneck"] == {"unfused": "memory", "fused": "compute", "cache_aware": "compute"}
     names = [n["name"] for n in doc["nodes"]]
     assert names == ["linear#0", "matmul#0"]
     linear = doc["nodes"][0]

@@ -3,6 +3,9 @@
 //   unfused: every node alone; T = sum over nodes of max(matrix s, vector s, bytes / beta)
 //   fused:   intermediates stay on chip; only graph inputs, weights and outputs cross DRAM;
 //            T = max(sum matrix s, sum vector s, fused bytes / beta)
+//   cache_aware: the on-chip level `ArchSpec::cache_level` has a finite capacity; DRAM bytes
+//            from the tiling search and residency rule of sol/cache_aware.h;
+//            T = max(sum matrix s, sum vector s, cache-aware bytes / beta)
 //
 // Matrix seconds = 2 * MACs / matrix peak of the MACs' math mode; vector seconds = non-MAC
 // FLOPs / vector peak. The math mode of fp32 contractions is explicit (Fp32Math).
@@ -20,6 +23,7 @@ enum class Fp32Math { kPlatformDefault, kFp32, kTf32 };
 
 struct AnalysisOptions {
   Fp32Math fp32_math = Fp32Math::kPlatformDefault;
+  bool cache_aware = true;  // run the tiling search (false: Analysis::cache says skipped)
 };
 
 // "compute" or "memory"; for compute, `unit` says which compute resource bounds it. Ties go
@@ -40,6 +44,10 @@ struct NodeSol {
   double intensity = 0.0;  // FLOPs per unfused byte (0 if no bytes)
   std::string math_mode;   // math mode of its MACs ("tf32", "bf16", ...; "" if no MACs)
   double matrix_flops_per_second = 0.0;  // the peak used for its MACs
+  // Cache-aware mode (only when Analysis::cache.available): the node alone with the finite
+  // buffer, its DRAM bytes and max(matrix, vector, those bytes / beta).
+  int64_t cache_aware_bytes = 0;
+  double cache_aware_seconds = 0.0;
 };
 
 struct GraphSol {
@@ -56,6 +64,14 @@ struct GraphSol {
   double intensity = 0.0;  // FLOPs per byte
 };
 
+// The on-chip level the cache-aware mode uses, or why there is none.
+struct CacheLevel {
+  bool available = false;
+  std::string level;            // "L2"
+  double capacity_bytes = 0.0;  // its capacity
+  std::string reason;           // when not available: "arch 'B200' has no on-chip level ..."
+};
+
 struct Analysis {
   std::string arch;
   std::string math_mode;                 // e.g. "tf32 (platform default for fp32 contractions)"
@@ -68,7 +84,12 @@ struct Analysis {
   std::vector<NodeSol> nodes;  // indexed like graph.nodes
   GraphSol unfused;
   GraphSol fused;
+  CacheLevel cache;      // the level used by `cache_aware`
+  GraphSol cache_aware;  // meaningful only if cache.available (mode "cache_aware")
 };
+
+// The level named by arch.cache_level, or why the cache-aware mode has none.
+CacheLevel cache_level(const ArchSpec& arch);
 
 // Bytes that cross DRAM in the fused mode: each graph input/weight once (the most any
 // reader fetches of it) plus each graph output once.

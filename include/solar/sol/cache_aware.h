@@ -1,0 +1,140 @@
+// Cache-aware (Orojenesis-style) DRAM traffic of an einsum graph with a finite on-chip buffer
+// (docs/sol-modes.md, "Cache-aware"). Three layers, each usable alone:
+//
+//   tiling:    one einsum on a two-level hierarchy (DRAM + one buffer of capacity C): every
+//              tile size per rank and every order of the DRAM loops; the Pareto frontier of
+//              (buffer bytes, DRAM bytes). Memoised by the problem's signature.
+//   residency: a sequence of nests (a node, or the whole graph) whose tensors touched by two
+//              or more nests may stay on chip whole between their first and last touch, if
+//              they fit beside the nests' tiles (greedy along the topological order).
+//   curve:     DRAM bytes versus capacity, for the graph and per node.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "solar/einsum/graph.h"
+
+namespace solar {
+
+// --- tiling: one einsum ----------------------------------------------------------------------
+
+// One term `coefficient * rank` of a tensor dim's affine index.
+struct TileTerm {
+  int rank = 0;  // index into TilingProblem::sizes
+  int64_t coefficient = 1;
+};
+
+// One tensor of an einsum as the tiling search sees it.
+struct TileTensor {
+  std::string name;
+  std::vector<std::vector<TileTerm>> dims;  // one affine index per tensor dim
+  std::vector<int64_t> extents;             // per dim: the tensor's size (footprints are capped)
+  int bits = 32;                            // storage bits per element
+  double density = 1.0;                     // 1 - sparsity: bytes scale by it
+  bool is_output = false;
+  bool accumulates = false;  // output of a reduction (+= *= max min): partial sums exist
+  bool initialized = false;  // output already holds values the reduction starts from
+};
+
+// A single einsum: ranks (loop dims) with sizes > 1 and the tensors it reads and writes
+// (inputs first, the output last). Ranks of size 1 are dropped when it is built.
+struct TilingProblem {
+  std::vector<std::string> ranks;
+  std::vector<int64_t> sizes;
+  std::vector<TileTensor> tensors;
+};
+
+// One two-level mapping: a tile size per rank and the order of the DRAM loops (ranks with
+// more than one trip, outermost first), with its buffer occupancy and DRAM traffic.
+struct TilingPoint {
+  int64_t buffer_bytes = 0;  // one tile of every (non-excluded) tensor
+  int64_t dram_bytes = 0;    // reads + writes of every (non-excluded) tensor
+  std::vector<int64_t> tiles;
+  std::vector<int> order;
+};
+
+// Sorted by buffer_bytes ascending with dram_bytes strictly descending: the minimum DRAM
+// traffic attainable with each buffer size.
+using Frontier = std::vector<TilingPoint>;
+
+// A fusion-friendly constraint: these ranks have fixed tiles and their DRAM loops sit above
+// all others, in this order (outermost first). Empty: no constraint.
+struct OuterTiling {
+  std::vector<int> ranks;
+  std::vector<int64_t> tiles;
+  bool empty() const { return ranks.empty(); }
+};
+
+// Tile sizes searched for a rank of `size`: its divisors, the powers of two below it and the
+// size itself, ascending.
+std::vector<int64_t> tile_candidates(int64_t size);
+
+// The problem of one einsum of `node` (operand dtypes, sparsities and extents from the graph;
+// kernel-local tensors take the dtype of the nest that writes them). `initialized` marks an
+// output that an earlier nest of the same node wrote.
+TilingProblem tiling_problem(const Graph& graph, const Node& node, const Einsum& einsum,
+                             bool initialized);
+
+// A text that identifies the problem: equal problems have equal signatures.
+std::string problem_signature(const TilingProblem& problem);
+
+// Bit i of `excluded` set: tensor i stays on chip elsewhere (no buffer, no traffic here).
+// The Pareto frontier over tilings x loop orders. Each rank's candidates are
+// tile_candidates(size), thinned (largest set first, every other interior value dropped)
+// while the product of the set sizes exceeds `max_tilings`. The best order of each tiling is
+// found exactly by a dynamic program over the sets of inner loops.
+// `outer` restricts the search to the mappings with that fusion-friendly prefix.
+Frontier search_tilings(const TilingProblem& problem, uint32_t excluded = 0,
+                        int64_t max_tilings = 40000, const OuterTiling& outer = {});
+// The same frontier by enumerating every tiling and every permutation of its DRAM loops (for
+// tests: exponential).
+Frontier brute_force_tilings(const TilingProblem& problem, uint32_t excluded = 0,
+                             const OuterTiling& outer = {});
+// search_tilings through a process-wide memo keyed by (signature, excluded, outer);
+// thread-safe.
+const Frontier& memo_frontier(const TilingProblem& problem, uint32_t excluded = 0,
+                              const OuterTiling& outer = {});
+
+struct MemoStats {
+  int64_t hits = 0;
+  int64_t misses = 0;  // = searches run = distinct (signature, excluded) pairs seen
+};
+MemoStats memo_stats();
+void clear_memo();
+
+// Each non-excluded tensor once at its full accessed size: no mapping moves less.
+int64_t compulsory_bytes(const TilingProblem& problem, uint32_t excluded = 0);
+// The least dram_bytes of a point with buffer_bytes <= capacity; nullopt if none fits.
+std::optional<int64_t> min_dram_bytes(const Frontier& frontier, double capacity_bytes);
+
+// --- residency and the graph ------------------------------------------------------------------
+
+struct CurvePoint {
+  double capacity_bytes = 0.0;
+  int64_t dram_bytes = 0;
+};
+
+// DRAM bytes of the whole graph with an on-chip buffer of `capacity_bytes`: every einsum
+// nest at its best tiling, tensors shared between nests (intermediates, re-read inputs) kept
+// on chip where that fits and lowers the traffic (greedy, topological order): whole, or one
+// tile at a time between a producer and the next nest that consumes it under a
+// fusion-friendly mapping (the intermediate's ranks tiled alike and outermost in both).
+int64_t cache_aware_graph_bytes(const Graph& graph, double capacity_bytes);
+// The same for one node alone: its inputs come from DRAM, its outputs go to DRAM, the
+// tensors its nests share (kernel locals, an output initialised then accumulated) stay on
+// chip only if they fit. Data-movement nodes: their unfused bytes.
+int64_t cache_aware_node_bytes(const Graph& graph, NodeId node, double capacity_bytes);
+
+// Capacities of a curve: powers of two from 1 KiB up to the first one at or above the sum of
+// all tensor bytes of the graph (at least 1 KiB), plus `platform_capacity_bytes` if > 0;
+// ascending, without duplicates.
+std::vector<double> curve_capacities(const Graph& graph, double platform_capacity_bytes);
+std::vector<CurvePoint> cache_aware_curve(const Graph& graph,
+                                          const std::vector<double>& capacities);
+std::vector<CurvePoint> cache_aware_node_curve(const Graph& graph, NodeId node,
+                                               const std::vector<double>& capacities);
+
+}  // namespace solar

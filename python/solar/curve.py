@@ -1,0 +1,61 @@
+"""The cache-aware traffic-versus-capacity curve as plain data, and its CSV / JSON files.
+
+The numbers come from the C++ core (src/sol/cache_aware.cpp); this module only shapes them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from . import _core
+from .errors import argument_error
+
+
+def platform_capacity(arch) -> float:
+    """Capacity in bytes of the arch's cache level, or 0 when it has none."""
+    for level in arch.on_chip:
+        if level["name"] == arch.cache_level:
+            return float(level["capacity_bytes"])
+    return 0.0
+
+
+def curves(graph, arch, per_node: bool = False) -> tuple[list[dict], list[dict]]:
+    """(graph points, per-node curves): points are {"capacity_bytes": float, "dram_bytes":
+    int}, ascending in capacity; per-node curves are {"node": name, "points": [...]}."""
+    points, nodes = _core.cache_aware_curve(graph, platform_capacity(arch), per_node)
+    return list(points), list(nodes)
+
+
+def write_curve(path: str, graph, arch) -> None:
+    """Writes the graph's and every node's curve: .csv (scope,capacity_bytes,dram_bytes;
+    scope "graph" or a node name) or .json (schema solar.cache_curve/1)."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".csv", ".json"):
+        raise argument_error(
+            f"--curve {path}: the file must end in .csv or .json", "for example --curve curve.csv"
+        )
+    points, nodes = curves(graph, arch, per_node=True)
+    if suffix == ".json":
+        doc = {
+            "schema": "solar.cache_curve/1",
+            "source": graph.source,
+            "arch": arch.name,
+            "cache_level": arch.cache_level or None,
+            "platform_capacity_bytes": platform_capacity(arch) or None,
+            "graph": points,
+            "nodes": nodes,
+        }
+        Path(path).write_text(json.dumps(doc, indent=2) + "\n")
+        return
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["scope", "capacity_bytes", "dram_bytes"])
+    for p in points:
+        w.writerow(["graph", f"{p['capacity_bytes']:.0f}", p["dram_bytes"]])
+    for n in nodes:
+        for p in n["points"]:
+            w.writerow([n["node"], f"{p['capacity_bytes']:.0f}", p["dram_bytes"]])
+    Path(path).write_text(out.getvalue())
