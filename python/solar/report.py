@@ -206,7 +206,7 @@ def inverse_table(source: str, inv) -> str:
         ),
         row("β_min = bytes/T", lambda m: need(m.bytes_per_second_min, "B", m.dram_improvement)),
     ]
-    headers = ["Metric"] + [m.mode.capitalize() for m in modes]
+    headers = ["Metric"] + [m.mode.capitalize().replace("_", "-") for m in modes]
     body = table(headers, rows, right=set(range(1, len(headers))))
     tail = (
         "  (x): improvement over the platform needed to meet the target (below 1x: it already\n"

@@ -120,6 +120,9 @@ Inverse inverse_roofline(const Analysis& analysis, const Target& target) {
   for (const GraphSol* sol : {&analysis.unfused, &analysis.fused}) {
     out.modes.push_back(inverse_mode(*sol, analysis, target));
   }
+  // Cache-aware only where the spec has an on-chip level (Analysis::cache says why not).
+  if (analysis.cache.available)
+    out.modes.push_back(inverse_mode(analysis.cache_aware, analysis, target));
   return out;
 }
 

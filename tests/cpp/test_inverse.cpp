@@ -87,8 +87,10 @@ Graph pi0_like() {
 TEST(Inverse, PaperTable4Pi0Column) {
   const Analysis a = analyze(pi0_like(), load("Jetson_Thor"), {});
   const Inverse inv = inverse_roofline(a, parse_rate("500Hz"));
-  ASSERT_EQ(inv.modes.size(), 2u);
+  // unfused, fused, and cache_aware (Jetson Thor's spec has an on-chip level).
+  ASSERT_EQ(inv.modes.size(), 3u);
   EXPECT_EQ(inv.modes[0].mode, "unfused");
+  EXPECT_EQ(inv.modes[2].mode, "cache_aware");
   const InverseMode& f = inv.modes[1];
   EXPECT_EQ(f.mode, "fused");
   EXPECT_EQ(f.bytes, 3500000000);
