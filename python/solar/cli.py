@@ -48,13 +48,15 @@ def _archs(names):
 
 def _visual_reports(args, graph, archs, analyses, validation) -> None:
     """--html and --png (docs/reports.md); the figures are drawn once for both."""
-    from . import html_report, plots
+    from . import cache_aware_curve, html_report, plots
 
-    figures = plots.report_figures(graph, archs, analyses)
+    curve = cache_aware_curve(graph, archs[0])  # marks: every arch's cache capacity
+    figures = plots.report_figures(graph, archs, analyses, curve=curve)
     if args.html:
         html_report.write_report(
-            args.html, args.file, graph, archs, analyses, validation, figures=figures
-        )
+            args.html, args.file, graph, archs, analyses, validation, curve=curve,
+            figures=figures,
+        )  # fmt: skip
         print(f"wrote {args.html}")
     if args.png:
         paths = plots.save_all(figures, args.png)
