@@ -652,9 +652,7 @@ def _add_explore_parsers(sub) -> None:
     w.add_argument("--fp32-math", choices=["fp32", "tf32"], default="default", help=fp32_help)
     w.add_argument("--csv", metavar="OUT", help="write one CSV row per point")
     w.add_argument("--json", metavar="OUT", help="write solar.sweep/1 JSON")
-    w.add_argument(
-        "--html", metavar="OUT", help="self-contained HTML report with a plot per axis"
-    )
+    w.add_argument("--html", metavar="OUT", help="self-contained HTML report with a plot per axis")
     w.add_argument("--png", metavar="DIR", help="write the plots as PNG files into DIR")
     w.set_defaults(func=cmd_sweep)
 

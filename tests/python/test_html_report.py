@@ -326,8 +326,11 @@ def test_cli_writes_html_and_png(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     assert f"wrote {out}" in r.stdout
-    assert "1.01 µs" in out.read_text()  # the unfused SOL of Figure 2d, as in the terminal
-    assert [p.name for p in pngs.iterdir()] == ["roofline.png"]
+    text = out.read_text()
+    assert "1.01 µs" in text  # the unfused SOL of Figure 2d, as in the terminal
+    # The paper spec has an L2 level: the report also has the cache-aware curve.
+    assert 'id="fig-cache"' in text
+    assert sorted(p.name for p in pngs.iterdir()) == ["cache_curve.png", "roofline.png"]
     assert (pngs / "roofline.png").read_bytes()[:4] == b"\x89PNG"
     bad = subprocess.run(
         [sys.executable, "-m", "solar.cli", "analyze", str(PAPER), "--png", str(out)],

@@ -96,6 +96,10 @@ def _gru():
     return m(lambda gru, x: gru(x)[0], nn.GRU(4, 5, batch_first=True, bidirectional=True))
 
 
+def _rnn_relu():
+    return m(lambda rnn, x: rnn(x)[1], nn.RNN(4, 5, num_layers=2, nonlinearity="relu"))
+
+
 # name -> () -> (module or function, inputs[, (rtol, atol)])
 CASES = {
     # ---------------------------------------------------------------- elementwise unary
@@ -731,6 +735,7 @@ CASES = {
     ),
     "lstm": lambda: (_lstm(), [R(2, 3, 4)]),
     "gru_bidirectional": lambda: (_gru(), [R(2, 3, 4)]),
+    "rnn_relu_two_layers": lambda: (_rnn_relu(), [R(3, 2, 4)]),
     "rnn_cell": lambda: (m(lambda cell, x: cell(x), nn.RNNCell(4, 3)), [R(2, 4)]),
     "prelu_glu": lambda: (
         m(lambda prelu, x: prelu(x) + F.glu(torch.cat([x, x * 2], 1), 1), nn.PReLU(3)),

@@ -107,6 +107,27 @@ def test_peak_formula_avx512_bf16_and_amx():
     assert local_arch.derive_peaks(frozenset({"sse", "sse2"}), 1, 1e9).fp32 == pytest.approx(16e9)
 
 
+def test_max_clock_is_the_larger_of_reported_and_measured(monkeypatch):
+    cpu = local_arch.parse_cpuinfo(CPUINFO_AVX2)
+    reported, _ = local_arch.reported_clock_hz(cpu)
+    # A measured clock above the reported one wins (a VM reports its nominal clock) ...
+    monkeypatch.setattr(local_arch, "measure_clock_hz", lambda: reported + 1e9)
+    hz, how = local_arch.max_clock_hz(cpu)
+    assert hz == reported + 1e9 and how.startswith("measured ")
+    # ... and one below it does not lower the reported clock.
+    monkeypatch.setattr(local_arch, "measure_clock_hz", lambda: reported / 2)
+    hz, how = local_arch.max_clock_hz(cpu)
+    assert hz == reported and "a chain of dependent adds measured" in how
+
+
+def test_measured_clock_is_plausible():
+    hz = local_arch.measure_clock_hz()
+    if hz == 0.0:
+        pytest.skip("no C compiler or an ISA without the add-chain probe")
+    # Any CPU of the last two decades runs between 0.5 and 7 GHz.
+    assert 0.5e9 < hz < 7e9
+
+
 def test_spec_yaml_loads_with_every_number_cited(tmp_path):
     cpu = local_arch.parse_cpuinfo(CPUINFO_AVX2)
     peaks = local_arch.derive_peaks(cpu.flags, 4, 2.0e9)
@@ -125,7 +146,7 @@ def test_spec_yaml_loads_with_every_number_cited(tmp_path):
     assert "derived on this machine" in spec.dram_bytes_per_second[1]
     # The LLC is the on-chip level: 32 MiB = 33,554,432 bytes, named L3.
     assert spec.on_chip[0]["name"] == "L3"
-    assert spec.on_chip[0]["capacity_bytes"] == pytest.approx(33_554_432, rel=1e-6)
+    assert spec.on_chip[0]["capacity_bytes"] == 33_554_432  # written exactly (10 digits)
     # A GEMM measured above the derived peak raises every rate by the same factor:
     # 512e9 / 256e9 = 2 -> fp64 vector 2 x 128e9 = 256e9.
     raised = local_arch.spec_yaml(cpu, 4, 2.0e9, "t", peaks, bw, 0, 0, 0, "k", gemm_flops=512e9)
@@ -147,11 +168,12 @@ def test_load_arch_local_derives_once_and_keeps_the_larger_bandwidth(tmp_path, m
 
     monkeypatch.setattr(local_arch, "measure_bandwidth", fake_bandwidth)
     monkeypatch.setattr(local_arch, "measure_gemm_flops", lambda: 0.0)
+    monkeypatch.setattr(local_arch, "measure_clock_hz", lambda: 0.0)
     spec = solar.load_arch("local")
     assert spec.file == str(tmp_path / "local.yaml")
     assert spec.dram_bytes_per_second[0] == pytest.approx(30e9, rel=1e-6)
     cpu = local_arch.parse_cpuinfo(Path("/proc/cpuinfo").read_text())
-    hz, _ = local_arch.max_clock_hz(cpu)
+    hz, _ = local_arch.reported_clock_hz(cpu)
     # The documented formula on this machine's own features.
     want = local_arch.usable_cores() * 2 * local_arch.fp32_lanes(cpu.flags) * 2 * hz
     assert spec.vector_flops_per_second["fp32"][0] == pytest.approx(want, rel=1e-6)
@@ -175,6 +197,7 @@ def test_probe_raises_the_cached_bandwidth_only_upward(tmp_path, monkeypatch):
         lambda llc, trials=30: local_arch.Bandwidth(next(rates), "fake probe"),
     )
     monkeypatch.setattr(local_arch, "measure_gemm_flops", lambda: 0.0)
+    monkeypatch.setattr(local_arch, "measure_clock_hz", lambda: 0.0)
     spec = solar.load_arch("local")  # derived with 20e9
     assert local_arch.is_local(spec) and not local_arch.is_local(solar.load_arch("H100_PCIe"))
     # A probe measuring 15e9 leaves 20e9; one measuring 25e9 raises it.
@@ -362,3 +385,22 @@ def test_view_outputs_are_noted():
     # In place (x *= 2 returns x, changed) and a new tensor (x + 1): no note.
     assert measure.view_outputs(lambda a: a.mul_(2.0), [x], "p.py") == []
     assert measure.view_outputs(lambda a: a + 1, [x], "p.py") == []
+
+
+def test_refresh_keeps_the_larger_clock(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOLAR_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(
+        local_arch, "measure_bandwidth", lambda llc, trials=30: local_arch.Bandwidth(1e10, "f")
+    )
+    monkeypatch.setattr(local_arch, "measure_gemm_flops", lambda: 0.0)
+    monkeypatch.setattr(local_arch, "measure_clock_hz", lambda: 6.0e9)
+    cpu = local_arch.parse_cpuinfo(Path("/proc/cpuinfo").read_text())
+    per_hz = local_arch.derive_peaks(cpu.flags, local_arch.usable_cores(), 1.0).fp32
+    first = solar.load_arch("local").vector_flops_per_second["fp32"][0]
+    assert first == pytest.approx(6.0e9 * per_hz, rel=1e-9)  # the measured 6 GHz
+    # A refresh measuring less (a busy core) keeps the 6 GHz peak.
+    monkeypatch.setattr(local_arch, "measure_clock_hz", lambda: 1.0e9)
+    local_arch.local_spec_path(refresh=True)
+    spec = solar.load_arch("local")
+    assert spec.vector_flops_per_second["fp32"][0] == pytest.approx(first, rel=1e-9)
+    assert "6 GHz kept from an earlier derivation" in spec.notes
