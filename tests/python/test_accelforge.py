@@ -7,25 +7,47 @@ Expected: at a capacity that holds every tensor whole, both give the compulsory 
 (each tensor once; computed by hand below). Below it, AccelForge's mapspace is larger than
 Solar's (each tensor may be kept at its own loop level; Solar tiles all tensors at one
 level), so AccelForge's minimum is at most Solar's; the test checks that order and prints
-the ratio. Skipped with the reason when accelforge cannot be imported (it needs Python >=
-3.12 through its dependency hwcomponents).
+the ratio. AccelForge needs Python >= 3.12 (this venv is 3.11): it runs in a subprocess under
+$SOLAR_ACCELFORGE_PYTHON (`make accelforge-check` builds such a venv when python3.12 exists);
+without one the module is skipped with the reason.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import pytest
-
-try:
-    import accelforge as af
-except Exception as e:  # ImportError, or a dependency that fails to import
-    pytest.skip(f"accelforge not installed: {type(e).__name__}: {e}", allow_module_level=True)
-
 import solar
 from solar import _core
 
 BITS = 32  # fp32 on both sides
+SCRIPT = Path(__file__).parent / "accelforge_bytes.py"
+
+
+def _accelforge_python() -> str:
+    """An interpreter that imports accelforge: $SOLAR_ACCELFORGE_PYTHON, else this one."""
+    exe = os.environ.get("SOLAR_ACCELFORGE_PYTHON", sys.executable)
+    probe = subprocess.run([exe, "-c", "import accelforge"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        last = (probe.stderr.strip().splitlines() or ["?"])[-1]
+        pytest.skip(
+            f"accelforge not importable by {exe} ({last}); it needs Python >= 3.12: set "
+            "SOLAR_ACCELFORGE_PYTHON to such an interpreter with accelforge installed "
+            "(`make accelforge-check` does it)",
+            allow_module_level=True,
+        )
+    if shutil.which("dot") is None:
+        pytest.skip("accelforge renders its mapping with Graphviz: `dot` is not on PATH",
+                    allow_module_level=True)  # fmt: skip
+    return exe
+
+
+AF_PYTHON = _accelforge_python()
 
 
 def solar_bytes(tmp_path, name: str, source: str, capacity: int) -> int:
@@ -37,11 +59,12 @@ def solar_bytes(tmp_path, name: str, source: str, capacity: int) -> int:
 def accelforge_bytes(tmp_path, name: str, workload: str, capacity: int) -> float:
     path = tmp_path / f"{name}.workload.yaml"
     path.write_text(textwrap.dedent(workload))
-    spec = af.Spec.from_yaml(af.examples.arches.snowcat, str(path))
-    spec.arch.find("GlobalBuffer").size = capacity * 8  # bits
-    spec.mapper.metrics = af.Metrics.ENERGY  # 1 J per bit read or written at MainMemory
-    result = spec.map_workload_to_arch()
-    return float(result.energy()) / 8.0  # bits -> bytes
+    r = subprocess.run(
+        [AF_PYTHON, str(SCRIPT), str(path), str(capacity)],
+        capture_output=True, text=True, cwd=tmp_path, timeout=600,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    return float(r.stdout.strip().splitlines()[-1])
 
 
 MATMUL_IR = """
