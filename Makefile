@@ -8,7 +8,8 @@ APT_PACKAGES := build-essential cmake ninja-build libgtest-dev libgmock-dev libb
                 libyaml-cpp-dev nlohmann-json3-dev libopenblas-dev chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test setup apt venv build cpp-test py-test lint format bench bench-deps clean
+.PHONY: demo test setup apt venv build cpp-test py-test lint format bench bench-deps clean \
+        accelforge-check
 
 demo: setup
 	$(VENV)/bin/solar analyze examples/ir/linear_bias_matmul.py --arch H100_PCIe_paper --per-node
@@ -74,5 +75,20 @@ bench: build bench-deps
 	$(PY) bench/run_bench.py
 	$(PY) bench/bench_exec.py
 
+# The AccelForge cross-check (tests/python/test_accelforge.py): AccelForge needs Python >= 3.12
+# and Graphviz; this builds a side venv with it and runs the test against it. `make test`
+# skips that test (with the reason) where no such interpreter is set.
+PYTHON312 ?= python3.12
+AF_VENV := .venv-accelforge
+$(AF_VENV)/.deps:
+	@command -v $(PYTHON312) >/dev/null || { echo "accelforge-check needs $(PYTHON312) (PYTHON312=...)"; exit 1; }
+	@command -v dot >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq graphviz; }
+	$(PYTHON312) -m venv $(AF_VENV)
+	$(AF_VENV)/bin/pip install -q accelforge
+	touch $@
+
+accelforge-check: build $(AF_VENV)/.deps
+	SOLAR_ACCELFORGE_PYTHON=$(AF_VENV)/bin/python $(PY) -m pytest -q -s tests/python/test_accelforge.py
+
 clean:
-	rm -rf build $(VENV)
+	rm -rf build $(VENV) $(AF_VENV)
