@@ -46,16 +46,34 @@ def _archs(names):
     return resolve_archs(names or ["H100_PCIe"])
 
 
-def _visual_reports(args, graph, archs, analyses, validation) -> None:
+def _headroom_data(measured) -> list[dict] | None:
+    """A --measure result as the headroom bars' data (one bar per architecture; the SOL is
+    that of the measured sizes)."""
+    if measured is None:
+        return None
+    name = Path(measured.source).stem
+    compiled = measured.compiled.median if measured.compiled else None
+    return [
+        {
+            "name": f"{name} on {s.arch}",
+            "measured_seconds": {"eager": measured.eager.median, "compile": compiled},
+            "sol_seconds": {"unfused": s.unfused_seconds, "fused": s.fused_seconds},
+        }
+        for s in measured.sols
+    ]
+
+
+def _visual_reports(args, graph, archs, analyses, validation, measured=None) -> None:
     """--html and --png (docs/reports.md); the figures are drawn once for both."""
     from . import cache_aware_curve, html_report, plots
 
     curve = cache_aware_curve(graph, archs[0])  # marks: every arch's cache capacity
-    figures = plots.report_figures(graph, archs, analyses, curve=curve)
+    headroom = _headroom_data(measured)
+    figures = plots.report_figures(graph, archs, analyses, curve=curve, headroom=headroom)
     if args.html:
         html_report.write_report(
             args.html, args.file, graph, archs, analyses, validation, curve=curve,
-            figures=figures,
+            headroom=headroom, figures=figures,
         )  # fmt: skip
         print(f"wrote {args.html}")
     if args.png:
@@ -150,7 +168,7 @@ def cmd_analyze(args) -> int:
         Path(args.json).write_text(text + "\n")
         print(f"\nwrote {args.json}")
     if args.html or args.png:
-        _visual_reports(args, graph, archs, analyses, validation)
+        _visual_reports(args, graph, archs, analyses, validation, measured)
     violated = measured is not None and any(measured.violations(i) for i in range(len(archs)))
     return 0 if validation[0] != "failed" and not violated else 1
 

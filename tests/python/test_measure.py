@@ -244,9 +244,11 @@ def test_choose_sizes_divides_constants_by_a_power_of_two(tmp_path):
 def test_analyze_measure_small_workload(tmp_path, capsys):
     path = problem(tmp_path, 64)
     spec = spec_file(tmp_path, 1e12, 1e12)
-    out = tmp_path / "out.json"
+    out, html = tmp_path / "out.json", tmp_path / "r.html"
     args = ["analyze", str(path), "--arch", str(spec), "--no-validate", "--measure"]
-    rc = cli.main([*args, "--repeats", "3", "--warmup", "1", "--json", str(out)])
+    rc = cli.main(
+        [*args, "--repeats", "3", "--warmup", "1", "--json", str(out), "--html", str(html)]
+    )
     text = capsys.readouterr().out
     assert rc == 0, text
     assert "Measured on cpu" in text and "headroom" in text and "SOL VIOLATION" not in text
@@ -261,6 +263,8 @@ def test_analyze_measure_small_workload(tmp_path, capsys):
     h = m["headroom"]["eager_fused"]
     assert h > 1 and h == pytest.approx(m["eager"]["median_seconds"] / 524_288e-12, rel=1e-9)
     assert m["margin"] > 1 and m["violations"] == [] and m["compile"] is None
+    # The HTML report carries the headroom bars of this measurement.
+    assert 'id="fig-headroom"' in html.read_text()
 
 
 def test_dim_overrides_a_pytorch_constant(tmp_path, capsys):
