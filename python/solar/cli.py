@@ -651,7 +651,12 @@ def _add_explore_parsers(sub) -> None:
     target.add_argument("--latency", metavar="T", help="time per run: 2ms, 500us, 1.5s")
     target.add_argument("--rate", metavar="R", help="runs per second: 500Hz, 1kHz")
     v.add_argument("--arch", action="append", help=arch_help)
-    v.add_argument("--dim", action="append", metavar="K=V", help="IR programs: override DIMS")
+    v.add_argument(
+        "--dim",
+        action="append",
+        metavar="K=V",
+        help="override DIMS (IR) or a module-level size constant (PyTorch)",
+    )
     v.add_argument("--fp32-math", choices=["fp32", "tf32"], default="default", help=fp32_help)
     v.add_argument("--json", metavar="OUT", help="write solar.inverse/1 JSON")
     v.set_defaults(func=cmd_inverse)
@@ -678,7 +683,12 @@ def _add_explore_parsers(sub) -> None:
         "chains", help="association orders of multi-operand products and contraction chains"
     )
     c.add_argument("file")
-    c.add_argument("--dim", action="append", metavar="K=V", help="IR programs: override DIMS")
+    c.add_argument(
+        "--dim",
+        action="append",
+        metavar="K=V",
+        help="override DIMS (IR) or a module-level size constant (PyTorch)",
+    )
     c.add_argument("--json", metavar="OUT", help="write solar.chains/1 JSON")
     c.set_defaults(func=cmd_chains)
 

@@ -48,16 +48,12 @@ def load_graph(source, dims=None):
     """(graph, note) of an IR file or a PyTorch problem file (captured and lowered, not
     validated: the note says so)."""
     if is_pytorch(source):
-        if dims:
-            raise argument_error(
-                "--dim applies to IR programs; a PyTorch program's sizes come "
-                "from its own constants and get_inputs()",
-                "use solar sweep --dim NAME=... to vary a PyTorch program's size constants",
-            )
         from .frontend.validate import load_lowered
         from .pytorch import lower_pytorch
 
-        _, lowered = lower_pytorch(str(source))
+        # --dim on a PyTorch program overrides its module-level size constants (as in
+        # solar analyze).
+        _, lowered = lower_pytorch(str(source), overrides=dict(dim_overrides(dims)) or None)
         program = load_lowered(lowered)
         note = "PyTorch program captured and lowered; not validated (run solar analyze)"
         return _core.trace(program, []), note
