@@ -4,10 +4,11 @@ torch.export unrolls a recurrent module into one group of ATen operators per tim
 layer (a 512-step bidirectional GRU is ~25,000 operators, minutes of export and
 decomposition). Capture instead replaces the forward of each such module (on the meta copy
 only; the reference run uses the real module) by a call to a custom operator `solar::lstm`,
-`solar::gru` or `solar::rnn`, which export keeps as one node. Its lowering emits, per layer,
-direction and time step, the operators of PyTorch's own cell (aten/src/ATen/native/RNN.cpp:
-LSTMCell, GRUCell, SimpleCell): the same kernels the unrolled ATen graph would give, so
-counts and traffic do not depend on the path taken.
+`solar::gru` or `solar::rnn`, which export keeps as one node. Its lowering emits, per layer
+and direction, the input projection of all time steps as one product (as PyTorch's CPU path
+and cuDNN do), then per time step the operators of PyTorch's own cell
+(aten/src/ATen/native/RNN.cpp: LSTMCell, GRUCell, SimpleCell, with the input gates
+precomputed): the MACs and FLOPs of the cells written out, and W_ih read once per layer.
 
 Configurations the custom operators do not model (proj_size > 0, dropout between layers in
 training mode, unbatched or packed inputs) keep PyTorch's own forward and are unrolled by
@@ -205,8 +206,8 @@ def _split(lw, v, parts: int):
     return [Value(f"{var}[{i}]", (v.shape[0], size), v.dtype) for i in range(parts)]
 
 
-def _lstm_cell(lw, x, h, c, w_ih, w_hh, b_ih, b_hh):
-    gates = _ew(lw, "add", _linear(lw, x, w_ih, b_ih), _linear(lw, h, w_hh, b_hh))
+def _lstm_cell(lw, gi, h, c, w_hh, b_hh):
+    gates = _ew(lw, "add", gi, _linear(lw, h, w_hh, b_hh))
     i, f, g, o = _split(lw, gates, 4)
     i, f, g, o = (
         _ew(lw, "sigmoid_", i),
@@ -218,8 +219,8 @@ def _lstm_cell(lw, x, h, c, w_ih, w_hh, b_ih, b_hh):
     return _ew(lw, "mul", o, _ew(lw, "tanh_", c)), c
 
 
-def _gru_cell(lw, x, h, w_ih, w_hh, b_ih, b_hh):
-    ir, ii, inew = _split(lw, _linear(lw, x, w_ih, b_ih), 3)
+def _gru_cell(lw, gi, h, w_hh, b_hh):
+    ir, ii, inew = _split(lw, gi, 3)
     hr, hi, hnew = _split(lw, _linear(lw, h, w_hh, b_hh), 3)
     reset = _ew(lw, "sigmoid_", _ew(lw, "add", ir, hr))
     update = _ew(lw, "sigmoid_", _ew(lw, "add", ii, hi))
@@ -227,8 +228,8 @@ def _gru_cell(lw, x, h, w_ih, w_hh, b_ih, b_hh):
     return _ew(lw, "add", _ew(lw, "mul", _ew(lw, "sub", h, new), update), new)
 
 
-def _simple_cell(lw, x, h, w_ih, w_hh, b_ih, b_hh, relu: bool):
-    pre = _ew(lw, "add", _linear(lw, x, w_ih, b_ih), _linear(lw, h, w_hh, b_hh))
+def _simple_cell(lw, gi, h, w_hh, b_hh, relu: bool):
+    pre = _ew(lw, "add", gi, _linear(lw, h, w_hh, b_hh))
     return _ew(lw, "relu" if relu else "tanh_", pre)
 
 
@@ -253,16 +254,22 @@ def lower_recurrent(lw, mode: str, x, states, params, has_biases, layers, bidire
             w_ih, w_hh = w[0], w[1]
             b_ih, b_hh = (w[2], w[3]) if has_biases else (None, None)
             carry = [_select(lw, s, 0, k) for s in states]
+            # The input projection of every step at once (one product over T·B rows), as
+            # PyTorch's own CPU path and cuDNN do: W_ih is read once, not once per step.
+            a, b, width = layer_in.shape
+            rows = lw.reshape(layer_in, (a * b, width))
+            gi_all = _linear(lw, rows, w_ih, b_ih)
+            gi_all = lw.reshape(gi_all, (a, b, w_ih.shape[0]))
             hs = [None] * steps
             for t in range(steps) if d == 0 else reversed(range(steps)):
-                xt = _select(lw, layer_in, taxis, t)
+                gi = _select(lw, gi_all, taxis, t)
                 if mode == "lstm":
-                    carry = list(_lstm_cell(lw, xt, carry[0], carry[1], w_ih, w_hh, b_ih, b_hh))
+                    carry = list(_lstm_cell(lw, gi, carry[0], carry[1], w_hh, b_hh))
                 elif mode == "gru":
-                    carry = [_gru_cell(lw, xt, carry[0], w_ih, w_hh, b_ih, b_hh)]
+                    carry = [_gru_cell(lw, gi, carry[0], w_hh, b_hh)]
                 else:
                     relu = mode == "rnn_relu"
-                    carry = [_simple_cell(lw, xt, carry[0], w_ih, w_hh, b_ih, b_hh, relu)]
+                    carry = [_simple_cell(lw, gi, carry[0], w_hh, b_hh, relu)]
                 hs[t] = carry[0]
             seqs.append(_stack(lw, hs, taxis))
             for i, s in enumerate(carry):
