@@ -23,8 +23,8 @@
 #include "solar/pipeline/pipeline.h"
 #include "solar/pipeline/sweep.h"
 #include "solar/sol/analysis.h"
-#include "solar/sol/inverse.h"
 #include "solar/sol/cache_aware.h"
+#include "solar/sol/inverse.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
