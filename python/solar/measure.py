@@ -191,15 +191,8 @@ def choose_sizes(
     the user's --dim overrides) when they fit the budget, else its size constants divided by
     the smallest power of two that fits, with the rules and helpers of scaled validation."""
     from .execution import estimate_seconds
-    from .frontend.capture import int_constants, override_constants
-    from .frontend.validate import (
-        _NOT_SIZES,
-        _SEQUENCE,
-        _SPATIAL,
-        SCALE_FLOOR,
-        SCALE_MIN,
-        _loop_bounds,
-    )
+    from .frontend.capture import override_constants
+    from .frontend.validate import _SEQUENCE, _SPATIAL, SCALE_FLOOR, scalable_sizes
 
     base = dict(base or {})
     why = _over_budget(graph, max_bytes, max_seconds)
@@ -208,12 +201,7 @@ def choose_sizes(
     text = Path(path).read_text()
     if base:
         text = override_constants(text, base)
-    loops = _loop_bounds(text)
-    sizes = {
-        k: v
-        for k, v in int_constants(text).items()
-        if v >= SCALE_MIN and not _NOT_SIZES.search(k) and k not in loops
-    }
+    sizes = scalable_sizes(text)
     if not sizes:
         raise _measure_error(
             f"cannot measure {path}: it needs {why} and has no module-level size constants "

@@ -238,6 +238,20 @@ def _loop_bounds(text: str) -> set[str]:
     return names
 
 
+def scalable_sizes(text: str) -> dict[str, int]:
+    """The module-level integer constants of a problem file that reduced sizes may divide:
+    at least SCALE_MIN, not named like a window hyperparameter or a layer count, and not a
+    range() bound (a loop count)."""
+    from .capture import int_constants
+
+    loops = _loop_bounds(text)
+    return {
+        k: v
+        for k, v in int_constants(text).items()
+        if v >= SCALE_MIN and not _NOT_SIZES.search(k) and k not in loops
+    }
+
+
 def validate_scaled(
     capture: Capture,
     lowered: LoweredProgram,
@@ -253,15 +267,10 @@ def validate_scaled(
     lowered program computes with the same operators in the same order as at full size, and
     validates that program fully."""
     from ..execution import DEFAULT_MAX_SECONDS, estimate_seconds
-    from .capture import capture_problem, int_constants
+    from .capture import capture_problem
 
     text = Path(capture.source).read_text()
-    loops = _loop_bounds(text)
-    sizes = {
-        k: v
-        for k, v in int_constants(text).items()
-        if v >= SCALE_MIN and not _NOT_SIZES.search(k) and k not in loops
-    }
+    sizes = scalable_sizes(text)
     if not sizes:
         return validate_per_kernel(
             capture,
