@@ -404,7 +404,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="architecture name or spec path (repeatable, or a comma list A,B,C; 'all' for "
         "every spec); default H100_PCIe",
     )
-    a.add_argument("--dim", action="append", metavar="K=V", help="override a size of DIMS")
+    a.add_argument(
+        "--dim",
+        action="append",
+        metavar="K=V",
+        help="override a size: a DIMS entry (IR) or a module-level integer constant (PyTorch)",
+    )
     a.add_argument("--per-node", action="store_true", help="print a per-node table")
     a.add_argument("--json", metavar="OUT", help="write the analysis JSON (solar.analysis/1)")
     a.add_argument("--html", metavar="OUT", help="write a self-contained HTML report with plots")
