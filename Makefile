@@ -88,7 +88,7 @@ $(AF_VENV)/.deps:
 	touch $@
 
 accelforge-check: build $(AF_VENV)/.deps
-	SOLAR_ACCELFORGE_PYTHON=$(AF_VENV)/bin/python $(PY) -m pytest -q -s tests/python/test_accelforge.py
+	SOLAR_ACCELFORGE_PYTHON=$(CURDIR)/$(AF_VENV)/bin/python $(PY) -m pytest -q -s tests/python/test_accelforge.py
 
 clean:
 	rm -rf build $(VENV) $(AF_VENV)

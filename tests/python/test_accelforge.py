@@ -32,6 +32,8 @@ SCRIPT = Path(__file__).parent / "accelforge_bytes.py"
 def _accelforge_python() -> str:
     """An interpreter that imports accelforge: $SOLAR_ACCELFORGE_PYTHON, else this one."""
     exe = os.environ.get("SOLAR_ACCELFORGE_PYTHON", sys.executable)
+    if os.sep in exe:  # the subprocesses run in a temporary directory
+        exe = os.path.abspath(exe)
     probe = subprocess.run([exe, "-c", "import accelforge"], capture_output=True, text=True)
     if probe.returncode != 0:
         last = (probe.stderr.strip().splitlines() or ["?"])[-1]
