@@ -60,7 +60,8 @@ def _headroom_data(measured) -> list[dict] | None:
             "sol_seconds": {"unfused": s.unfused_seconds, "fused": s.fused_seconds},
         }
         for s in measured.sols
-    ]
+        if s.fused_seconds > 0  # a bound of 0 (only views returned) has no headroom
+    ] or None
 
 
 def _visual_reports(args, graph, archs, analyses, validation, measured=None) -> None:

@@ -14,7 +14,7 @@ import html
 from pathlib import Path
 
 from . import __version__, plots
-from .report import bottleneck_text, rate, seconds, si
+from .report import bottleneck_text, fusion_benefit_text, rate, seconds, si
 
 _CSS = """
 :root { --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --head: #f6f8fa; --warn: #d62728; }
@@ -192,7 +192,6 @@ def _sol_tables(graph, archs, analyses) -> str:
             + [bottleneck_text(g.bottleneck)]
             for name, g in (("Unfused", r.unfused), ("Fused", r.fused))
         ]
-        fb = r.unfused.seconds / r.fused.seconds if r.fused.seconds else 1.0
         parts.append(
             f"<h3>{_e(a.name)} — {_e(a.description)}</h3>"
             f'<p class="note">math mode: {_e(r.math_mode)}; peaks: matrix '
@@ -200,7 +199,7 @@ def _sol_tables(graph, archs, analyses) -> str:
             f"{_e(rate(r.vector_flops_per_second, 'FLOP'))}, DRAM "
             f"{_e(rate(r.dram_bytes_per_second, 'B'))}</p>"
             + _table(["Mode", "Compute", "Memory", "SOL", "Bottleneck"], rows, numeric={1, 2, 3})
-            + f'<p class="note">fusion benefit (unfused / fused): {fb:.2f}x</p>'
+            + f'<p class="note">fusion benefit (unfused / fused): {_e(fusion_benefit_text(r))}</p>'
         )
     parts.append("</section>")
     return "".join(parts)

@@ -86,22 +86,29 @@ class Measurement:
     notes: list = field(default_factory=list)  # e.g. a local bandwidth raised by a probe
 
     def headroom(self, i: int = 0) -> dict:
+        """measured median / SOL per run and mode; None where the bound is 0 (a program that
+        only returns views of its inputs has nothing to compute or move)."""
         s = self.sols[i]
+
+        def ratio(t: float, sol: float) -> float | None:
+            return t / sol if sol > 0 else None
+
         out = {
-            "eager_fused": self.eager.median / s.fused_seconds,
-            "eager_unfused": self.eager.median / s.unfused_seconds,
+            "eager_fused": ratio(self.eager.median, s.fused_seconds),
+            "eager_unfused": ratio(self.eager.median, s.unfused_seconds),
         }
         if self.compiled is not None:
-            out["compile_fused"] = self.compiled.median / s.fused_seconds
-            out["compile_unfused"] = self.compiled.median / s.unfused_seconds
+            out["compile_fused"] = ratio(self.compiled.median, s.fused_seconds)
+            out["compile_unfused"] = ratio(self.compiled.median, s.unfused_seconds)
         return out
 
-    def margin(self, i: int = 0) -> float:
-        """Fastest run / fused bound (< 1 is a violation)."""
+    def margin(self, i: int = 0) -> float | None:
+        """Fastest run / fused bound (< 1 is a violation); None when the bound is 0."""
         fastest = self.eager.min
         if self.compiled is not None:
             fastest = min(fastest, self.compiled.min)
-        return fastest / self.sols[i].fused_seconds
+        sol = self.sols[i].fused_seconds
+        return fastest / sol if sol > 0 else None
 
     def violations(self, i: int = 0) -> list[str]:
         s = self.sols[i]
@@ -338,10 +345,13 @@ def time_runs(fn, inputs, dev: str, repeats: int, warmup: int, flush: int, path:
     return Timing(seconds)
 
 
-def view_outputs(fn, inputs, path: str) -> list[str]:
-    """Notes on outputs that are views of an input the forward pass left unchanged
-    (x.unfold, x.t(), ...): PyTorch moves no data for them, while the lowered program copies
-    them and the bound counts that copy, so such a program can run faster than its bound."""
+def view_outputs(fn, inputs, path: str, graph=None) -> list[str]:
+    """Notes on outputs that are views of an input the forward pass left unchanged whose
+    lowered program copies them (x.t(): the IR's permute is a copy): PyTorch moves no data
+    for them, the bound counts that copy, so such a program can run faster than its bound.
+    Outputs the lowering keeps as views (reshape, slice, expand, unfold, ...) alias an input
+    in the graph too and cost nothing there: no note. `graph`: the graph of the measured
+    sizes (None: note every aliasing output)."""
     import torch
 
     from .frontend.capture import _call_user
@@ -354,6 +364,10 @@ def view_outputs(fn, inputs, path: str) -> list[str]:
     for i, o in enumerate(outs):
         if not isinstance(o, torch.Tensor):
             continue
+        if graph is not None and i < len(graph.outputs):
+            storage = graph.tensors[graph.tensors[graph.outputs[i]].storage]
+            if storage.producer < 0:  # the lowered output aliases an input: costs nothing
+                continue
         for j, a in enumerate(args):
             if (
                 isinstance(a, torch.Tensor)
@@ -407,7 +421,7 @@ def measure(
         flush_bytes=flush,
         eager=eager,
     )
-    m.notes += view_outputs(model, inputs, path)
+    m.notes += view_outputs(model, inputs, path, small)
     if compile:
         try:
             compiled = torch.compile(model)
@@ -461,10 +475,12 @@ def report_text(m: Measurement, i: int = 0) -> str:
     if m.compiled is not None:
         rows.append(("compile", m.compiled, h["compile_fused"], h["compile_unfused"]))
     for name, t, hf, hu in rows:
-        lines.append(
-            f"  {name:8s} median {seconds(t.median)}, min {seconds(t.min)}; "
+        head = (
             f"headroom {hf:.2f}x over fused SOL, {hu:.2f}x over unfused"
+            if hf is not None and hu is not None
+            else "no headroom: the bound is 0 (nothing to compute or move)"
         )
+        lines.append(f"  {name:8s} median {seconds(t.median)}, min {seconds(t.min)}; {head}")
     if m.compiled is not None:
         lines.append(f"  torch.compile took {m.compile_seconds:.1f} s (not in the times above)")
     if m.compile_error:
@@ -506,18 +522,29 @@ def batch_summary(results: list[dict]) -> list[str]:
     def geomean(values):
         return math.exp(sum(math.log(v) for v in values) / len(values)) if values else 0.0
 
-    eager = [m["headroom"]["eager_fused"] for _, m in measured]
+    bounded = [(s, m) for s, m in measured if m["margin"] is not None]
+    eager = [m["headroom"]["eager_fused"] for _, m in bounded]
     compiled = [
-        m["headroom"]["compile_fused"] for _, m in measured if "compile_fused" in m["headroom"]
+        m["headroom"]["compile_fused"]
+        for _, m in bounded
+        if m["headroom"].get("compile_fused") is not None
     ]
-    source, tightest = min(measured, key=lambda sm: sm[1]["margin"])
     lines = [
         f"measured: {len(measured)} workloads on {measured[0][1]['device']}; geomean headroom "
         f"over fused SOL: eager {geomean(eager):.2f}x"
-        + (f", torch.compile {geomean(compiled):.2f}x ({len(compiled)})" if compiled else ""),
-        f"smallest margin (fastest run / fused SOL): {tightest['margin']:.3f}x "
-        f"({Path(source).name})",
+        + (f", torch.compile {geomean(compiled):.2f}x ({len(compiled)})" if compiled else "")
     ]
+    if len(bounded) < len(measured):
+        zero = [Path(s).name for s, m in measured if m["margin"] is None]
+        lines.append(
+            f"bound 0 (nothing to compute or move; no headroom): {len(zero)} ({', '.join(zero)})"
+        )
+    if bounded:
+        source, tightest = min(bounded, key=lambda sm: sm[1]["margin"])
+        lines.append(
+            f"smallest margin (fastest run / fused SOL): {tightest['margin']:.3f}x "
+            f"({Path(source).name})"
+        )
     violations = [(s, v) for s, m in measured for v in m["violations"]]
     if violations:
         lines.append(f"SOL VIOLATIONS: {len(violations)}")

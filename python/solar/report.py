@@ -45,9 +45,18 @@ def table(headers: list[str], rows: list[list[str]], right: set[int] | None = No
 
 
 def bottleneck_text(b) -> str:
+    if b.kind == "none":  # no work at all (the program returns views of its inputs)
+        return "none"
     if b.kind == "memory":
         return "Memory"
     return "Compute" + (f" ({b.unit})" if b.unit == "vector" else "")
+
+
+def fusion_benefit_text(analysis) -> str:
+    """unfused / fused SOL as "1.23x"; "n/a" when the fused bound is 0 (no work at all)."""
+    if not analysis.fused.seconds:
+        return "n/a (no work)" if not analysis.unfused.seconds else "n/a"
+    return f"{analysis.unfused.seconds / analysis.fused.seconds:.2f}x"
 
 
 def sol_table(graph, arch, analysis, validation: str = "none") -> str:
@@ -76,8 +85,7 @@ def sol_table(graph, arch, analysis, validation: str = "none") -> str:
             ]
         )
     body = table(["Mode", "Compute", "Memory", "SOL", "Bottleneck"], rows, right={1, 2, 3})
-    fb = analysis.unfused.seconds / analysis.fused.seconds if analysis.fused.seconds else 1.0
-    tail = f"  fusion benefit (unfused / fused): {fb:.2f}x"
+    tail = f"  fusion benefit (unfused / fused): {fusion_benefit_text(analysis)}"
     tail += "\n" + cache_line(analysis)
     return "\n".join(head) + "\n\n" + body + "\n" + tail
 
@@ -117,7 +125,6 @@ def cross_table(rows: list[tuple[str, object]]) -> str:
     unfused and fused SOL with their bottlenecks, and the fusion benefit (unfused / fused)."""
     out = []
     for name, a in rows:
-        fb = a.unfused.seconds / a.fused.seconds if a.fused.seconds else 1.0
         out.append(
             [
                 name,
@@ -128,7 +135,7 @@ def cross_table(rows: list[tuple[str, object]]) -> str:
                 bottleneck_text(a.unfused.bottleneck),
                 seconds(a.fused.seconds),
                 bottleneck_text(a.fused.bottleneck),
-                f"{fb:.2f}x",
+                fusion_benefit_text(a),
             ]
         )
     return table(

@@ -219,6 +219,13 @@ class GraphRun {
       std::vector<int64_t> s = in_stride;
       s.erase(s.begin() + static_cast<std::ptrdiff_t>(a));
       strided_copy(x, node.attrs[1] * in_stride[a], s, out);
+    } else if (op == "unfold") {  // windows: dim a advances by step, the last dim by 1
+      Array out = new_output(node, 0);
+      const size_t a = static_cast<size_t>(node.attrs[0]);
+      std::vector<int64_t> s = in_stride;
+      s[a] *= node.attrs[1];
+      s.push_back(in_stride[a]);
+      strided_copy(x, 0, s, out);
     } else if (op == "split") {
       const size_t a = static_cast<size_t>(node.attrs[0]);
       for (size_t i = 0; i < node.outputs.size(); ++i) {

@@ -134,10 +134,20 @@ int64_t fused_bytes(const Graph& graph) {
   int64_t total = 0;
   for (const auto& [tensor, bytes] : read)
     total += std::min(bytes, graph.tensors.at(tensor).bytes());
+  // Each output is written once, through its views: what the views cover (disjoint slices
+  // add up), capped at the storage's size. An output that is a view of a graph input (x.t(),
+  // x.unfold(...) returned as they are) aliases memory already there and writes nothing.
   std::vector<TensorId> outputs = graph.outputs;
   std::sort(outputs.begin(), outputs.end());
   outputs.erase(std::unique(outputs.begin(), outputs.end()), outputs.end());
-  for (TensorId t : outputs) total += graph.tensors.at(t).bytes();
+  std::map<TensorId, int64_t> written;
+  for (TensorId t : outputs) {
+    const TensorId storage = graph.tensors.at(t).storage;
+    if (graph.tensors.at(storage).producer == kNoNode) continue;  // a view of an input
+    written[storage] += graph.tensors.at(t).bytes();
+  }
+  for (const auto& [tensor, bytes] : written)
+    total += std::min(bytes, graph.tensors.at(tensor).bytes());
   return total;
 }
 

@@ -1,6 +1,6 @@
 // Composition-layer builtins: shape rules and traffic rules of data-movement nodes
-// (docs/ir.md, "Builtins"). Views (reshape, slice, select, split, broadcast) move nothing;
-// copies read their inputs and write their output once.
+// (docs/ir.md, "Builtins"). Views (reshape, slice, select, split, broadcast, unfold) move
+// nothing; copies read their inputs and write their output once.
 #include <algorithm>
 #include <numeric>
 
@@ -218,6 +218,7 @@ class Builtin {
     if (name_ == "permute") return permute();
     if (name_ == "slice") return slice();
     if (name_ == "select") return select();
+    if (name_ == "unfold") return unfold();
     if (name_ == "split") return split();
     if (name_ == "concat" || name_ == "stack") return concat();
     if (name_ == "pad") return pad();
@@ -319,6 +320,39 @@ class Builtin {
     dims.erase(dims.begin() + static_cast<std::ptrdiff_t>(a));
     shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(a));
     attrs_ = {static_cast<int64_t>(a), index};
+    return finish({x}, {0}, {{dims, shape}}, t.dtype, true, t.sparsity);
+  }
+
+  // Sliding windows along `dim` (torch.Tensor.unfold): `dim` keeps its name and counts the
+  // windows, (n - size) / step + 1; a new last dim `window` (default "W") runs over the `size`
+  // elements of a window. A view: overlapping windows share the elements of x.
+  Value unfold() {
+    const TensorId x = tensor(0, "x");
+    const TensorInfo& t = ctx_.tensor(x);
+    no_extra_keywords({"x", "dim", "size", "step", "window"}, false);
+    const size_t a = axis(t, 1);
+    const int64_t size = integer(2, "size", 0, true);
+    const int64_t step = integer(3, "step", 1, false);
+    std::string window = "W";
+    if (arg(4, "window")) window = string(4, "window");
+    if (size <= 0 || step <= 0) {
+      fail("size and step must be positive, got size=" + std::to_string(size) +
+           ", step=" + std::to_string(step));
+    }
+    if (size > t.shape[a]) {
+      fail("window size " + std::to_string(size) + " exceeds dim '" + t.dims[a] + "' of size " +
+           std::to_string(t.shape[a]));
+    }
+    if (std::find(t.dims.begin(), t.dims.end(), window) != t.dims.end()) {
+      fail("'" + t.name + "' already has a dim '" + window + "'",
+           "name the window dim with window=\"...\"");
+    }
+    auto dims = t.dims;
+    auto shape = t.shape;
+    shape[a] = (t.shape[a] - size) / step + 1;
+    dims.push_back(window);
+    shape.push_back(size);
+    attrs_ = {static_cast<int64_t>(a), step};
     return finish({x}, {0}, {{dims, shape}}, t.dtype, true, t.sparsity);
   }
 

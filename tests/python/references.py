@@ -353,6 +353,14 @@ def ref_mla_absorbed_attention(inputs, dims):
     return [np.einsum("bhsv,hvd->bsd", y, inputs["w_o"])]
 
 
+def ref_sliding_windows(inputs, dims):
+    x, win = inputs["x"], inputs["win"]
+    _check(inputs, dims, {"x": "B,L", "win": "W"})
+    hop = 128  # model() default
+    frames = sliding_window_view(x, win.shape[0], axis=-1)[:, ::hop, :]  # [B, P, W]
+    return [frames * win, frames]
+
+
 REFERENCES = {
     "attention": ref_attention,
     "conv2d": ref_conv2d,
@@ -371,6 +379,7 @@ REFERENCES = {
     "transformer": ref_transformer,
     "transformer_block": ref_transformer_block,
     "mla_absorbed_attention": ref_mla_absorbed_attention,
+    "sliding_windows": ref_sliding_windows,
 }
 
 # Every dim of each model()'s annotations, at small sizes (odd where the program allows, some
@@ -401,6 +410,8 @@ SMALL_DIMS = {
     # H·E need not equal D (per-head weights).
     "transformer_block": {"B": 2, "S": 5, "D": 6, "H": 2, "E": 3, "F": 7},
     "mla_absorbed_attention": {"B": 1, "S": 3, "T": 5, "H": 2, "N": 3, "C": 4, "V": 3, "D": 5},
+    # hop = 128 (a model() default): (300 - 5) // 128 + 1 = 3 windows, the last ending at 261.
+    "sliding_windows": {"B": 2, "L": 300, "W": 5},
 }
 
 OUTPUT_DTYPES = {stem: ["fp32"] for stem in REFERENCES}
@@ -411,5 +422,6 @@ OUTPUT_DTYPES.update(
         "lstm": ["fp32", "fp32"],
         "reductions": ["fp32", "fp32", "int64"],
         "rms_norm": ["fp32", "fp32"],
+        "sliding_windows": ["fp32", "fp32"],
     }
 )

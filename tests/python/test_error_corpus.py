@@ -169,6 +169,14 @@ IR_CASES = [
     ("dim_mismatch_call.py", "trace", "dim-mismatch", "mm#0", 16, ()),
     ("shape_rank.py", "trace", "shape", "expects 3", 16, ()),
     ("shape_reshape_count.py", "trace", "shape", "32 elements", 15, ()),
+    (
+        "shape_unfold_window.py",
+        "trace",
+        "shape",
+        "window size 12 exceeds dim 'N' of size 8",
+        16,
+        (),
+    ),
     ("type_tensor_for_int.py", "trace", "type", "'stride'", 15, ()),
     # -- io ------------------------------------------------------------------------------
     ("empty_file.py", "check", "io", "empty", None, ()),

@@ -90,6 +90,7 @@ TESTED = {
     "data_movement.py",
     "transformer_block.py",
     "mla_absorbed_attention.py",
+    "sliding_windows.py",
 }
 
 
@@ -989,3 +990,29 @@ def test_mla_absorbed_attention():
     # Fused: 4·(q_nope 67,108,864 + c_kv 2,097,152 (read twice, fetched once) + w_uk 8,388,608
     # + w_uv 8,388,608 + w_o 117,440,512 + output 29,360,128) = 4·232,783,872 = 931,135,488.
     assert g.fused_bytes == 931_135_488
+
+
+# --------------------------------------------------------------------------------------------
+# 18. sliding_windows.py — B=4, L=16384, window W=512, hop 128: (16384 - 512) / 128 + 1 = 125
+#     windows. x is 4·16,384·4 = 262,144 B; the window view [4, 125, 512] has 256,000
+#     elements (1,024,000 B), 3.9x x's size (overlap); win 512·4 = 2,048 B.
+# --------------------------------------------------------------------------------------------
+
+
+def test_sliding_windows():
+    g = trace("sliding_windows.py")
+    assert [n.op for n in g.nodes] == ["unfold", "apply_window"]
+    unfold, apply = g.nodes
+    assert unfold.kind == "data_movement" and unfold.bytes == 0  # a view
+    frames = g.tensors[unfold.outputs[0]]
+    assert frames.dims == ["B", "L", "W"] and frames.shape == [4, 125, 512]
+    assert frames.storage == g.inputs[0]  # the windows alias x
+    # apply_window: reads the overlapping windows at x's size (262,144 B, not 1,024,000) and
+    # win (2,048 B), writes 1,024,000 B; one multiply per element (256,000).
+    assert apply.bytes_read == 264_192
+    assert apply.bytes_written == 1_024_000
+    assert apply.flops == kinds(mul=256_000)
+    assert g.unfused_bytes == 1_288_192
+    # Fused: x 262,144 + win 2,048 + the windowed frames 1,024,000; the second output, the
+    # windows as they are, aliases x and writes nothing.
+    assert g.fused_bytes == 1_288_192

@@ -956,6 +956,7 @@ NOTES = {
     "aten._adaptive_avg_pool2d.default": "divisible sizes: a regular pool; 1x1: a mean; "
     "otherwise per dim with gathered windows (`adaptive_index` + `gather`)",
     "aten.adaptive_max_pool2d.default": "as adaptive average pooling; indices not produced",
+    "aten.unfold.default": "a view, as in PyTorch (the `unfold` builtin; no copy)",
     "aten.gather.default": "flat element numbers from an integer kernel, then the `gather` "
     "builtin on the flattened input",
     "aten.index.Tensor": "integer index tensors (negative indices wrap), adjacent or not, up "
@@ -987,6 +988,7 @@ NOTES = {
     "as batch norm without running statistics over a [1, N*C, ...] view",
 }
 BUILTINS = {
+    "unfold",
     "reshape",
     "permute",
     "slice",

@@ -350,6 +350,43 @@ def test_batch_summary_geomean_margin_and_violations():
     assert math.isclose(math.sqrt(2 * 8), 4.0)
 
 
+def test_zero_bound_has_no_headroom_and_is_listed_apart():
+    # A program returning only a view of its input: SOL 0 on every mode.
+    m = measure.Measurement(
+        source="v.py",
+        device="cpu",
+        device_name="cpu",
+        sizes={},
+        full_size=True,
+        sizes_detail="",
+        repeats=1,
+        warmup=0,
+        flush_bytes=0,
+        eager=measure.Timing([1e-5]),
+        sols=[measure.ArchSol("fake", 0.0, 0.0, 0, 0)],
+    )
+    assert m.headroom() == {"eager_fused": None, "eager_unfused": None}
+    assert m.margin() is None and m.violations() == []
+    assert "no headroom: the bound is 0 (nothing to compute or move)" in measure.report_text(m)
+    # In a batch it is left out of the geomean and the smallest margin, and named.
+    zero = {"source": "w/v.py", "measurement": m.to_json()}
+    other = {
+        "source": "w/a.py",
+        "measurement": {
+            "device": "cpu",
+            "headroom": {"eager_fused": 3.0},
+            "margin": 2.5,
+            "violations": [],
+        },
+    }
+    assert measure.batch_summary([zero, other]) == [
+        "measured: 2 workloads on cpu; geomean headroom over fused SOL: eager 3.00x",
+        "bound 0 (nothing to compute or move; no headroom): 1 (v.py)",
+        "smallest margin (fastest run / fused SOL): 2.500x (a.py)",
+        "SOL violations: none",
+    ]
+
+
 # --- user errors -------------------------------------------------------------------------
 
 
@@ -389,6 +426,30 @@ def test_view_outputs_are_noted():
     # In place (x *= 2 returns x, changed) and a new tensor (x + 1): no note.
     assert measure.view_outputs(lambda a: a.mul_(2.0), [x], "p.py") == []
     assert measure.view_outputs(lambda a: a + 1, [x], "p.py") == []
+
+
+def test_unfold_output_aliases_its_input_and_costs_nothing(tmp_path):
+    import torch
+
+    # x.unfold(-1, 4, 2) of a [2, 3, 10] input: 4 windows of 4 (a view, as in PyTorch).
+    path = tmp_path / "unfold.py"
+    path.write_text(
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Model(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x.unfold(-1, 4, 2)\n\n"
+        "def get_inputs():\n    return [torch.rand(2, 3, 10)]\n\n"
+        "def get_init_inputs():\n    return []\n"
+    )
+    r = solar.analyze(str(path), arch="H100_PCIe", validate=False)
+    graph, a = r.graph, r.analyses[0]
+    (out,) = graph.outputs
+    assert graph.tensors[out].shape == [2, 3, 4, 4]
+    assert graph.tensors[graph.tensors[out].storage].producer < 0  # the storage is the input
+    assert a.unfused.bytes == 0 and a.fused.bytes == 0 and a.fused.seconds == 0.0
+    # The lowered output aliases the input, so the "lowering copies it" note does not apply.
+    x = torch.rand(2, 3, 10)
+    assert measure.view_outputs(lambda t: t.unfold(-1, 4, 2), [x], "p.py", graph) == []
 
 
 def test_refresh_keeps_the_larger_clock(tmp_path, monkeypatch):

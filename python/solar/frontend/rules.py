@@ -1153,13 +1153,16 @@ def _flip(lw, x, dims):
 
 @rule("aten.unfold.default")
 def _unfold(lw, x, dim, size, step):
+    """Sliding windows: the `unfold` view builtin (as in PyTorch, no copy; a kernel reading
+    the windows fetches x at most once)."""
     x = tensor(lw, x)
     if not x.shape:
         x = lw.reshape(x, (1,))
-    mid, (a, _, b) = _mid(lw, x, [dim])
-    p = (mid.shape[1] - size) // step + 1
-    y = lw.call("unfold_mid", [mid.var, size, step], (a, p, b, size), x.dtype)
-    return lw.reshape(y, lw.out_shape())
+    axis = _axis(dim, len(x.shape))
+    src = lw.reshape_named(x, "u")
+    var = lw.fresh()
+    lw.emit(f'{var} = unfold({src.var}, dim="u{axis}", size={int(size)}, step={int(step)})')
+    return lw.reshape(Value(var, lw.out_shape(), x.dtype), lw.out_shape())
 
 
 @rule("aten.repeat.default")

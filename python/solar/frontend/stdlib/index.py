@@ -54,18 +54,6 @@ def flip_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
     return Y
 
 
-# Tensor.unfold(dim, size, step): windows of `size` along the middle dim, every `step`.
-@kernel
-def unfold_mid(X: Tensor("A,R,B"), size_: int, step: int) -> Tensor("A,P,B,K", dtype="fp32"):
-    Y = Tensor(A=X.shape[0], P=(X.shape[1] - size_) // step + 1, B=X.shape[2], K=size_, dtype="fp32")
-    for a in Dim("A", parallel=True):
-        for p in Dim("P", parallel=True):
-            for b in Dim("B", parallel=True):
-                for k in Dim("K", parallel=True):
-                    Y[a, p, b, k] = X[a, p * step + k, b]
-    return Y
-
-
 # torch.diagonal(x, offset, dim1, dim2) with x viewed as [A, R, B, S, C] (dim1 = R, dim2 = S):
 # element i of the diagonal is X[a, i + r0, b, i + s0, c]; output [A, B, C, I].
 @kernel
