@@ -9,7 +9,7 @@ APT_PACKAGES := build-essential cmake ninja-build libgtest-dev libgmock-dev libb
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test setup apt venv build cpp-test py-test lint format bench bench-deps clean \
-        accelforge-check
+        accelforge-check accelforge-env
 
 demo: setup
 	$(VENV)/bin/solar analyze examples/ir/linear_bias_matmul.py --arch H100_PCIe_paper --per-node
@@ -51,8 +51,11 @@ build: venv
 cpp-test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j2
 
-py-test: build
+py-test: build accelforge-env
 	# SOLAR_REQUIRE_BROWSER: the HTML report test fails, not skips, without chromium.
+	# SOLAR_ACCELFORGE_PYTHON: the side venv's interpreter, when accelforge-env built one.
+	af=$(CURDIR)/$(AF_VENV)/bin/python; [ -n "$(PYTHON312)" ] && [ -f $(AF_VENV)/.deps ] \
+	    && export SOLAR_ACCELFORGE_PYTHON=$$af; \
 	SOLAR_REQUIRE_BROWSER=1 $(PY) -m pytest -q -rs
 
 lint: venv
@@ -76,16 +79,28 @@ bench: build bench-deps
 	$(PY) bench/bench_exec.py
 
 # The AccelForge cross-check (tests/python/test_accelforge.py): AccelForge needs Python >= 3.12
-# and Graphviz; this builds a side venv with it and runs the test against it. `make test`
-# skips that test (with the reason) where no such interpreter is set.
-PYTHON312 ?= python3.12
+# (its own syntax) and Graphviz, and this project runs on 3.11. `make test` looks for such an
+# interpreter (python3.13, python3.12, or a pyenv-installed 3.12+), builds a side venv with
+# accelforge in it and runs the test against it; where there is none it says so and the test
+# is skipped with the reason. PYTHON312=/path/to/python3.12 chooses one; PYTHON312= (empty)
+# turns the check off.
+ifeq ($(origin PYTHON312), undefined)
+PYTHON312 := $(shell for c in python3.13 python3.12 \
+    $$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/3.1[2-9]*/bin/python3 2>/dev/null); do \
+    $$c -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 \
+    && { command -v $$c; break; }; done)
+endif
 AF_VENV := .venv-accelforge
 $(AF_VENV)/.deps:
-	@command -v $(PYTHON312) >/dev/null || { echo "accelforge-check needs $(PYTHON312) (PYTHON312=...)"; exit 1; }
+	@[ -n "$(PYTHON312)" ] || { echo "accelforge-check needs Python >= 3.12 (PYTHON312=...)"; exit 1; }
 	@command -v dot >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq graphviz; }
-	$(PYTHON312) -m venv $(AF_VENV)
-	$(AF_VENV)/bin/pip install -q accelforge
+	[ -x $(AF_VENV)/bin/python ] || $(PYTHON312) -m venv $(AF_VENV)
+	$(AF_VENV)/bin/python -m pip install -q accelforge
 	touch $@
+
+accelforge-env:
+	@if [ -n "$(PYTHON312)" ]; then $(MAKE) --no-print-directory $(AF_VENV)/.deps; \
+	else echo "no Python >= 3.12 found: the AccelForge cross-check will be skipped (PYTHON312=...)"; fi
 
 accelforge-check: build $(AF_VENV)/.deps
 	SOLAR_ACCELFORGE_PYTHON=$(CURDIR)/$(AF_VENV)/bin/python $(PY) -m pytest -q -s tests/python/test_accelforge.py

@@ -317,12 +317,14 @@ NB_MODULE(_core, m) {
 
   m.def(
       "analyze",
-      [](const solar::Graph& g, const solar::ArchSpec& a, const std::string& fp32) {
+      [](const solar::Graph& g, const solar::ArchSpec& a, const std::string& fp32,
+         bool cache_aware) {
         solar::AnalysisOptions o;
         o.fp32_math = parse_fp32_math(fp32);
+        o.cache_aware = cache_aware;
         return solar::analyze(g, a, o);
       },
-      "graph"_a, "arch"_a, "fp32_math"_a = "default");
+      "graph"_a, "arch"_a, "fp32_math"_a = "default", "cache_aware"_a = true);
 
   // --- inverse roofline, sweeps, chain reordering ---------------------------------------
   nb::class_<solar::Target>(m, "Target")

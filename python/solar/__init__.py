@@ -110,23 +110,31 @@ def analyze(
     fp32_math: str = "default",
     dims=None,
     validate: bool = True,
+    cache_aware: bool = True,
 ):
-    """SOL analysis (unfused and fused) on one architecture of: an einsum graph, an IR file,
-    a PyTorch problem file, or an nn.Module with example inputs. For PyTorch the result also
-    carries the emitted IR and its validation (solar.pytorch.PyTorchResult)."""
+    """SOL analysis (unfused, fused and, unless cache_aware=False, cache-aware) on one
+    architecture of: an einsum graph, an IR file, a PyTorch problem file, or an nn.Module with
+    example inputs. For PyTorch the result also carries the emitted IR and its validation
+    (solar.pytorch.PyTorchResult). cache_aware=False skips the tiling search (0.5-5 s on the
+    largest graphs); the result's cache_aware is then None and cache.reason says why."""
     if _is_torch_module(graph) or (
         isinstance(graph, (str, os.PathLike)) and _is_pytorch_file(graph)
     ):
         from .pytorch import analyze_pytorch
 
         return analyze_pytorch(
-            graph, example_inputs, archs=(arch,), fp32_math=fp32_math, validate=validate
+            graph,
+            example_inputs,
+            archs=(arch,),
+            fp32_math=fp32_math,
+            validate=validate,
+            cache_aware=cache_aware,
         )
     if not isinstance(graph, _core.Graph):
         graph = trace(graph, dims)
     if not isinstance(arch, _core.ArchSpec):
         arch = load_arch(arch)
-    return _core.analyze(graph, arch, fp32_math)
+    return _core.analyze(graph, arch, fp32_math, cache_aware)
 
 
 def cache_aware_curve(graph, arch="H100_PCIe") -> list[dict]:

@@ -103,6 +103,7 @@ def cmd_analyze(args) -> int:
             backend=args.backend,
             emit_ir=args.emit_ir,
             overrides=overrides,
+            cache_aware=not args.no_cache_aware,
         )
         graph, analyses = result.graph, result.analyses
         validation = (result.validation.status, result.validation.detail)
@@ -135,7 +136,7 @@ def cmd_analyze(args) -> int:
                 "analyse the PyTorch program it came from, or time the IR with `solar run`",
             )
         graph = _load_graph(args)
-        analyses = [_core.analyze(graph, a, args.fp32_math) for a in archs]
+        analyses = [_core.analyze(graph, a, args.fp32_math, not args.no_cache_aware) for a in archs]
     for i, (arch, analysis) in enumerate(zip(archs, analyses, strict=True)):
         if i:
             print()
@@ -178,6 +179,7 @@ def cmd_batch(args) -> int:
     from .batch import run_batch, summary
 
     extra = ["--backend", args.backend] + (["--no-validate"] if args.no_validate else [])
+    extra += ["--no-cache-aware"] if args.no_cache_aware else []
     if args.measure:
         extra += ["--measure", "--repeats", str(args.repeats), "--warmup", str(args.warmup)]
         extra += ["--compile"] if args.compile else []
@@ -435,6 +437,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="PyTorch programs: skip running PyTorch and the IR to compare outputs",
     )
     a.add_argument(
+        "--no-cache-aware",
+        action="store_true",
+        help="skip the cache-aware tiling search (its row, JSON fields and node column)",
+    )
+    a.add_argument(
         "--backend",
         choices=["native", "interpreter"],
         default="native",
@@ -450,6 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--jobs", type=int, default=0, help="parallel workloads (default: cores)")
     b.add_argument("--timeout", type=float, default=600, help="seconds per workload")
     b.add_argument("--no-validate", action="store_true")
+    b.add_argument("--no-cache-aware", action="store_true", help="as for analyze")
     b.add_argument("--backend", choices=["native", "interpreter"], default="native")
     _measure_options(b)
     b.set_defaults(func=cmd_batch)

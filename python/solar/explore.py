@@ -273,7 +273,7 @@ def _sweep_pytorch(path: str, configs, archs, fp32_math):
         graph = _core.trace(program, [])
         dims = {n: overrides.get(n, constants[n]) for n in names}
         for spec in archs:
-            a = _core.analyze(graph, spec, fp32_math)
+            a = _core.analyze(graph, spec, fp32_math, False)  # a sweep reports no cache-aware
             out.append(_point(dims, axis, _SweepPoint(spec.name, a)))
     return out
 

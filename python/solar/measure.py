@@ -450,7 +450,7 @@ def measure(
                 for a in archs
             ]
     for arch in archs:
-        a = _core.analyze(small, arch, fp32_math)
+        a = _core.analyze(small, arch, fp32_math, False)  # headroom is over fused/unfused
         m.sols.append(
             ArchSol(arch.name, a.unfused.seconds, a.fused.seconds, a.fused.flops, a.fused.bytes)
         )

@@ -86,6 +86,7 @@ def analyze_pytorch(
     emit_ir=None,
     seed=0,
     overrides=None,
+    cache_aware=True,
 ) -> PyTorchResult:
     from . import load_arch
     from .frontend.validate import Validation, load_lowered
@@ -98,7 +99,7 @@ def analyze_pytorch(
     program = load_lowered(lowered)
     graph = _core.trace(program, [])
     specs = [a if isinstance(a, _core.ArchSpec) else load_arch(a) for a in archs]
-    analyses = [_core.analyze(graph, a, fp32_math) for a in specs]
+    analyses = [_core.analyze(graph, a, fp32_math, cache_aware) for a in specs]
     if validate:
         validation = run_validation(capture, lowered, program, graph, seed=seed, backend=backend)
     else:

@@ -45,6 +45,18 @@ def test_no_cache_level_gives_none():
     assert "has no on-chip memory level" in a.cache.reason
 
 
+def test_cache_aware_can_be_turned_off():
+    # H100_PCIe has an L2; cache_aware=False skips the search: no row, and the reason says so.
+    a = solar.analyze(solar.trace(EXAMPLE), arch="H100_PCIe", cache_aware=False)
+    assert a.cache_aware is None
+    assert a.cache.reason == "the cache-aware mode was not requested"
+    assert a.fused.bytes == FUSED  # the other modes are unchanged
+    r = solar_cli("analyze", str(EXAMPLE), "--arch", "H100_PCIe", "--no-cache-aware")
+    assert r.returncode == 0, r.stderr
+    assert "Cache-aware" not in r.stdout
+    assert "cache-aware: none (the cache-aware mode was not requested)" in r.stdout
+
+
 def test_tiled_fusion_reaches_the_fused_traffic_below_the_working_set():
     graph = solar.trace(EXAMPLE)
     # 512 KiB = 524,288 B: y (524,288 B) cannot stay whole (nothing would be left), but y's N
