@@ -1,5 +1,6 @@
 """Prints AccelForge's minimum DRAM traffic in bytes for a workload YAML at each of several
-global-buffer capacities in bytes, one line each:
+global-buffer capacities in bytes, one line each ("bytes CAPACITY DRAM_BYTES"; AccelForge
+prints progress of its own to stdout too):
 `python accelforge_bytes.py WORKLOAD.yaml CAPACITY_BYTES [CAPACITY_BYTES ...]`.
 
 Run by tests/python/test_accelforge.py under an interpreter that has `accelforge` (it needs
@@ -20,4 +21,4 @@ for capacity in (int(c) for c in sys.argv[2:]):
     spec.arch.find("GlobalBuffer").size = capacity * 8  # bits
     spec.mapper.metrics = af.Metrics.ENERGY
     result = spec.map_workload_to_arch()
-    print(capacity, float(result.energy()) / 8.0, flush=True)  # bits -> bytes
+    print("bytes", capacity, float(result.energy()) / 8.0, flush=True)  # bits -> bytes

@@ -67,8 +67,9 @@ def accelforge_bytes(tmp_path, name: str, workload: str, capacities) -> dict[int
         capture_output=True, text=True, cwd=tmp_path, timeout=600,
     )  # fmt: skip
     assert r.returncode == 0, r.stderr[-2000:]
-    lines = [ln.split() for ln in r.stdout.strip().splitlines()[-len(capacities) :]]
-    return {int(c): float(b) for c, b in lines}
+    rows = [ln.split() for ln in r.stdout.splitlines() if ln.startswith("bytes ")]
+    assert len(rows) == len(capacities), r.stdout[-2000:]
+    return {int(c): float(b) for _, c, b in rows}
 
 
 MATMUL_IR = """
