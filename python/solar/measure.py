@@ -347,11 +347,11 @@ def time_runs(fn, inputs, dev: str, repeats: int, warmup: int, flush: int, path:
 
 def view_outputs(fn, inputs, path: str, graph=None) -> list[str]:
     """Notes on outputs that are views of an input the forward pass left unchanged whose
-    lowered program copies them (x.t(): the IR's permute is a copy): PyTorch moves no data
-    for them, the bound counts that copy, so such a program can run faster than its bound.
-    Outputs the lowering keeps as views (reshape, slice, expand, unfold, ...) alias an input
-    in the graph too and cost nothing there: no note. `graph`: the graph of the measured
-    sizes (None: note every aliasing output)."""
+    lowered program copies them (x.diagonal(): the lowering copies the diagonal): PyTorch
+    moves no data for them, the bound counts that copy, so such a program can run faster
+    than its bound. Outputs the lowering keeps as views (reshape, slice, expand, unfold, a
+    returned permute, ...) alias an input in the graph too and cost nothing there: no note.
+    `graph`: the graph of the measured sizes (None: note every aliasing output)."""
     import torch
 
     from .frontend.capture import _call_user

@@ -367,7 +367,7 @@ NodeId producing_contraction(const Graph& graph, const std::map<NodeId, Contract
     if (p.kind != NodeKind::kDataMovement || p.inputs.size() != 1 || p.outputs.size() != 1)
       return kNoNode;
     const TensorInfo& in = graph.tensors.at(p.inputs[0]);
-    if (p.op == "permute") {
+    if (p.op == "permute" || p.op == "permute_view") {
       for (int& d : *dims) d = d < 0 ? -1 : static_cast<int>(p.attrs.at(static_cast<size_t>(d)));
     } else if (p.op == "reshape") {
       // Only reshapes that add or drop size-1 dims keep every rank.
@@ -398,7 +398,8 @@ std::string source_name(const Graph& graph, TensorId tensor) {
     const TensorInfo& t = graph.tensors.at(tensor);
     if (t.producer == kNoNode) return t.name;
     const Node& p = graph.nodes.at(t.producer);
-    if ((p.op != "reshape" && p.op != "permute") || p.inputs.size() != 1) return t.name;
+    if ((p.op != "reshape" && p.op != "permute" && p.op != "permute_view") || p.inputs.size() != 1)
+      return t.name;
     tensor = p.inputs[0];
   }
 }

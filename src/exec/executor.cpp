@@ -202,7 +202,7 @@ class GraphRun {
       return;
     }
     const std::vector<int64_t> in_stride = x.data ? strides_of(x.shape) : std::vector<int64_t>{};
-    if (op == "permute") {
+    if (op == "permute" || op == "permute_view") {
       Array out = new_output(node, 0);
       std::vector<int64_t> s;
       for (int64_t d : node.attrs) s.push_back(in_stride[static_cast<size_t>(d)]);

@@ -52,7 +52,7 @@ const std::unordered_map<std::string, FnClass>& scalar_functions() {
 const std::unordered_set<std::string>& graph_builtins() {
   static const std::unordered_set<std::string> k = {
       "reshape", "permute", "slice",      "concat", "stack",    "split", "pad",    "broadcast",
-      "gather",  "select",  "apply_mask", "cast",   "constant", "iota",  "unfold",
+      "gather",  "select",  "apply_mask", "cast",   "constant", "iota",  "unfold", "permute_view",
   };
   return k;
 }

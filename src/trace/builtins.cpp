@@ -1,6 +1,6 @@
 // Composition-layer builtins: shape rules and traffic rules of data-movement nodes
-// (docs/ir.md, "Builtins"). Views (reshape, slice, select, split, broadcast, unfold) move
-// nothing; copies read their inputs and write their output once.
+// (docs/ir.md, "Builtins"). Views (reshape, slice, select, split, broadcast, unfold,
+// permute_view) move nothing; copies read their inputs and write their output once.
 #include <algorithm>
 #include <numeric>
 
@@ -215,7 +215,7 @@ class Builtin {
 
   Value run() {
     if (name_ == "reshape") return reshape();
-    if (name_ == "permute") return permute();
+    if (name_ == "permute" || name_ == "permute_view") return permute();
     if (name_ == "slice") return slice();
     if (name_ == "select") return select();
     if (name_ == "unfold") return unfold();
@@ -279,7 +279,10 @@ class Builtin {
       identity = identity && order[i] == i;
     }
     attrs_.assign(order.begin(), order.end());
-    return finish({x}, {ctx_.read_bytes(x)}, {{dims, shape}}, t.dtype, identity, t.sparsity);
+    // permute_view: the same tensor with permuted strides (a front end's view of PyTorch's
+    // permute/transpose returned as it is); permute copies.
+    const bool view = identity || name_ == "permute_view";
+    return finish({x}, {ctx_.read_bytes(x)}, {{dims, shape}}, t.dtype, view, t.sparsity);
   }
 
   Value slice() {

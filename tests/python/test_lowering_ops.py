@@ -944,7 +944,7 @@ NOTES = {
     "aten.mm.default": "a transposed operand feeding the product is folded (`mm_nt`)",
     "aten.bmm.default": "a transposed operand feeding the product is folded (`bmm_nt`)",
     "aten.permute.default": "a swap of the last two dims read only by mm/bmm/addmm is folded "
-    "into the product",
+    "into the product; a permutation returned as it is stays a view (`permute_view`)",
     "aten.convolution.default": "1-D as 2-D with H = 1; grouped and depthwise by group-split "
     "views; transposed in scatter form; padded taps are counted (dense iteration space)",
     "aten.max_pool2d_with_indices.default": "ceil_mode and dilation supported; the indices "
@@ -989,6 +989,7 @@ NOTES = {
 }
 BUILTINS = {
     "unfold",
+    "permute_view",
     "reshape",
     "permute",
     "slice",

@@ -428,28 +428,55 @@ def test_view_outputs_are_noted():
     assert measure.view_outputs(lambda a: a + 1, [x], "p.py") == []
 
 
-def test_unfold_output_aliases_its_input_and_costs_nothing(tmp_path):
+PROGRAM = """import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        return {expr}
+
+def get_inputs():
+    return [torch.rand(2, 3, 10)]
+
+def get_init_inputs():
+    return []
+"""
+
+
+@pytest.mark.parametrize(
+    ("expr", "shape"),
+    [
+        ("x.unfold(-1, 4, 2)", [2, 3, 4, 4]),  # 4 windows of 4 along the last dim: `unfold`
+        ("x.transpose(1, 2)", [2, 10, 3]),  # returned as it is: `permute_view`
+    ],
+)
+def test_returned_views_alias_their_input_and_cost_nothing(tmp_path, expr, shape):
     import torch
 
-    # x.unfold(-1, 4, 2) of a [2, 3, 10] input: 4 windows of 4 (a view, as in PyTorch).
-    path = tmp_path / "unfold.py"
-    path.write_text(
-        "import torch\nimport torch.nn as nn\n\n"
-        "class Model(nn.Module):\n"
-        "    def forward(self, x):\n"
-        "        return x.unfold(-1, 4, 2)\n\n"
-        "def get_inputs():\n    return [torch.rand(2, 3, 10)]\n\n"
-        "def get_init_inputs():\n    return []\n"
-    )
-    r = solar.analyze(str(path), arch="H100_PCIe", validate=False)
+    path = tmp_path / "view.py"
+    path.write_text(PROGRAM.format(expr=expr))
+    r = solar.analyze(str(path), arch="H100_PCIe")
+    assert r.validation.status == "full"
     graph, a = r.graph, r.analyses[0]
     (out,) = graph.outputs
-    assert graph.tensors[out].shape == [2, 3, 4, 4]
+    assert graph.tensors[out].shape == shape
     assert graph.tensors[graph.tensors[out].storage].producer < 0  # the storage is the input
     assert a.unfused.bytes == 0 and a.fused.bytes == 0 and a.fused.seconds == 0.0
     # The lowered output aliases the input, so the "lowering copies it" note does not apply.
     x = torch.rand(2, 3, 10)
-    assert measure.view_outputs(lambda t: t.unfold(-1, 4, 2), [x], "p.py", graph) == []
+    fn = eval(f"lambda x: {expr}")
+    assert measure.view_outputs(fn, [x], "p.py", graph) == []
+
+
+def test_a_permutation_read_by_a_kernel_is_still_a_copy(tmp_path):
+    # x.transpose(1, 2) + 1: the add reads the transposed copy. [2, 3, 10] fp32 = 240 B:
+    # permute reads 240 + writes 240; the add reads 240 + writes 240: unfused 960 B; fused:
+    # x 240 + output 240 = 480 B.
+    path = tmp_path / "t.py"
+    path.write_text(PROGRAM.format(expr="x.transpose(1, 2) + 1"))
+    r = solar.analyze(str(path), arch="H100_PCIe", validate=False)
+    assert [n.op for n in r.graph.nodes if n.kind == "data_movement" and n.bytes] == ["permute"]
+    assert r.analyses[0].unfused.bytes == 960 and r.analyses[0].fused.bytes == 480
 
 
 def test_refresh_keeps_the_larger_clock(tmp_path, monkeypatch):

@@ -188,13 +188,16 @@ class Lowerer:
         self.emit(f'{var} = broadcast({src}, "{",".join(names)}", {sizes})')
         return Value(var, shape, v.dtype)
 
-    def permute(self, v: Value, order) -> Value:
+    def permute(self, v: Value, order, view: bool = False) -> Value:
+        """v's dims reordered: a copy (`permute`), or with view=True a view (`permute_view`,
+        for a permutation the program returns as it is)."""
         order = [int(o) % max(len(v.shape), 1) for o in order]
         if order == list(range(len(v.shape))):
             return v
         src = self.reshape_named(v, "p")
         var = self.fresh()
-        self.emit(f'{var} = permute({src.var}, "{",".join(f"p{o}" for o in order)}")')
+        op = "permute_view" if view else "permute"
+        self.emit(f'{var} = {op}({src.var}, "{",".join(f"p{o}" for o in order)}")')
         return Value(var, tuple(v.shape[o] for o in order), v.dtype)
 
     def reshape_named(self, v: Value, prefix: str) -> Value:

@@ -245,6 +245,9 @@ def _permute(lw, x, order):
         and all(str(u.target) in mm_ops and u.args[-1] is lw.node for u in users)
     ):
         return Transposed(x.var, tuple(x.shape[o] for o in order), x.dtype, base=x, order=order)
+    if users and all(u.op == "output" for u in users):
+        # Returned as it is: PyTorch hands back a strided view and moves nothing.
+        return lw.permute(x, order, view=True)
     return lw.permute(x, order)
 
 
