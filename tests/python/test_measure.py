@@ -235,7 +235,22 @@ def test_choose_sizes_divides_constants_by_a_power_of_two(tmp_path):
     with pytest.raises(solar.UserError) as e:
         measure.choose_sizes(str(path), graph, max_seconds=1e-9)
     assert "error[measure]: cannot measure" in str(e.value)
-    assert "no reduced size fits (an estimated 1e-07 s a run (budget 1e-09 s))" in str(e.value)
+    msg = e.value.diagnostics[0].message
+    assert "no reduced size fits (an estimated 1e-07 s a run (budget 1e-09 s)" in msg
+    # ... after one trial run at the smallest size (N = 8), which also took more than 1 ns.
+    assert "; a trial run at the smallest (N 256->8) took " in msg
+
+
+def test_choose_sizes_trusts_a_trial_run_over_the_estimate(tmp_path, monkeypatch):
+    path = problem(tmp_path, 256)
+    graph, _ = measure._lowered_graph(str(path), {})
+    # Budget 1 ns: no size fits the executor's estimate (N = 8 needs 1e-7 s); a trial run
+    # of the smallest size that takes 0.5 ns (monkeypatched) fits, so that size is measured.
+    trials = []
+    monkeypatch.setattr(measure, "trial_seconds", lambda p, o: trials.append(o) or 5e-10)
+    overrides, small, detail = measure.choose_sizes(str(path), graph, max_seconds=1e-9)
+    assert trials == [{"N": 8}] and overrides == {"N": 8} and small.total_macs == 8**3
+    assert detail.endswith("at these sizes the estimate is 1e-07 s a run, a trial run took 5e-10 s")
 
 
 # --- end to end --------------------------------------------------------------------------
