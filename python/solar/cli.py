@@ -69,6 +69,8 @@ def _visual_reports(args, graph, archs, analyses, validation, measured=None) -> 
     from . import cache_aware_curve, html_report, plots
 
     curve = cache_aware_curve(graph, archs[0])  # marks: every arch's cache capacity
+    if not any(p["dram_bytes"] for p in curve):
+        curve = None  # no traffic at any capacity (only views returned): nothing to plot
     headroom = _headroom_data(measured)
     figures = plots.report_figures(graph, archs, analyses, curve=curve, headroom=headroom)
     if args.html:

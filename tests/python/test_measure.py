@@ -483,6 +483,20 @@ def test_returned_views_alias_their_input_and_cost_nothing(tmp_path, expr, shape
     assert measure.view_outputs(fn, [x], "p.py", graph) == []
 
 
+def test_reports_of_a_program_without_work(tmp_path, capsys):
+    # Only a view returned: every bound is 0; the HTML report has the roofline and no cache
+    # curve (0 bytes at every capacity: nothing to draw on log axes).
+    path = tmp_path / "view.py"
+    path.write_text(PROGRAM.format(expr="x.transpose(1, 2)"))
+    html = tmp_path / "r.html"
+    rc = cli.main(["analyze", str(path), "--no-validate", "--html", str(html)])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "fusion benefit (unfused / fused): n/a (no work)" in out
+    text = html.read_text()
+    assert 'id="fig-roofline"' in text and 'id="fig-cache' not in text
+
+
 def test_a_permutation_read_by_a_kernel_is_still_a_copy(tmp_path):
     # x.transpose(1, 2) + 1: the add reads the transposed copy. [2, 3, 10] fp32 = 240 B:
     # permute reads 240 + writes 240; the add reads 240 + writes 240: unfused 960 B; fused:
