@@ -107,7 +107,7 @@ def inverse_dict(inv) -> dict:
                 "bytes": m.bytes,
                 "seconds": m.seconds,
                 "bottleneck": m.bottleneck.kind,
-                "attainable_hertz": m.attainable_hertz,
+                "attainable_hertz": m.attainable_hertz if m.seconds > 0 else None,
                 "speedup_required": m.speedup_required,
                 "met": m.met,
                 "flops_per_second_min": m.flops_per_second_min,

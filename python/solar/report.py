@@ -192,7 +192,10 @@ def inverse_table(source: str, inv) -> str:
         row("Intensity", lambda m: f"{m.flops / m.bytes:.3g} FLOP/B" if m.bytes else "-"),
         row("Bottleneck", lambda m: m.bottleneck.kind),
         row("SOL", lambda m: seconds(m.seconds)),
-        row("Attainable rate", lambda m: si(m.attainable_hertz, "Hz")),
+        row(
+            "Attainable rate",
+            lambda m: si(m.attainable_hertz, "Hz") if m.seconds > 0 else "unbounded (no work)",
+        ),
         row(
             "Speedup required",
             lambda m: (

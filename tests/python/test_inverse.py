@@ -68,6 +68,31 @@ def test_inverse_latency_on_ir_program(tmp_path):
     assert "1.01x" in speedup and "met (0.822x)" in speedup
 
 
+VIEW_ONLY = """
+from solar.ir import kernel, Tensor, Dim
+
+DIMS = {"M": 4, "N": 8}
+
+def model(x: Tensor("M,N", role="input")):
+    return reshape(x, "MN", MN=32)
+"""
+
+
+def test_inverse_of_a_program_without_work(tmp_path):
+    # model() returns a view of its input: 0 FLOPs, 0 bytes, SOL 0 in every mode. The target
+    # is met and the attainable rate unbounded (null in JSON, not 0 Hz).
+    path, out = tmp_path / "view.py", tmp_path / "inv.json"
+    path.write_text(VIEW_ONLY)
+    r = solar_cli(
+        "inverse", str(path), "--latency", "1ms", "--arch", "H100_PCIe", "--json", str(out)
+    )
+    assert r.returncode == 0, r.stderr
+    rate = next(line for line in r.stdout.splitlines() if line.startswith("Attainable"))
+    assert rate.count("unbounded (no work)") == 3  # unfused, fused, cache-aware
+    for m in json.loads(out.read_text())["inverses"][0]["modes"]:
+        assert m["seconds"] == 0 and m["met"] is True and m["attainable_hertz"] is None
+
+
 def test_inverse_rate_equals_latency(tmp_path):
     # 1 MHz = 1 us per run: the same numbers.
     out = tmp_path / "inv.json"
