@@ -262,7 +262,10 @@ def sweep_table(points: list[dict], changes: list[dict]) -> str:
     ]
     first = 1 if len(archs) > 1 else 0
     lines = [table(headers, rows, right=set(range(first + 2, first + 7)))]
-    lines.append("  Bound U/F: unfused / fused bottleneck, C = compute, M = memory")
+    legend = "  Bound U/F: unfused / fused bottleneck, C = compute, M = memory"
+    if any("none" in p["bottleneck"].values() for p in points):
+        legend += ", N = none (no work)"
+    lines.append(legend)
     if not changes:
         lines.append("  no regime change: each axis keeps its bottleneck")
     for c in changes:
