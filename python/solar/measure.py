@@ -560,6 +560,14 @@ def batch_summary(results: list[dict]) -> list[str]:
         f"over fused SOL: eager {geomean(eager):.2f}x"
         + (f", torch.compile {geomean(compiled):.2f}x ({len(compiled)})" if compiled else "")
     ]
+    folders: dict[str, list[float]] = {}
+    for s, m in bounded:
+        folders.setdefault(Path(s).parent.name, []).append(m["headroom"]["eager_fused"])
+    if len(folders) > 1:  # workloads/level1, level2, ...: eager geomean per folder
+        lines.append(
+            "  by folder: "
+            + ", ".join(f"{f} {geomean(v):.2f}x ({len(v)})" for f, v in sorted(folders.items()))
+        )
     if len(bounded) < len(measured):
         zero = [Path(s).name for s, m in measured if m["margin"] is None]
         lines.append(

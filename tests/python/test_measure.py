@@ -353,15 +353,22 @@ def test_batch_summary_geomean_margin_and_violations():
         }
 
     lines = measure.batch_summary(
-        [r("a.py", 2.0, 1.0, 1.5), r("b.py", 8.0, 4.0, 0.9, ["SOL VIOLATION: x"]), {"source": "c"}]
+        [
+            r("w/l1/a.py", 2.0, 1.0, 1.5),
+            r("w/l2/b.py", 8.0, 4.0, 0.9, ["SOL VIOLATION: x"]),
+            r("w/l2/d.py", 2.0, 4.0, 1.2),
+            {"source": "c"},
+        ]
     )
-    # geomean(2, 8) = sqrt(16) = 4; geomean(1, 4) = 2; smallest margin 0.9 (b.py).
+    # geomean(2, 8, 2) = 32^(1/3) = 3.17; compile geomean(1, 4, 4) = 16^(1/3) = 2.52;
+    # per folder: l1 2.00 (a), l2 geomean(8, 2) = 4.00; smallest margin 0.9 (b.py).
     assert lines[0] == (
-        "measured: 2 workloads on cpu; geomean headroom over fused SOL: eager 4.00x, "
-        "torch.compile 2.00x (2)"
+        "measured: 3 workloads on cpu; geomean headroom over fused SOL: eager 3.17x, "
+        "torch.compile 2.52x (3)"
     )
-    assert lines[1] == "smallest margin (fastest run / fused SOL): 0.900x (b.py)"
-    assert lines[2:] == ["SOL VIOLATIONS: 1", "  b.py: SOL VIOLATION: x"]
+    assert lines[1] == "  by folder: l1 2.00x (1), l2 4.00x (2)"
+    assert lines[2] == "smallest margin (fastest run / fused SOL): 0.900x (b.py)"
+    assert lines[3:] == ["SOL VIOLATIONS: 1", "  b.py: SOL VIOLATION: x"]
     assert math.isclose(math.sqrt(2 * 8), 4.0)
 
 
