@@ -244,8 +244,8 @@ def choose_sizes(
                 factor, going_down = factor // 2, True
                 continue
             over = _over_budget(small, max_bytes, max_seconds)
-            if over and not _over_budget(small, max_bytes, float("inf")):
-                scaled = ", ".join(f"{k} {sizes[k]}->{overrides[k]}" for k in attempt)
+            scaled = ", ".join(f"{k} {sizes[k]}->{overrides[k]}" for k in attempt)
+            if over and _core.estimate_cost(small)[0] <= max_bytes:  # over time only
                 estimate = estimate_seconds(small, "native", bounds_check=False)
                 slow.append((estimate, overrides, small, scaled))
             if over:
@@ -254,7 +254,6 @@ def choose_sizes(
                     break
                 factor *= 2
                 continue
-            scaled = ", ".join(f"{k} {sizes[k]}->{overrides[k]}" for k in attempt)
             return overrides, small, f"at reduced sizes ({scaled}): full size needs {why}"
     if slow:
         # The estimate is the IR executor's conservative rate, often far slower than PyTorch
@@ -334,7 +333,7 @@ def build(path: str, overrides: dict, seed: int, dev: str):
 
 
 def trial_seconds(path: str, overrides: dict) -> float:
-    """Seconds of one untimed-warm-up run of the problem at `overrides` (for choosing sizes)."""
+    """Seconds of one run (no warm-up) of the problem at `overrides`, for choosing sizes."""
     dev = device()
     model, inputs = build(path, overrides, 0, dev)
     return time_runs(model, inputs, dev, 1, 0, 0, path).min
