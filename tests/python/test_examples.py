@@ -1016,3 +1016,24 @@ def test_sliding_windows():
     # Fused: x 262,144 + win 2,048 + the windowed frames 1,024,000; the second output, the
     # windows as they are, aliases x and writes nothing.
     assert g.fused_bytes == 1_288_192
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        ('unfold(x, dim="L", size=0, step=2)', "size and step must be positive, got size=0"),
+        ('unfold(x, dim="L", size=4, step=-1)', "got size=4, step=-1"),
+        ('unfold(x, dim="L", size=4, window="B")', "'x' already has a dim 'B'"),
+        ('unfold(x, dim="Q", size=4)', "tensor 'x' has no dim 'Q'"),
+    ],
+)
+def test_unfold_errors_name_the_problem(tmp_path, call, message):
+    path = tmp_path / "bad.py"
+    path.write_text(
+        'from solar.ir import kernel, Tensor, Dim\n\nDIMS = {"B": 2, "L": 16}\n\n'
+        f'def model(x: Tensor("B,L", role="input")):\n    return {call}\n'
+    )
+    with pytest.raises(solar.UserError) as e:
+        solar.trace(path)
+    d = e.value.diagnostics[0]
+    assert d.kind == "shape" and message in d.message and d.line == 6
