@@ -42,7 +42,7 @@ nb::dict flops_dict(const solar::FlopCounts& f) {
   return d;
 }
 
-solar::Fp32Math parse_fp32_math(const std::string& s) {
+solar::Fp32Math fp32_math_option(const std::string& s) {
   if (s == "default" || s.empty()) return solar::Fp32Math::kPlatformDefault;
   if (s == "fp32") return solar::Fp32Math::kFp32;
   if (s == "tf32") return solar::Fp32Math::kTf32;
@@ -80,12 +80,6 @@ nb::dlpack::dtype storage_dlpack(solar::DType d) {
 }
 
 using InArray = nb::ndarray<nb::c_contig, nb::device::cpu>;
-
-int64_t unfused_bytes(const solar::Graph& g) {
-  int64_t n = 0;
-  for (const auto& node : g.nodes) n += node.bytes();
-  return n;
-}
 
 }  // namespace
 
@@ -198,7 +192,20 @@ NB_MODULE(_core, m) {
       .def_ro("bytes_read", &solar::Node::bytes_read)
       .def_ro("bytes_written", &solar::Node::bytes_written)
       .def_prop_ro("bytes", &solar::Node::bytes)
-      .def_prop_ro("line", [](const solar::Node& n) { return n.loc.line; });
+      .def_prop_ro("line", [](const solar::Node& n) { return n.loc.line; })
+      .def_ro("unit", &solar::Node::unit)
+      .def_prop_ro("fp32_math",
+                   [](const solar::Node& n) { return solar::fp32_math_name(n.fp32_math); });
+
+  nb::class_<solar::Unit>(m, "Unit")
+      .def_ro("id", &solar::Unit::id)
+      .def_ro("name", &solar::Unit::name)
+      .def_ro("label", &solar::Unit::label)
+      .def_ro("nodes", &solar::Unit::nodes)
+      .def_ro("declared", &solar::Unit::declared)
+      .def_prop_ro("fp32_math",
+                   [](const solar::Unit& u) { return solar::fp32_math_name(u.fp32_math); })
+      .def_prop_ro("line", [](const solar::Unit& u) { return u.loc.line; });
 
   nb::class_<solar::Graph>(m, "Graph")
       .def_ro("source", &solar::Graph::source)
@@ -209,7 +216,8 @@ NB_MODULE(_core, m) {
       .def_ro("dims", &solar::Graph::dims)
       .def_prop_ro("total_macs", &solar::Graph::total_macs)
       .def_prop_ro("total_flops", &solar::Graph::total_flops)
-      .def_prop_ro("unfused_bytes", &unfused_bytes)
+      .def_prop_ro("unfused_bytes", &solar::unfused_bytes)
+      .def_prop_ro("units", &solar::effective_units)
       .def_prop_ro("fused_bytes", &solar::fused_bytes)
       .def("to_yaml", &solar::graph_yaml);
 
@@ -279,6 +287,23 @@ NB_MODULE(_core, m) {
       .def_ro("math_mode", &solar::NodeSol::math_mode)
       .def_ro("cache_aware_bytes", &solar::NodeSol::cache_aware_bytes)
       .def_ro("cache_aware_seconds", &solar::NodeSol::cache_aware_seconds);
+  nb::class_<solar::UnitSol>(m, "UnitSol")
+      .def_ro("unit", &solar::UnitSol::unit)
+      .def_ro("bytes_read", &solar::UnitSol::bytes_read)
+      .def_ro("bytes_written", &solar::UnitSol::bytes_written)
+      .def_prop_ro("bytes", &solar::UnitSol::bytes)
+      .def_ro("matrix_seconds", &solar::UnitSol::matrix_seconds)
+      .def_ro("vector_seconds", &solar::UnitSol::vector_seconds)
+      .def_ro("memory_seconds", &solar::UnitSol::memory_seconds)
+      .def_ro("seconds", &solar::UnitSol::seconds)
+      .def_ro("bottleneck", &solar::UnitSol::bottleneck);
+  nb::class_<solar::MathModeGroup>(m, "MathModeGroup")
+      .def_ro("mode", &solar::MathModeGroup::mode)
+      .def_ro("reason", &solar::MathModeGroup::reason)
+      .def_ro("vector_units", &solar::MathModeGroup::vector_units)
+      .def_ro("nodes", &solar::MathModeGroup::nodes)
+      .def_ro("macs", &solar::MathModeGroup::macs)
+      .def_ro("matrix_flops_per_second", &solar::MathModeGroup::matrix_flops_per_second);
   nb::class_<solar::CacheLevel>(m, "CacheLevel")
       .def_ro("available", &solar::CacheLevel::available)
       .def_ro("level", &solar::CacheLevel::level)
@@ -306,6 +331,8 @@ NB_MODULE(_core, m) {
       .def_ro("ridge_matrix", &solar::Analysis::ridge_matrix)
       .def_ro("ridge_vector", &solar::Analysis::ridge_vector)
       .def_ro("nodes", &solar::Analysis::nodes)
+      .def_ro("units", &solar::Analysis::units)
+      .def_ro("math_modes", &solar::Analysis::math_modes)
       .def_ro("unfused", &solar::Analysis::unfused)
       .def_ro("fused", &solar::Analysis::fused)
       .def_ro("cache", &solar::Analysis::cache)
@@ -320,7 +347,7 @@ NB_MODULE(_core, m) {
       [](const solar::Graph& g, const solar::ArchSpec& a, const std::string& fp32,
          bool cache_aware) {
         solar::AnalysisOptions o;
-        o.fp32_math = parse_fp32_math(fp32);
+        o.fp32_math = fp32_math_option(fp32);
         o.cache_aware = cache_aware;
         return solar::analyze(g, a, o);
       },
@@ -379,7 +406,7 @@ NB_MODULE(_core, m) {
       [](const solar::Program& p, const std::vector<solar::DimOverrides>& configs,
          const std::vector<solar::ArchSpec>& archs, const std::string& fp32) {
         solar::AnalysisOptions o;
-        o.fp32_math = parse_fp32_math(fp32);
+        o.fp32_math = fp32_math_option(fp32);
         return solar::sweep(p, configs, archs, o);
       },
       "program"_a, "configs"_a, "archs"_a, "fp32_math"_a = "default");

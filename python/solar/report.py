@@ -100,11 +100,18 @@ def cache_line(analysis) -> str:
 
 
 def node_table(graph, analysis) -> str:
+    """One row per node (each alone: its bytes and SOL). When the program groups nodes into
+    source operators (`with unit(...)`), a Unit column names each node's unit: the unfused
+    mode runs a unit as one, with its inner intermediates on chip."""
+    units = graph.units
+    grouped = any(u.declared for u in units)
     rows = []
     for node, sol in zip(graph.nodes, analysis.nodes, strict=True):
+        unit = units[node.unit] if 0 <= node.unit < len(units) else None
         rows.append(
             [
                 node.name,
+                *([unit.name if unit is not None and unit.declared else ""] if grouped else []),
                 node.einsum or "(data movement)",
                 f"{node.macs:,}",
                 f"{node.vector_flops:,}",
@@ -113,10 +120,12 @@ def node_table(graph, analysis) -> str:
                 bottleneck_text(sol.bottleneck) if sol.seconds > 0 else "-",
             ]
         )
+    headers = ["Node", *(["Unit"] if grouped else []), "Einsum", "MACs", "Vector FLOPs"]
+    shift = 1 if grouped else 0
     return table(
-        ["Node", "Einsum", "MACs", "Vector FLOPs", "Bytes", "SOL", "Bottleneck"],
+        [*headers, "Bytes", "SOL", "Bottleneck"],
         rows,
-        right={2, 3, 4, 5},
+        right={2 + shift, 3 + shift, 4 + shift, 5 + shift},
     )
 
 

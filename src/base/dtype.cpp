@@ -53,6 +53,25 @@ int64_t dtype_bytes(DType dtype, int64_t elements) {
   return (elements * dtype_bits(dtype) + 7) / 8;
 }
 
+const char* fp32_math_name(Fp32Math mode) {
+  switch (mode) {
+    case Fp32Math::kPlatformDefault:
+      return "default";
+    case Fp32Math::kFp32:
+      return "fp32";
+    case Fp32Math::kTf32:
+      return "tf32";
+  }
+  return "default";
+}
+
+std::optional<Fp32Math> parse_fp32_math(std::string_view name) {
+  if (name == "default") return Fp32Math::kPlatformDefault;
+  if (name == "fp32") return Fp32Math::kFp32;
+  if (name == "tf32") return Fp32Math::kTf32;
+  return std::nullopt;
+}
+
 const char* role_name(Role role) {
   switch (role) {
     case Role::kInput:

@@ -27,6 +27,16 @@ ordered document(const Graph& graph, const ArchSpec& arch, const Analysis& a,
       ordered{{"name", arch.name}, {"description", arch.description}, {"file", arch.file}};
   doc["math_mode"] = a.math_mode;
   doc["fp32_math"] = a.fp32_math;
+  ordered modes = ordered::array();
+  for (const MathModeGroup& g : a.math_modes) {
+    modes.push_back(ordered{{"mode", g.mode},
+                            {"reason", g.reason},
+                            {"vector_units", g.vector_units},
+                            {"nodes", g.nodes},
+                            {"macs", g.macs},
+                            {"matrix_flops_per_second", g.matrix_flops_per_second}});
+  }
+  doc["math_modes"] = modes;
   ordered dims = ordered::object();
   for (const auto& [name, size] : graph.dims) dims[name] = size;
   doc["dims"] = dims;
@@ -69,6 +79,29 @@ ordered document(const Graph& graph, const ArchSpec& arch, const Analysis& a,
                             {"cache_aware", or_null(a.cache_aware.intensity)}}},
       {"fusion_benefit", a.fused.seconds > 0 ? a.unfused.seconds / a.fused.seconds : 1.0},
   };
+  const std::vector<Unit> units = effective_units(graph);
+  ordered unit_docs = ordered::array();
+  for (const Unit& u : units) {
+    const UnitSol& s = a.units[static_cast<size_t>(u.id)];
+    ordered members = ordered::array();
+    for (NodeId n : u.nodes) members.push_back(graph.nodes[static_cast<size_t>(n)].name);
+    unit_docs.push_back(ordered{
+        {"name", u.name},
+        {"label", u.label},
+        {"declared", u.declared},
+        {"nodes", members},
+        {"bytes", s.bytes()},
+        {"bytes_read", s.bytes_read},
+        {"bytes_written", s.bytes_written},
+        {"seconds", ordered{{"unfused", s.seconds},
+                            {"matrix", s.matrix_seconds},
+                            {"vector", s.vector_seconds},
+                            {"memory", s.memory_seconds}}},
+        {"bottleneck", s.bottleneck.kind},
+        {"bound_by", s.bottleneck.unit},
+        {"location", loc_text(graph, u.loc)},
+    });
+  }
   ordered nodes = ordered::array();
   for (const Node& n : graph.nodes) {
     const NodeSol& s = a.nodes[static_cast<size_t>(n.id)];
@@ -79,6 +112,7 @@ ordered document(const Graph& graph, const ArchSpec& arch, const Analysis& a,
         {"name", n.name},
         {"op", n.op},
         {"kind", node_kind_name(n.kind)},
+        {"unit", n.unit >= 0 ? units[static_cast<size_t>(n.unit)].name : n.name},
         {"einsum", n.einsum},
         {"macs", n.macs},
         {"flops", n.total_flops()},
@@ -104,6 +138,7 @@ ordered document(const Graph& graph, const ArchSpec& arch, const Analysis& a,
     });
   }
   doc["nodes"] = nodes;
+  doc["units"] = unit_docs;
   return doc;
 }
 

@@ -437,6 +437,12 @@ class Checker {
                       "guards belong in the innermost loop; for a static choice, write two "
                       "kernels and choose in model()");
           break;
+        case StmtKind::kWith:
+          sink_.error(ErrorKind::kKernelBody, s.loc,
+                      "'with' is not allowed in kernel '" + k.name + "'",
+                      "group calls into one source operator in model() or a helper: "
+                      "with unit(\"name\"): ...");
+          break;
         case StmtKind::kAugAssign:
         case StmtKind::kExpr:
           sink_.error(ErrorKind::kImperfectNest, s.loc,
@@ -1563,6 +1569,10 @@ class Checker {
         check_composition_expr(it, scope);
         break;
       }
+      case StmtKind::kWith:
+        check_unit_header(*s.value);
+        for (const auto& b : s.body) check_composition_stmt(*b, scope);
+        return;
       case StmtKind::kAugAssign:
         if (s.target->kind != ExprKind::kName) {
           sink_.error(ErrorKind::kUnsupported, s.loc, "element updates belong in @kernel functions",
@@ -1584,6 +1594,34 @@ class Checker {
     if (s.value && s.kind != StmtKind::kFor) check_composition_expr(*s.value, scope);
     for (const auto& b : s.body) check_composition_stmt(*b, scope);
     for (const auto& b : s.orelse) check_composition_stmt(*b, scope);
+  }
+
+  // `with unit("label"[, fp32_math="fp32"|"tf32"]):` (docs/ir.md §4.1).
+  void check_unit_header(const Expr& e) {
+    const char* hint =
+        "the composition layer's one context is with unit(\"label\"): or "
+        "with unit(\"label\", fp32_math=\"fp32\"):";
+    if (e.kind != ExprKind::kCall || callee(e) != "unit") {
+      sink_.error(ErrorKind::kUnsupported, e.loc, "'with " + print_expr(e) + "' is not supported",
+                  hint);
+      return;
+    }
+    if (e.items.size() != 2 || e.items[1]->kind != ExprKind::kStr || e.items[1]->text.empty()) {
+      sink_.error(ErrorKind::kCallArity, e.loc,
+                  "unit() takes one non-empty string: the source operator's label", hint);
+    }
+    for (const ast::Keyword& kw : e.keywords) {
+      if (kw.name != "fp32_math") {
+        sink_.error(ErrorKind::kCallArity, kw.loc, "unit() has no argument '" + kw.name + "'",
+                    hint);
+      } else if (kw.value->kind != ExprKind::kStr ||
+                 (kw.value->text != "fp32" && kw.value->text != "tf32")) {
+        sink_.error(ErrorKind::kArgument, kw.value->loc,
+                    "fp32_math must be \"fp32\" or \"tf32\", got " + print_expr(*kw.value),
+                    "fp32: fp32 contractions run in true fp32; tf32: they may use TF32 "
+                    "tensor cores");
+      }
+    }
   }
 
   void check_composition_expr(const Expr& e, const FnScope& scope) {

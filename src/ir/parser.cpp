@@ -218,6 +218,8 @@ class Parser {
       out.push_back(parse_if());
     } else if (at_kw("while")) {
       out.push_back(parse_while());
+    } else if (at_kw("with")) {
+      out.push_back(parse_with());
     } else {
       parse_simple_line(out);
     }
@@ -441,6 +443,24 @@ class Parser {
     s->value = parse_expr();
     expect_op(":", "after the while condition");
     s->body = parse_suite("'while'");
+    return s;
+  }
+
+  // with EXPR: suite — one context expression, no `as` (the checker accepts only unit(...)).
+  StmtPtr parse_with() {
+    auto s = node<Stmt>();
+    s->kind = StmtKind::kWith;
+    s->loc = next().loc;
+    s->value = parse_expr();
+    if (at_kw("as")) {
+      unsupported(peek().loc, "'with ... as' is not supported",
+                  "the composition layer has one context: with unit(\"name\"):");
+    }
+    if (at_op(",")) {
+      unsupported(peek().loc, "one context per 'with'", "nest a second 'with' inside the first");
+    }
+    expect_op(":", "after the with header");
+    s->body = parse_suite("'with'");
     return s;
   }
 

@@ -253,6 +253,12 @@ void print_stmt(std::ostream& os, const Stmt& s, int indent) {
       os << ":\n";
       print_block(os, s.body, indent + 1);
       break;
+    case StmtKind::kWith:
+      os << pad << "with ";
+      print(os, *s.value, kPrecOr);
+      os << ":\n";
+      print_block(os, s.body, indent + 1);
+      break;
     case StmtKind::kReturn:
       os << pad << "return";
       if (s.value) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "solar/base/error.h"
 #include "solar/sol/cache_aware.h"
@@ -49,10 +50,19 @@ std::string fp32_mode(const ArchSpec& arch, const AnalysisOptions& options) {
   return arch.fp32_matrix_mode;
 }
 
-// Why fp32 contractions use that mode, for Analysis::math_mode.
-std::string fp32_reason(const AnalysisOptions& options) {
+// The options a node's MACs are priced under: --fp32-math if given, else the node's own mode
+// (its unit's fp32_math=), else the platform default.
+AnalysisOptions node_options(const Node& node, const AnalysisOptions& options) {
+  AnalysisOptions out = options;
+  if (out.fp32_math == Fp32Math::kPlatformDefault) out.fp32_math = node.fp32_math;
+  return out;
+}
+
+// Why a node's fp32 contractions use their mode, for Analysis::math_modes.
+std::string fp32_reason(const Node& node, const AnalysisOptions& options) {
   if (options.fp32_math == Fp32Math::kFp32) return "--fp32-math fp32";
   if (options.fp32_math == Fp32Math::kTf32) return "--fp32-math tf32";
+  if (node.fp32_math != Fp32Math::kPlatformDefault) return "set by the program";
   return "platform default for fp32 contractions";
 }
 
@@ -151,15 +161,83 @@ int64_t fused_bytes(const Graph& graph) {
   return total;
 }
 
+std::vector<Unit> effective_units(const Graph& graph) {
+  bool complete = !graph.units.empty();
+  for (const Node& node : graph.nodes) complete = complete && node.unit >= 0;
+  if (complete) return graph.units;
+  std::vector<Unit> units;
+  units.reserve(graph.nodes.size());
+  for (const Node& node : graph.nodes) {
+    Unit unit;
+    unit.id = static_cast<UnitId>(units.size());
+    unit.name = node.name;
+    unit.label = node.op;
+    unit.loc = node.loc;
+    unit.nodes = {node.id};
+    units.push_back(std::move(unit));
+  }
+  return units;
+}
+
+std::pair<int64_t, int64_t> unit_bytes(const Graph& graph, const Unit& unit) {
+  if (unit.nodes.size() == 1) {
+    const Node& node = graph.nodes.at(static_cast<size_t>(unit.nodes.front()));
+    return {node.bytes_read, node.bytes_written};
+  }
+  auto inside = [&](NodeId id) {
+    return id != kNoNode && std::binary_search(unit.nodes.begin(), unit.nodes.end(), id);
+  };
+  SOLAR_INTERNAL_CHECK(std::is_sorted(unit.nodes.begin(), unit.nodes.end()),
+                       "unit '" + unit.name + "' lists its nodes out of execution order");
+  // Reads: every tensor whose memory lives outside the unit, once, at what the unit's nodes
+  // fetch of it (through views too), capped at its storage's size.
+  std::map<TensorId, int64_t> read;
+  // Writes: every tensor the unit produces (memory of its own) that a later node reads or the
+  // graph returns, through its views, capped at the storage's size.
+  std::map<TensorId, int64_t> written;
+  for (NodeId id : unit.nodes) {
+    const Node& node = graph.nodes.at(static_cast<size_t>(id));
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const TensorId storage = graph.tensors.at(node.inputs[i]).storage;
+      if (inside(graph.tensors.at(storage).producer)) continue;  // on chip inside the unit
+      read[storage] += node.input_bytes.at(i);
+    }
+    for (TensorId t : node.outputs) {
+      const TensorInfo& info = graph.tensors.at(t);
+      if (!inside(graph.tensors.at(info.storage).producer)) continue;  // a view of outside memory
+      const bool used_after =
+          info.is_output || std::any_of(info.consumers.begin(), info.consumers.end(),
+                                        [&](NodeId c) { return !inside(c); });
+      if (used_after) written[info.storage] += info.bytes();
+    }
+  }
+  std::pair<int64_t, int64_t> out{0, 0};
+  for (const auto& [tensor, bytes] : read)
+    out.first += std::min(bytes, graph.tensors.at(tensor).bytes());
+  for (const auto& [tensor, bytes] : written)
+    out.second += std::min(bytes, graph.tensors.at(tensor).bytes());
+  return out;
+}
+
+int64_t unfused_bytes(const Graph& graph) {
+  int64_t total = 0;
+  for (const Unit& unit : effective_units(graph)) {
+    const auto [read, written] = unit_bytes(graph, unit);
+    total += read + written;
+  }
+  return total;
+}
+
 namespace {
 
-// One node alone: all its traffic crosses DRAM (unfused); its MACs at their math mode's peak.
+// One node alone: all its traffic crosses DRAM; its MACs at their math mode's peak.
 NodeSol analyze_node(const Node& node, const ArchSpec& arch, const AnalysisOptions& options) {
   NodeSol sol;
   sol.node = node.id;
   if (node.macs > 0) {  // no MACs: no rate is looked up, so no matrix rate is needed
     try {
-      sol.matrix_flops_per_second = matrix_peak(arch, node.matrix_dtype, options, &sol.math_mode);
+      sol.matrix_flops_per_second =
+          matrix_peak(arch, node.matrix_dtype, node_options(node, options), &sol.math_mode);
     } catch (const UserError& e) {
       const Diagnostic& d = e.diagnostics().front();
       throw UserError(d.kind, d.file, d.loc, d.message + ", needed by node '" + node.name + "'",
@@ -175,46 +253,61 @@ NodeSol analyze_node(const Node& node, const ArchSpec& arch, const AnalysisOptio
   return sol;
 }
 
-// The graph's headline math mode, that of the dtype with the most MACs (fp32 if none), e.g.
-// "tf32 (platform default for fp32 contractions)" or "bf16; also tf32 (...)". Sets `peak` to
-// that mode's rate.
-std::string headline_math_mode(const Graph& graph, const ArchSpec& arch,
-                               const AnalysisOptions& options, double* peak) {
-  std::vector<std::pair<DType, int64_t>> macs_by_dtype;  // first-seen order
+// The math modes of the graph's MACs, grouped by (mode, reason), most MACs first.
+std::vector<MathModeGroup> math_mode_groups(const Graph& graph, const ArchSpec& arch,
+                                            const AnalysisOptions& options) {
+  std::vector<MathModeGroup> groups;  // first-seen order, then sorted
   for (const Node& node : graph.nodes) {
     if (node.macs <= 0) continue;
-    auto it = std::find_if(macs_by_dtype.begin(), macs_by_dtype.end(),
-                           [&](const auto& p) { return p.first == node.matrix_dtype; });
-    if (it == macs_by_dtype.end()) {
-      macs_by_dtype.emplace_back(node.matrix_dtype, node.macs);
-    } else {
-      it->second += node.macs;
+    MathModeGroup g;
+    g.matrix_flops_per_second =
+        matrix_peak(arch, node.matrix_dtype, node_options(node, options), &g.mode);
+    if (node.matrix_dtype == DType::kFp32) {
+      g.reason = fp32_reason(node, options);
+      g.vector_units = !arch.matrix_flops_per_second.count(g.mode);
     }
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const MathModeGroup& x) {
+      return x.mode == g.mode && x.reason == g.reason;
+    });
+    if (it == groups.end()) it = groups.insert(groups.end(), g);
+    ++it->nodes;
+    it->macs += node.macs;
   }
-  DType dominant = DType::kFp32;
-  int64_t most = 0;
-  for (const auto& [dtype, macs] : macs_by_dtype) {
-    if (macs > most) {
-      dominant = dtype;
-      most = macs;
-    }
-  }
-  auto describe = [&](DType dtype, const std::string& mode) {
-    if (dtype != DType::kFp32) return mode;
-    std::string text = mode + " (" + fp32_reason(options);
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const MathModeGroup& a, const MathModeGroup& b) { return a.macs > b.macs; });
+  return groups;
+}
+
+// The report's math-mode text: the group with the most MACs first, e.g. "tf32 (platform
+// default for fp32 contractions)", "fp32 (set by the program; vector units, no matrix rate);
+// also tf32 (set by the program)"; a mode given for only part of the contraction nodes says
+// for how many. A graph without MACs reports the fp32 mode.
+std::string math_mode_text(const std::vector<MathModeGroup>& groups, const ArchSpec& arch,
+                           const AnalysisOptions& options, double* peak) {
+  if (groups.empty()) {
+    std::string mode;
+    *peak = matrix_peak(arch, DType::kFp32, options, &mode);
+    Node none;
+    std::string text = mode + " (" + fp32_reason(none, options);
     if (!arch.matrix_flops_per_second.count(mode)) text += "; vector units, no matrix rate";
     return text + ")";
-  };
-  std::string mode;
-  *peak = matrix_peak(arch, dominant, options, &mode);
-  std::string text = describe(dominant, mode);
-  std::vector<std::string> listed = {mode};
-  for (const auto& [dtype, macs] : macs_by_dtype) {
-    std::string other;
-    matrix_peak(arch, dtype, options, &other);
-    if (std::find(listed.begin(), listed.end(), other) != listed.end()) continue;
-    listed.push_back(other);
-    text += "; also " + describe(dtype, other);
+  }
+  *peak = groups.front().matrix_flops_per_second;
+  int64_t nodes = 0;
+  for (const MathModeGroup& g : groups) nodes += g.nodes;
+  std::string text;
+  for (const MathModeGroup& g : groups) {
+    if (!text.empty()) text += "; also ";
+    text += g.mode;
+    std::vector<std::string> notes;
+    if (!g.reason.empty()) notes.push_back(g.reason);
+    if (groups.size() > 1)
+      notes.push_back(std::to_string(g.nodes) + " of " + std::to_string(nodes) + " nodes");
+    if (g.vector_units) notes.push_back("vector units, no matrix rate");
+    if (notes.empty()) continue;
+    text += " (";
+    for (size_t i = 0; i < notes.size(); ++i) text += (i ? "; " : "") + notes[i];
+    text += ")";
   }
   return text;
 }
@@ -266,10 +359,24 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
       g->matrix_seconds += sol.matrix_seconds;
       g->vector_seconds += sol.vector_seconds;
     }
-    unfused.bytes += node.bytes();
+    out.nodes.push_back(std::move(sol));
+  }
+  // Each source operator alone: its nodes' compute, its own boundary traffic.
+  for (const Unit& unit : effective_units(graph)) {
+    UnitSol sol;
+    sol.unit = unit.id;
+    std::tie(sol.bytes_read, sol.bytes_written) = unit_bytes(graph, unit);
+    for (NodeId id : unit.nodes) {
+      sol.matrix_seconds += out.nodes[static_cast<size_t>(id)].matrix_seconds;
+      sol.vector_seconds += out.nodes[static_cast<size_t>(id)].vector_seconds;
+    }
+    sol.memory_seconds = static_cast<double>(sol.bytes()) / out.dram_bytes_per_second;
+    sol.seconds = std::max({sol.matrix_seconds, sol.vector_seconds, sol.memory_seconds});
+    sol.bottleneck = pick_bottleneck(sol.matrix_seconds, sol.vector_seconds, sol.memory_seconds);
+    unfused.bytes += sol.bytes();
     unfused.memory_seconds += sol.memory_seconds;
     unfused.seconds += sol.seconds;
-    out.nodes.push_back(std::move(sol));
+    out.units.push_back(std::move(sol));
   }
   unfused.bottleneck =
       pick_bottleneck(unfused.matrix_seconds, unfused.vector_seconds, unfused.memory_seconds);
@@ -313,7 +420,8 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
   }
 
   out.fp32_math = fp32_mode(arch, options);
-  out.math_mode = headline_math_mode(graph, arch, options, &out.matrix_flops_per_second);
+  out.math_modes = math_mode_groups(graph, arch, options);
+  out.math_mode = math_mode_text(out.math_modes, arch, options, &out.matrix_flops_per_second);
   out.ridge_matrix = out.matrix_flops_per_second / out.dram_bytes_per_second;
   out.ridge_vector = out.vector_flops_per_second / out.dram_bytes_per_second;
   return out;

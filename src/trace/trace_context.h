@@ -34,6 +34,13 @@ class TraceContext {
   void finish_node(Node& node, const std::vector<TensorId>& outputs);
   std::string next_name(const std::string& op);
 
+  // `with unit(label, fp32_math=...)`: the nodes added until close_unit() form one unit
+  // (Graph::units). Units do not nest. A block that adds no node makes no unit. Nodes added
+  // outside a block are each a unit of their own.
+  void open_unit(const std::string& label, Loc loc, Fp32Math fp32_math);
+  void close_unit();
+  bool in_unit() const { return open_.active; }
+
   // Bytes a reader fetches of `t`: its bytes, capped at its storage's bytes.
   int64_t read_bytes(TensorId t) const;
 
@@ -46,6 +53,14 @@ class TraceContext {
   const Program& program_;
   Graph graph_;
   std::unordered_map<std::string, int> counters_;
+  std::unordered_map<std::string, int> unit_counters_;
+  struct OpenUnit {
+    bool active = false;
+    std::string label;
+    Loc loc;
+    Fp32Math fp32_math = Fp32Math::kPlatformDefault;
+    UnitId id = -1;  // made when the block adds its first node
+  } open_;
 };
 
 // Data-movement builtins (builtins.cpp).

@@ -36,9 +36,45 @@ Node& TraceContext::add_node(const std::string& op, NodeKind kind, Loc loc,
   node.loc = loc;
   node.inputs = std::move(inputs);
   node.input_bytes.assign(node.inputs.size(), 0);
+  if (open_.active && open_.id < 0) {
+    Unit unit;
+    unit.id = static_cast<UnitId>(graph_.units.size());
+    unit.name = open_.label + "#" + std::to_string(unit_counters_[open_.label]++);
+    unit.label = open_.label;
+    unit.loc = open_.loc;
+    unit.declared = true;
+    unit.fp32_math = open_.fp32_math;
+    graph_.units.push_back(std::move(unit));
+    open_.id = graph_.units.back().id;
+  }
+  if (open_.active) {
+    node.unit = open_.id;
+    node.fp32_math = open_.fp32_math;
+  } else {
+    Unit unit;
+    unit.id = static_cast<UnitId>(graph_.units.size());
+    unit.name = node.name;
+    unit.label = node.op;
+    unit.loc = node.loc;
+    graph_.units.push_back(std::move(unit));
+    node.unit = graph_.units.back().id;
+  }
+  graph_.units[static_cast<size_t>(node.unit)].nodes.push_back(node.id);
   graph_.nodes.push_back(std::move(node));
   return graph_.nodes.back();
 }
+
+void TraceContext::open_unit(const std::string& label, Loc loc, Fp32Math fp32_math) {
+  if (open_.active) {
+    fail(ErrorKind::kUnsupported, loc,
+         "unit '" + label + "' opened inside unit '" + open_.label + "' (line " +
+             std::to_string(open_.loc.line) + "): units do not nest",
+         "a unit is one source operator; close the outer 'with' first");
+  }
+  open_ = OpenUnit{true, label, loc, fp32_math, -1};
+}
+
+void TraceContext::close_unit() { open_ = OpenUnit{}; }
 
 void TraceContext::finish_node(Node& node, const std::vector<TensorId>& outputs) {
   node.outputs = outputs;
@@ -248,6 +284,20 @@ class Tracer {
           bind(*s.target, v, frame);
           for (const auto& b : s.body) exec(*b, frame);
         }
+        return;
+      }
+      case StmtKind::kWith: {
+        // The checker accepted the header: unit("label"[, fp32_math="fp32"|"tf32"]).
+        const Expr& header = *s.value;
+        Fp32Math mode = Fp32Math::kPlatformDefault;
+        if (const ast::Keyword* kw = header.keyword("fp32_math"))
+          mode = parse_fp32_math(kw->value->text).value_or(Fp32Math::kPlatformDefault);
+        ctx_.open_unit(header.items[1]->text, s.loc, mode);
+        struct Close {
+          TraceContext& ctx;
+          ~Close() { ctx.close_unit(); }
+        } close{ctx_};  // also when the block returns (ReturnSignal) or fails
+        for (const auto& b : s.body) exec(*b, frame);
         return;
       }
       default:

@@ -272,9 +272,119 @@ TEST(SolMathMode, HeadlineModeIsTheDtypeWithMostMacs) {
   b.node("mm#1", {y, y}, {8192, 8192}, {z}, 1000, DType::kFp32);    // fewer fp32 MACs
   b.output(z);
   const Analysis a = analyze(b.g, load("H100_PCIe"), {});
-  EXPECT_EQ(a.math_mode, "bf16; also tf32 (platform default for fp32 contractions)");
+  EXPECT_EQ(a.math_mode,
+            "bf16 (1 of 2 nodes); also tf32 (platform default for fp32 contractions; 1 of 2 "
+            "nodes)");
   EXPECT_DOUBLE_EQ(a.matrix_flops_per_second, 756e12);
   EXPECT_EQ(a.nodes[1].math_mode, "tf32");
+  ASSERT_EQ(a.math_modes.size(), 2u);
+  EXPECT_EQ(a.math_modes[0].macs, 262144);  // 64^3
+  EXPECT_EQ(a.math_modes[1].macs, 1000);
+}
+
+// A node's own fp32 mode (set by its unit, as the PyTorch lowering does for matmuls under
+// torch.get_float32_matmul_precision() == "highest") decides its rate unless --fp32-math
+// overrides it.
+TEST(SolMathMode, NodeModeFromTheProgramAndTheOverride) {
+  Builder b;
+  const TensorId x = b.tensor("x", {64, 64}, Role::kInput);
+  const TensorId y = b.tensor("y", {64, 64}, Role::kActivation);
+  const TensorId z = b.tensor("z", {64, 64}, Role::kActivation);
+  b.node("mm#0", {x, x}, {16384, 16384}, {y}, 262144);  // 64^3 MACs, mode set to fp32
+  b.node("conv#0", {y, y}, {16384, 16384}, {z}, 1000);  // mode left to the platform
+  b.g.nodes[0].fp32_math = Fp32Math::kFp32;
+  b.output(z);
+  const Analysis a = analyze(b.g, load("H100_PCIe"), {});
+  // mm#0 at the fp32 CUDA-core rate (H100 PCIe has no fp32 matrix rate: 51.2e12 vector);
+  // conv#0 at the platform default tf32 (378e12).
+  EXPECT_EQ(a.nodes[0].math_mode, "fp32");
+  EXPECT_DOUBLE_EQ(a.nodes[0].matrix_flops_per_second, 51.2e12);
+  EXPECT_DOUBLE_EQ(a.nodes[0].matrix_seconds, 2.0 * 262144 / 51.2e12);
+  EXPECT_EQ(a.nodes[1].math_mode, "tf32");
+  EXPECT_EQ(a.math_mode,
+            "fp32 (set by the program; 1 of 2 nodes; vector units, no matrix rate); also tf32 "
+            "(platform default for fp32 contractions; 1 of 2 nodes)");
+  EXPECT_DOUBLE_EQ(a.matrix_flops_per_second, 51.2e12);
+  AnalysisOptions tf32;
+  tf32.fp32_math = Fp32Math::kTf32;
+  const Analysis o = analyze(b.g, load("H100_PCIe"), tf32);
+  EXPECT_EQ(o.nodes[0].math_mode, "tf32");
+  EXPECT_EQ(o.math_mode, "tf32 (--fp32-math tf32)");
+}
+
+// --- units: one source operator per unfused unit ---------------------------------------------
+
+// A source operator lowered to three nodes (PyTorch's hardsigmoid decomposed as add, clamp,
+// div) over x of 1,024 fp32 elements (4,096 B): as one unit it reads x once and writes its
+// result once, 8,192 B; node by node it would move 3 x 8,192 = 24,576 B.
+TEST(SolUnits, AUnitKeepsItsIntermediatesOnChip) {
+  Builder b;
+  const TensorId x = b.tensor("x", {1024}, Role::kInput);
+  const TensorId t1 = b.tensor("t1", {1024}, Role::kActivation);
+  const TensorId t2 = b.tensor("t2", {1024}, Role::kActivation);
+  const TensorId y = b.tensor("y", {1024}, Role::kActivation);
+  b.node("add#0", {x}, {4096}, {t1}, 0);
+  b.node("clamp#0", {t1}, {4096}, {t2}, 0);
+  b.node("div#0", {t2}, {4096}, {y}, 0);
+  for (Node& n : b.g.nodes) n.flops.add = 1024;  // one vector FLOP per element each
+  b.output(y);
+  const ArchSpec arch = load("H100_PCIe");
+  // Without units each node is its own: 3 x (4,096 + 4,096) = 24,576 B.
+  EXPECT_EQ(analyze(b.g, arch, {}).unfused.bytes, 24576);
+  Unit u;
+  u.name = "hardsigmoid#0";
+  u.label = "aten.hardsigmoid";
+  u.nodes = {0, 1, 2};
+  u.declared = true;
+  b.g.units = {u};
+  for (Node& n : b.g.nodes) n.unit = 0;
+  const Analysis a = analyze(b.g, arch, {});
+  ASSERT_EQ(a.units.size(), 1u);
+  EXPECT_EQ(a.units[0].bytes_read, 4096);
+  EXPECT_EQ(a.units[0].bytes_written, 4096);
+  EXPECT_EQ(a.unfused.bytes, 8192);
+  // memory 8,192 / 2.0e12 = 4.096 ns > vector 3,072 / 51.2e12 = 0.06 ns: memory-bound.
+  EXPECT_DOUBLE_EQ(a.unfused.seconds, 8192 / 2.0e12);
+  EXPECT_EQ(a.unfused.bottleneck.kind, "memory");
+  // The fused bound is no higher: x and y once, 8,192 B.
+  EXPECT_EQ(a.fused.bytes, 8192);
+}
+
+// What leaves a unit: an inner tensor that a later node reads is written, once, even if two
+// later nodes read it; a tensor read by the unit twice is read once.
+TEST(SolUnits, UnitBoundaryTraffic) {
+  Builder b;
+  const TensorId x = b.tensor("x", {256}, Role::kInput);         // 1,024 B
+  const TensorId t = b.tensor("t", {256}, Role::kActivation);    // 1,024 B, read after the unit
+  const TensorId u1 = b.tensor("u1", {256}, Role::kActivation);  // 1,024 B, internal
+  const TensorId z = b.tensor("z", {256}, Role::kActivation);
+  const TensorId w = b.tensor("w", {256}, Role::kActivation);
+  b.node("a#0", {x}, {1024}, {t}, 0);
+  b.node("b#0", {t, x}, {1024, 1024}, {u1}, 0);
+  b.node("c#0", {t, u1}, {1024, 1024}, {z}, 0);
+  b.node("d#0", {t}, {1024}, {w}, 0);
+  b.output(z);
+  b.output(w);
+  Unit unit;
+  unit.name = "op#0";
+  unit.nodes = {0, 1};
+  b.g.units = {unit};
+  for (NodeId n : {2, 3}) {
+    Unit single;
+    single.id = static_cast<UnitId>(b.g.units.size());
+    single.name = b.g.nodes[n].name;
+    single.nodes = {n};
+    b.g.units.push_back(single);
+  }
+  b.g.nodes[0].unit = b.g.nodes[1].unit = 0;
+  b.g.nodes[2].unit = 1;
+  b.g.nodes[3].unit = 2;
+  // Unit 0 reads x once (1,024 B, capped) and writes t and u1 (both read later): 2,048 B.
+  const auto [read, written] = unit_bytes(b.g, b.g.units[0]);
+  EXPECT_EQ(read, 1024);
+  EXPECT_EQ(written, 2048);
+  // c#0: t + u1 + z = 3,072 B; d#0: t + w = 2,048 B. Total 1,024 + 2,048 + 3,072 + 2,048.
+  EXPECT_EQ(analyze(b.g, load("H100_PCIe"), {}).unfused.bytes, 8192);
 }
 
 // --- bottleneck rules --------------------------------------------------------------------

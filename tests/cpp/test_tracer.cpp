@@ -3,6 +3,7 @@
 #include "solar/ir/checker.h"
 #include "solar/ir/parser.h"
 #include "solar/pipeline/pipeline.h"
+#include "solar/sol/analysis.h"
 #include "solar/trace/tracer.h"
 #include "test_util.h"
 
@@ -87,5 +88,55 @@ def model(x: Tensor("N")):
                     ErrorKind::kCallArity, "neg(X) takes 1 argument(s), got 2");
 }
 
+// `with unit("label"):` groups the calls of one source operator (docs/ir.md §4.1).
+const char* kUnits = R"(
+@kernel
+def scale(X: Tensor("N")) -> Tensor("N"):
+    Y = Tensor(N=X.shape[0])
+    for n in Dim("N"):
+        Y[n] = X[n] * 0.5
+    return Y
+@kernel
+def relu(X: Tensor("N")) -> Tensor("N"):
+    Y = Tensor(N=X.shape[0])
+    for n in Dim("N"):
+        Y[n] = max(X[n], 0.0)
+    return Y
+DIMS = {"N": 1024}
+def model(x: Tensor("N", role="input")):
+    with unit("aten.hardsigmoid", fp32_math="fp32"):
+        t = scale(x)
+        t = relu(t)
+        y = scale(t)
+    z = relu(y)
+    with unit("aten.relu"):
+        return relu(z)
+)";
+
+TEST(Tracer, UnitsGroupTheNodesOfOneSourceOperator) {
+  Graph g = trace_program(load_program_source(kUnits, "t.py"), {});
+  ASSERT_EQ(g.nodes.size(), 5u);
+  // Three units: the block of three nodes, relu#1 alone, and the block that returns.
+  ASSERT_EQ(g.units.size(), 3u);
+  EXPECT_EQ(g.units[0].name, "aten.hardsigmoid#0");
+  EXPECT_EQ(g.units[0].nodes, (std::vector<NodeId>{0, 1, 2}));
+  EXPECT_TRUE(g.units[0].declared);
+  EXPECT_EQ(g.units[0].loc.line, 16);  // the `with` (line 1 is the empty first line)
+  EXPECT_EQ(g.units[1].name, "relu#1");
+  EXPECT_FALSE(g.units[1].declared);
+  EXPECT_EQ(g.units[2].name, "aten.relu#0");
+  EXPECT_EQ(g.units[2].nodes, (std::vector<NodeId>{4}));
+  for (NodeId n : {0, 1, 2}) {
+    EXPECT_EQ(g.nodes[static_cast<size_t>(n)].unit, 0);
+    EXPECT_EQ(g.nodes[static_cast<size_t>(n)].fp32_math, Fp32Math::kFp32);
+  }
+  EXPECT_EQ(g.nodes[3].fp32_math, Fp32Math::kPlatformDefault);
+  // N = 1,024 fp32 = 4,096 B per tensor. The block reads x and writes y: 8,192 B (node by
+  // node it would be 3 x 8,192); relu#1 and the last unit 8,192 B each: 24,576 B unfused.
+  const auto [read, written] = unit_bytes(g, g.units[0]);
+  EXPECT_EQ(read, 4096);
+  EXPECT_EQ(written, 4096);
+  EXPECT_EQ(unfused_bytes(g), 24576);
+}
 }  // namespace
 }  // namespace solar

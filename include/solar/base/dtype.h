@@ -38,6 +38,15 @@ bool dtype_is_float(DType dtype);
 // Bytes of `elements` values of `dtype` (rounded up to whole bytes).
 int64_t dtype_bytes(DType dtype, int64_t elements);
 
+// The math mode of fp32 contractions (docs/sol-modes.md, "Math modes"): the platform's default
+// (TF32 tensor cores where the spec has them), true fp32, or TF32. A program states it per
+// source operator (`with unit("...", fp32_math="fp32"):`, docs/ir.md §4.1); `--fp32-math`
+// overrides it for the whole graph.
+enum class Fp32Math : uint8_t { kPlatformDefault, kFp32, kTf32 };
+// "default", "fp32", "tf32".
+const char* fp32_math_name(Fp32Math mode);
+std::optional<Fp32Math> parse_fp32_math(std::string_view name);
+
 enum class Role : uint8_t { kInput, kWeight, kActivation, kOutput };
 const char* role_name(Role role);
 std::optional<Role> parse_role(std::string_view name);

@@ -91,6 +91,23 @@ struct Einsum {
 };
 
 enum class NodeKind : uint8_t { kEinsum, kDataMovement };
+
+using UnitId = int32_t;
+
+// One source-level operator (docs/ir.md §4.1, docs/sol-modes.md "Unfused"): the nodes traced
+// inside one `with unit("label"):` block (the IR a front end emits for one PyTorch call), or
+// one node alone (every call outside such a block). The unfused mode runs each unit alone:
+// its inner intermediates stay on chip, what it reads from outside and what is read after it
+// crosses DRAM.
+struct Unit {
+  UnitId id = 0;
+  std::string name;           // "hardsigmoid#0" for a block (label and its count); a node's name
+  std::string label;          // the block's label ("aten.hardsigmoid"); the node's op otherwise
+  Loc loc;                    // the `with` statement, or the node's call site
+  std::vector<NodeId> nodes;  // in execution order
+  bool declared = false;      // from a `with unit(...)` block
+  Fp32Math fp32_math = Fp32Math::kPlatformDefault;  // the block's fp32_math=, if any
+};
 const char* node_kind_name(NodeKind kind);
 
 struct Node {
@@ -112,6 +129,10 @@ struct Node {
   // permute: the order; slice: axis, start, step; select: axis, index; split: axis and each
   // output's offset; concat/stack: axis; pad: axis, before, after (and `value`); broadcast:
   // for each output dim the input dim it reads or -1; gather: axis; constant: `value`.
+  UnitId unit = -1;  // the source operator it belongs to (Graph::units)
+  // Math mode of its fp32 MACs as the program states it (its unit's fp32_math=); the
+  // analysis applies --fp32-math over it and the spec's default where it is kPlatformDefault.
+  Fp32Math fp32_math = Fp32Math::kPlatformDefault;
   int kernel = -1;
   std::vector<Scalar> scalar_args;
   std::vector<int64_t> attrs;
@@ -149,6 +170,7 @@ struct Graph {
   std::vector<Node> nodes;          // indexed by NodeId, in topological (execution) order
   std::vector<TensorId> inputs;     // model() parameters, in order (inputs and weights)
   std::vector<TensorId> outputs;    // returned by model(), in order
+  std::vector<Unit> units;          // every node in exactly one, in execution order
   std::vector<std::pair<std::string, int64_t>> dims;  // model-level dim sizes used
 
   int64_t total_macs() const;

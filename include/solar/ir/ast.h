@@ -86,6 +86,7 @@ enum class StmtKind : uint8_t {
   kFor,        // for target in value: body
   kIf,         // if value: body else: orelse
   kWhile,      // parsed so the checker can reject it with a useful message
+  kWith,       // with value: body (composition layer: `with unit("name"):`)
   kReturn,     // return value (value may be null)
   kExpr,       // value
   kPass,

@@ -1,6 +1,7 @@
 // Speed-of-light analysis of an einsum graph on an architecture spec (docs/sol-modes.md).
 //
-//   unfused: every node alone; T = sum over nodes of max(matrix s, vector s, bytes / beta)
+//   unfused: every source operator (unit) alone; T = sum over units of
+//            max(matrix s, vector s, bytes / beta)
 //   fused:   intermediates stay on chip; only graph inputs, weights and outputs cross DRAM;
 //            T = max(sum matrix s, sum vector s, fused bytes / beta)
 //   cache_aware: the on-chip level `ArchSpec::cache_level` has a finite capacity; DRAM bytes
@@ -12,6 +13,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "solar/arch/spec.h"
@@ -19,9 +21,10 @@
 
 namespace solar {
 
-enum class Fp32Math { kPlatformDefault, kFp32, kTf32 };
-
 struct AnalysisOptions {
+  // kFp32 / kTf32 override every fp32 contraction (`--fp32-math`); kPlatformDefault keeps
+  // each node's own mode (Node::fp32_math, set by the program's units) and takes the spec's
+  // fp32_matrix_mode for nodes that set none.
   Fp32Math fp32_math = Fp32Math::kPlatformDefault;
   bool cache_aware = true;  // run the tiling search (false: Analysis::cache says skipped)
 };
@@ -48,6 +51,32 @@ struct NodeSol {
   // buffer, its DRAM bytes and max(matrix, vector, those bytes / beta).
   int64_t cache_aware_bytes = 0;
   double cache_aware_seconds = 0.0;
+};
+
+// One source operator alone (the unfused mode's unit, Graph::units): what it reads from
+// outside and what is used after it cross DRAM; its inner intermediates stay on chip.
+struct UnitSol {
+  UnitId unit = 0;
+  int64_t bytes_read = 0;
+  int64_t bytes_written = 0;
+  double matrix_seconds = 0.0;  // sum over its nodes
+  double vector_seconds = 0.0;
+  double memory_seconds = 0.0;  // its bytes / beta
+  double seconds = 0.0;         // max of the three
+  Bottleneck bottleneck;
+  int64_t bytes() const { return bytes_read + bytes_written; }
+};
+
+// The math mode of a group of contraction nodes (Analysis::math_modes): the rate their MACs
+// use and why.
+struct MathModeGroup {
+  std::string mode;           // "tf32", "fp32", "bf16", "vector", ...
+  std::string reason;         // for fp32 MACs: "--fp32-math fp32", "set by the program",
+                              // "platform default for fp32 contractions"; "" for other dtypes
+  bool vector_units = false;  // fp32/fp64 with no matrix rate: the vector rate is used
+  int64_t nodes = 0;
+  int64_t macs = 0;
+  double matrix_flops_per_second = 0.0;
 };
 
 struct GraphSol {
@@ -81,7 +110,9 @@ struct Analysis {
   double dram_bytes_per_second = 0.0;
   double ridge_matrix = 0.0;  // FLOP/byte where matrix compute meets DRAM
   double ridge_vector = 0.0;
-  std::vector<NodeSol> nodes;  // indexed like graph.nodes
+  std::vector<NodeSol> nodes;             // indexed like graph.nodes
+  std::vector<UnitSol> units;             // indexed like graph.units (one per node if it has none)
+  std::vector<MathModeGroup> math_modes;  // by MACs, most first
   GraphSol unfused;
   GraphSol fused;
   CacheLevel cache;      // the level used by `cache_aware`
@@ -94,6 +125,18 @@ CacheLevel cache_level(const ArchSpec& arch);
 // Bytes that cross DRAM in the fused mode: each graph input/weight once (the most any
 // reader fetches of it) plus each graph output once.
 int64_t fused_bytes(const Graph& graph);
+
+// The units the unfused mode runs alone: graph.units, or one per node for a graph built
+// without them (each node then names itself as its unit).
+std::vector<Unit> effective_units(const Graph& graph);
+
+// DRAM traffic of one unit alone (docs/sol-modes.md, "Unfused"): a unit of one node moves
+// that node's bytes; a larger unit reads each tensor from outside it once (what its nodes
+// fetch of it, capped at its storage's size) and writes each tensor it produces that a node
+// after it reads or the graph returns, once. Returns {read, written}.
+std::pair<int64_t, int64_t> unit_bytes(const Graph& graph, const Unit& unit);
+// The unfused mode's DRAM bytes: the sum of unit_bytes over effective_units.
+int64_t unfused_bytes(const Graph& graph);
 
 // Peak FLOP/s for MACs of `dtype` under `options`; sets `mode` to the math mode used.
 // A dtype the spec has no rate for is a UserError (kSpec) naming the arch and the dtype.

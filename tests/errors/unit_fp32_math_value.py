@@ -1,0 +1,17 @@
+# Argument: fp32_math="bf16" in a unit header (line 15); it must be "fp32" or "tf32".
+from solar.ir import kernel, Tensor, Dim
+
+@kernel
+def relu(X: Tensor("M,N")) -> Tensor("M,N"):
+    Y = Tensor(M=X.shape[0], N=X.shape[1])
+    for i in Dim("M", parallel=True):
+        for j in Dim("N"):
+            Y[i, j] = max(X[i, j], 0.0)
+    return Y
+
+DIMS = {"M": 4, "N": 8}
+
+def model(x: Tensor("M,N", role="input")):
+    with unit("aten.relu", fp32_math="bf16"):
+        y = relu(x)
+    return y

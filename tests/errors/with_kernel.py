@@ -1,0 +1,16 @@
+# Kernel body: a `with unit(...)` inside kernel `relu` (line 7); units group calls in model().
+from solar.ir import kernel, Tensor, Dim
+
+@kernel
+def relu(X: Tensor("M,N")) -> Tensor("M,N"):
+    Y = Tensor(M=X.shape[0], N=X.shape[1])
+    with unit("aten.relu"):
+        for i in Dim("M", parallel=True):
+            for j in Dim("N"):
+                Y[i, j] = max(X[i, j], 0.0)
+    return Y
+
+DIMS = {"M": 4, "N": 8}
+
+def model(x: Tensor("M,N", role="input")):
+    return relu(x)
