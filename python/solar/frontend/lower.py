@@ -34,6 +34,86 @@ TORCH_DTYPES = {
 }
 
 
+# Builtins that only re-view memory (docs/ir.md §5): statements of these are free in every
+# mode, so a source operator lowered to one kernel plus views needs no unit block.
+VIEW_BUILTINS = {
+    "reshape",
+    "broadcast",
+    "slice",
+    "select",
+    "split",
+    "permute_view",
+    "unfold",
+}
+_CALL = re.compile(r"^\s*[\w, ]+ = (\w+)\(")
+
+# The fp32 math mode of a PyTorch operator's contractions on a CUDA device: matmul-like
+# operators follow torch.get_float32_matmul_precision() ("highest", the default: true fp32;
+# "high"/"medium": TF32 may be used); convolutions and cuDNN RNNs follow
+# torch.backends.cudnn.allow_tf32 (True by default). Other operators with MACs keep the
+# platform default (TF32 where the spec has it: the faster mode, so the bound stays a bound).
+MATMUL_OPS = {
+    "aten.mm",
+    "aten.bmm",
+    "aten.addmm",
+    "aten.addbmm",
+    "aten.baddbmm",
+    "aten.matmul",
+    "aten.linear",
+    "aten.einsum",
+    "aten.mv",
+    "aten.addmv",
+    "aten.dot",
+    "aten.vdot",
+    "aten.inner",
+    "aten.outer",
+    "aten.tensordot",
+    "aten.bilinear",
+    "aten.scaled_dot_product_attention",
+    "aten._scaled_dot_product_attention_math",
+    "aten.chain_matmul",
+    "aten.linalg_multi_dot",
+}
+CUDNN_OPS = {
+    "aten.convolution",
+    "aten._convolution",
+    "aten.conv1d",
+    "aten.conv2d",
+    "aten.conv3d",
+    "aten.conv_transpose1d",
+    "aten.conv_transpose2d",
+    "aten.conv_transpose3d",
+    "aten.conv_tbc",
+    "solar.lstm",
+    "solar.gru",
+    "solar.rnn",
+}
+
+
+def pytorch_fp32_math() -> dict[str, str]:
+    """{"matmul": "fp32"|"tf32", "cudnn": "fp32"|"tf32"} from PyTorch's current settings."""
+    import torch
+
+    matmul = "fp32" if torch.get_float32_matmul_precision() == "highest" else "tf32"
+    cudnn = "tf32" if torch.backends.cudnn.allow_tf32 else "fp32"
+    return {"matmul": matmul, "cudnn": cudnn}
+
+
+def source_operator(node) -> tuple[tuple, str]:
+    """(identity, label) of the PyTorch call an exported FX node comes from: the node before
+    decomposition to core ATen (`from_node` provenance), e.g. the five nodes of
+    F.hardsigmoid share ("hardsigmoid", ...) and the label "aten.hardsigmoid"."""
+    sources = node.meta.get("from_node") or []
+    if sources:
+        src = sources[-1]
+        key = (getattr(src, "name", node.name), getattr(src, "graph_id", None))
+        target = str(getattr(src, "target", node.target))
+    else:
+        key, target = (node.name, None), str(node.target)
+    label = re.sub(r"\.(default|Tensor|Scalar|int|self|dim\w*|\w+_\w+)$", "", target)
+    return key, label.replace("::", ".")
+
+
 @cache
 def stdlib_kernels() -> dict[str, str]:
     """Kernel name -> its source text (decorator included), from every stdlib file."""
@@ -126,6 +206,31 @@ class Lowerer:
             if self.source and Path(f).resolve() == Path(self.source).resolve():
                 file, line, code = f, int(ln), c.strip()
         return file, line, code
+
+    def _close_unit(self, group: dict, fp32_math: dict, modes: dict) -> None:
+        """Wraps the statements one source operator emitted in `with unit(...)` (docs/ir.md
+        §4.1) when it emitted two or more that move data, or when its contractions have a
+        math mode: the unfused mode then runs them as one, as eager PyTorch does."""
+        lines = self.lines[group["start"] :]
+        if group["key"] is None or not lines:
+            return
+        label = group["label"]
+        mode = ""
+        if label in MATMUL_OPS:
+            mode = fp32_math["matmul"]
+        elif label in CUDNN_OPS:
+            mode = fp32_math["cudnn"]
+        if mode:
+            modes[label.removeprefix("aten.")] = mode
+        work = 0
+        for line in lines:
+            m = _CALL.match(line)
+            if m and m.group(1) not in VIEW_BUILTINS:
+                work += 1
+        if work < 2 and not mode:
+            return
+        header = f'    with unit("{label}"' + (f', fp32_math="{mode}"' if mode else "") + "):"
+        self.lines[group["start"] :] = [header, *("    " + line for line in lines)]
 
     def fail(self, message: str, hint: str = ""):
         file, line, code = self.where()
@@ -296,9 +401,16 @@ class Lowerer:
             params.append((name, kind, target))
             self.values[node.name] = Value(name, shape, dtype)
 
+        fp32_math = pytorch_fp32_math()
+        group: dict = {"key": None, "label": "", "start": 0}
+        unit_modes: dict[str, str] = {}
         for node in graph.nodes:
             if node.op != "call_function" or node.name not in needed:
                 continue
+            key, label = source_operator(node)
+            if key != group["key"]:
+                self._close_unit(group, fp32_math, unit_modes)
+                group = {"key": key, "label": label, "start": len(self.lines)}
             self.node = node
             key = str(node.target)
             self.ops[key] = self.ops.get(key, 0) + 1
@@ -313,6 +425,15 @@ class Lowerer:
             args = [self.arg(a) for a in node.args]
             kwargs = {k: self.arg(v) for k, v in node.kwargs.items()}
             self.values[node.name] = rule(self, *args, **kwargs)
+        self._close_unit(group, fp32_math, unit_modes)
+        if unit_modes:
+            self.notes.append(
+                "fp32 math follows PyTorch's settings on a CUDA device: "
+                + "; ".join(f"{op}: {mode}" for op, mode in sorted(unit_modes.items()))
+                + " (torch.get_float32_matmul_precision() is "
+                f"'{_matmul_precision()}', torch.backends.cudnn.allow_tf32 is "
+                f"{_cudnn_tf32()}); --fp32-math overrides"
+            )
 
         self.node = None
         outs = []
@@ -343,6 +464,18 @@ class Lowerer:
             + "\n"
         )
         return LoweredProgram(text, self.source, params, self.ops, self.notes, self.sequence)
+
+
+def _matmul_precision() -> str:
+    import torch
+
+    return torch.get_float32_matmul_precision()
+
+
+def _cudnn_tf32() -> bool:
+    import torch
+
+    return bool(torch.backends.cudnn.allow_tf32)
 
 
 def lower(capture: Capture) -> LoweredProgram:

@@ -218,12 +218,32 @@ def _view(lw, x, *args):
 
 
 @rule(
-    "aten.clone.default",
     "aten.alias.default",
     "aten.detach.default",
 )
 def _identity(lw, x, *args, **kwargs):
     return x
+
+
+# Operators whose lowering already materialises a new tensor (a copying `permute`): a clone of
+# their result copies nothing more (eager: `x.t()` is a view and `.contiguous()` the one copy).
+_COPIED = {"aten.permute.default", "aten.t.default", "aten.transpose.int"}
+
+
+@rule("aten.clone.default")
+def _clone(lw, x, *args, **kwargs):
+    """A real copy when the program asked for one (`x.clone()`, `.contiguous()` of a
+    non-contiguous view): eager reads and writes the tensor, so the unfused mode counts that
+    copy. Clones that decompositions introduce (dropout in eval mode) are free, as in eager."""
+    from .lower import source_operator
+
+    _, label = source_operator(lw.node)
+    src = lw.node.args[0]
+    if label not in ("aten.clone", "aten.contiguous") or isinstance(x, Transposed):
+        return x
+    if getattr(src, "op", "") == "call_function" and str(src.target) in _COPIED:
+        return x
+    return elementwise(lw, "copy", [x])
 
 
 @rule("aten._to_copy.default")
