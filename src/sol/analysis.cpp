@@ -51,10 +51,15 @@ std::string fp32_mode(const ArchSpec& arch, const AnalysisOptions& options) {
 }
 
 // The options a node's MACs are priced under: --fp32-math if given, else the node's own mode
-// (its unit's fp32_math=), else the platform default.
-AnalysisOptions node_options(const Node& node, const AnalysisOptions& options) {
+// (its unit's fp32_math=), else the platform default. A program's "tf32" means TF32 *may* be
+// used: on a platform without TF32 units it runs the platform's fp32 path.
+AnalysisOptions node_options(const Node& node, const ArchSpec& arch,
+                             const AnalysisOptions& options) {
   AnalysisOptions out = options;
-  if (out.fp32_math == Fp32Math::kPlatformDefault) out.fp32_math = node.fp32_math;
+  if (out.fp32_math != Fp32Math::kPlatformDefault) return out;
+  out.fp32_math = node.fp32_math;
+  if (out.fp32_math == Fp32Math::kTf32 && !arch.matrix_flops_per_second.count("tf32"))
+    out.fp32_math = Fp32Math::kPlatformDefault;
   return out;
 }
 
@@ -237,7 +242,7 @@ NodeSol analyze_node(const Node& node, const ArchSpec& arch, const AnalysisOptio
   if (node.macs > 0) {  // no MACs: no rate is looked up, so no matrix rate is needed
     try {
       sol.matrix_flops_per_second =
-          matrix_peak(arch, node.matrix_dtype, node_options(node, options), &sol.math_mode);
+          matrix_peak(arch, node.matrix_dtype, node_options(node, arch, options), &sol.math_mode);
     } catch (const UserError& e) {
       const Diagnostic& d = e.diagnostics().front();
       throw UserError(d.kind, d.file, d.loc, d.message + ", needed by node '" + node.name + "'",
@@ -261,7 +266,7 @@ std::vector<MathModeGroup> math_mode_groups(const Graph& graph, const ArchSpec& 
     if (node.macs <= 0) continue;
     MathModeGroup g;
     g.matrix_flops_per_second =
-        matrix_peak(arch, node.matrix_dtype, node_options(node, options), &g.mode);
+        matrix_peak(arch, node.matrix_dtype, node_options(node, arch, options), &g.mode);
     if (node.matrix_dtype == DType::kFp32) {
       g.reason = fp32_reason(node, options);
       g.vector_units = !arch.matrix_flops_per_second.count(g.mode);

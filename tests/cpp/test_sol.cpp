@@ -9,6 +9,7 @@
 #include "solar/base/error.h"
 #include "solar/einsum/graph.h"
 #include "solar/sol/analysis.h"
+#include "test_util.h"
 
 namespace solar {
 namespace {
@@ -310,6 +311,24 @@ TEST(SolMathMode, NodeModeFromTheProgramAndTheOverride) {
   const Analysis o = analyze(b.g, load("H100_PCIe"), tf32);
   EXPECT_EQ(o.nodes[0].math_mode, "tf32");
   EXPECT_EQ(o.math_mode, "tf32 (--fp32-math tf32)");
+}
+
+// A program's tf32 (cuDNN may use TF32) on a platform without TF32 units runs its fp32 path:
+// H100_PCIe_paper has one fp32 rate, 102e12, and no tf32 rate. --fp32-math tf32 stays an error.
+TEST(SolMathMode, ProgramTf32OnAPlatformWithoutTf32) {
+  Builder b;
+  const TensorId x = b.tensor("x", {64, 64}, Role::kInput);
+  const TensorId y = b.tensor("y", {64, 64}, Role::kActivation);
+  b.node("conv#0", {x, x}, {16384, 16384}, {y}, 262144);
+  b.g.nodes[0].fp32_math = Fp32Math::kTf32;
+  b.output(y);
+  const Analysis a = analyze(b.g, load("H100_PCIe_paper"), {});
+  EXPECT_EQ(a.nodes[0].math_mode, "fp32");
+  EXPECT_DOUBLE_EQ(a.nodes[0].matrix_flops_per_second, 102e12);
+  AnalysisOptions tf32;
+  tf32.fp32_math = Fp32Math::kTf32;
+  testing::expect_user_error([&] { analyze(b.g, load("H100_PCIe_paper"), tf32); }, ErrorKind::kSpec,
+                             "no matrix rate for tf32");
 }
 
 // --- units: one source operator per unfused unit ---------------------------------------------

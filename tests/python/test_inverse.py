@@ -175,18 +175,32 @@ def test_cross_table_comma_list(tmp_path):
 
 
 def test_cross_table_pytorch_program():
-    # The PyTorch program gives the same two rows (same counts as the IR program).
-    r = solar_cli(
-        "analyze", str(PYTORCH), "--arch", "H100_PCIe_paper", "--arch", "H100_PCIe", "--no-validate"
-    )
+    # The PyTorch program has the IR program's counts, but its matmuls run in true fp32 as
+    # PyTorch runs them (torch.get_float32_matmul_precision() is "highest"): on H100_PCIe at the
+    # 51.2e12 fp32 rate, unfused max(67,108,864 / 51.2e12, 1,312,768 / 2e12) + max(16,777,216 /
+    # 51.2e12, 720,896 / 2e12) = 1.3107 + 0.3604 us, fused 83,886,080 / 51.2e12 = 1.6384 us:
+    # 1.02x. With --fp32-math tf32 the IR program's 2.06x comes back. The paper's spec has one
+    # fp32 rate (102e12) and no TF32: 1.23x.
+    def rows(*extra):
+        r = solar_cli(
+            "analyze", str(PYTORCH), "--arch", "H100_PCIe_paper", "--arch", "H100_PCIe",
+            "--no-validate", *extra,
+        )  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        out = [
+            line
+            for line in r.stdout.splitlines()
+            if line.startswith(("H100_PCIe_paper ", "H100_PCIe "))
+        ]
+        assert len(out) == 2
+        return out
+
+    fp32 = rows()
+    assert "1.23x" in fp32[0] and "1.02x" in fp32[1]
+    r = solar_cli("analyze", str(PYTORCH), "--arch", "H100_PCIe", "--arch", "B200",
+                  "--no-validate", "--fp32-math", "tf32")  # fmt: skip
     assert r.returncode == 0, r.stderr
-    rows = [
-        line
-        for line in r.stdout.splitlines()
-        if line.startswith(("H100_PCIe_paper ", "H100_PCIe "))
-    ]
-    assert len(rows) == 2
-    assert "1.23x" in rows[0] and "2.06x" in rows[1]
+    assert "2.06x" in [line for line in r.stdout.splitlines() if line.startswith("H100_PCIe ")][0]
 
 
 def test_cross_table_unknown_arch_in_list():
