@@ -339,10 +339,35 @@ def test_violation_message_and_margin():
     assert m.headroom()["eager_fused"] == pytest.approx(4 / 3)
     assert m.headroom()["compile_unfused"] == pytest.approx(2.0)  # 0.004 / 0.002
     assert m.margin() == pytest.approx(2 / 3)
-    (v,) = m.violations()
+    # eager (one kernel or more per source operator) is also checked against the unfused
+    # bound: 0.001 / 0.002 = 0.5x; the fake arch has no cache level, so no cache-aware check.
+    assert m.margins() == {
+        "fused": pytest.approx(2 / 3),
+        "cache_aware": None,
+        "unfused": pytest.approx(0.5),
+    }
+    v, u = m.violations()
     assert v.startswith("SOL VIOLATION: eager ran in 0.001 s, faster than the fused bound")
     assert "0.0015 s on fake (0.667x)" in v
+    assert u.startswith("SOL VIOLATION: eager ran in 0.001 s, faster than the unfused bound")
     assert "SOL VIOLATION" in measure.report_text(m)
+
+
+def test_cache_aware_and_unfused_violations():
+    # fused 1 ms, cache-aware 3 ms, unfused 5 ms. eager min 4 ms is above the cache-aware
+    # bound (4 / 3 = 1.333x) but below the unfused one: an unfused violation (0.8x). torch.compile min 2 ms beats the cache-aware bound (0.667x),
+    # and may beat the unfused one (it fuses).
+    m = measurement([0.004], measure.ArchSol("fake", 0.005, 0.001, 1, 1, 0.003), [0.002])
+    assert m.margins() == {
+        "fused": pytest.approx(2.0),
+        "cache_aware": pytest.approx(2 / 3),
+        "unfused": pytest.approx(0.8),
+    }
+    vs = m.violations()
+    assert len(vs) == 2
+    assert "torch.compile ran in 0.002 s, faster than the cache-aware bound 0.003 s" in vs[0]
+    assert "eager ran in 0.004 s, faster than the unfused bound 0.005 s" in vs[1]
+    assert m.to_json()["sol"]["cache_aware_seconds"] == 0.003
 
 
 def test_batch_summary_geomean_margin_and_violations():
@@ -525,3 +550,25 @@ def test_refresh_keeps_the_larger_clock(tmp_path, monkeypatch):
     spec = solar.load_arch("local")
     assert spec.vector_flops_per_second["fp32"][0] == pytest.approx(first, rel=1e-9)
     assert "6 GHz kept from an earlier derivation" in spec.notes
+
+
+def test_batch_summary_names_the_smallest_margin_of_every_mode():
+    def r(name, fused, cache, unfused):
+        return {
+            "source": name,
+            "measurement": {
+                "device": "cpu",
+                "headroom": {"eager_fused": fused},
+                "margin": fused,
+                "margins": {"fused": fused, "cache_aware": cache, "unfused": unfused},
+                "violations": [],
+            },
+        }
+
+    lines = measure.batch_summary([r("w/a.py", 3.0, 2.0, 1.5), r("w/b.py", 4.0, None, 1.2)])
+    # cache-aware: only a.py has one (2.0); unfused: min(1.5, 1.2) = 1.2 (b.py).
+    assert lines[-2] == (
+        "smallest margins of the other modes: cache-aware 2.000x (a.py; 1 bounded); "
+        "unfused, eager 1.200x (b.py; 2 bounded)"
+    )
+    assert lines[-1] == "SOL violations: none"
