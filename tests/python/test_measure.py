@@ -355,8 +355,9 @@ def test_violation_message_and_margin():
 
 def test_cache_aware_and_unfused_violations():
     # fused 1 ms, cache-aware 3 ms, unfused 5 ms. eager min 4 ms is above the cache-aware
-    # bound (4 / 3 = 1.333x) but below the unfused one: an unfused violation (0.8x). torch.compile min 2 ms beats the cache-aware bound (0.667x),
-    # and may beat the unfused one (it fuses).
+    # bound (4 / 3 = 1.333x) but below the unfused one: an unfused violation (0.8x).
+    # torch.compile min 2 ms beats the cache-aware bound (0.667x), and may beat the unfused
+    # one (it fuses).
     m = measurement([0.004], measure.ArchSol("fake", 0.005, 0.001, 1, 1, 0.003), [0.002])
     assert m.margins() == {
         "fused": pytest.approx(2.0),
