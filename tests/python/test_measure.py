@@ -58,6 +58,8 @@ def spec_file(tmp_path: Path, flops: float, bandwidth: float, name: str = "fake"
     path = tmp_path / f"{name}.yaml"
     path.write_text(
         f"name: {name}\n"
+        "sparsity: dense\n"
+        "clock: boost\n"
         "matrix_flops_per_second:\n"
         f'  fp32: {{value: {flops:e}, source: "a test spec"}}\n'
         "vector_flops_per_second:\n"
