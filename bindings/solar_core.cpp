@@ -238,6 +238,10 @@ NB_MODULE(_core, m) {
       .def_ro("notes", &solar::ArchSpec::notes)
       .def_ro("fp32_matrix_mode", &solar::ArchSpec::fp32_matrix_mode)
       .def_ro("cache_level", &solar::ArchSpec::cache_level)
+      .def_ro("sparsity", &solar::ArchSpec::sparsity)
+      .def_ro("clock", &solar::ArchSpec::clock)
+      // Accumulate type of each matrix rate that states one (fp16, bf16, fp8, fp4).
+      .def_ro("matrix_accumulate", &solar::ArchSpec::matrix_accumulate)
       .def_prop_ro("matrix_flops_per_second",
                    [](const solar::ArchSpec& a) {
                      std::map<std::string, std::pair<double, std::string>> out;

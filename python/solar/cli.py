@@ -361,9 +361,12 @@ def cmd_arch(args) -> int:
     print(f"{a.name}: {a.description}")
     print(f"  file: {a.file}")
     print(f"  fp32 contractions default to: {a.fp32_matrix_mode}")
+    print(f"  peaks: {a.sparsity} (no structured sparsity), at the {a.clock} clock")
     print("  matrix peaks:")
+    accumulate = a.matrix_accumulate
     for k, (v, src) in a.matrix_flops_per_second.items():
-        print(f"    {k:5s} {report.rate(v, 'FLOP'):>14s}   [{src}]")
+        acc = f" ({accumulate[k]} accumulate)" if k in accumulate else ""
+        print(f"    {k:5s} {report.rate(v, 'FLOP'):>14s}{acc}   [{src}]")
     print("  vector peaks:")
     for k, (v, src) in a.vector_flops_per_second.items():
         print(f"    {k:5s} {report.rate(v, 'FLOP'):>14s}   [{src}]")

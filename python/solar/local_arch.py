@@ -30,7 +30,7 @@ AMX_BF16_FLOPS_PER_CYCLE = 1024  # per core: one AMX tile unit, 16x32 bf16 dot p
 AMX_INT8_OPS_PER_CYCLE = 2048  # per core: twice the bf16 rate
 STREAM_TRIALS = 30  # best of N: a shared machine has quiet moments
 STREAM_MIN_ARRAY_BYTES = 64 * 2**20  # each array at least this, and at least 4x the LLC
-SPEC_VERSION = "2"  # bump when the derivation changes: cached specs are then re-derived
+SPEC_VERSION = "3"  # bump when the derivation changes: cached specs are then re-derived
 
 
 @dataclass(frozen=True)
@@ -466,6 +466,8 @@ def spec_yaml(
         rate = gemm_flops
         gemm_note = f"; raised to the measured fp32 GEMM rate {gemm_flops:.6g}"
     scale = rate / peaks.fp32
+    # AVX512-FP16 FMAs accumulate in fp16; vdpbf16ps, AMX and the fp32 fallback in fp32.
+    fp16_accumulate = "fp16" if "avx512_fp16" in cpu.flags else "fp32"
     model = cpu.model or "unknown CPU"
     lines = [
         f"# solar-local-key: {key}",
@@ -480,6 +482,8 @@ def spec_yaml(
         + (f" A fp32 GEMM measured {gemm_flops / 1e9:.3g} GFLOP/s here." if gemm_flops else ""),
         "sources:",
         f"  machine: {_q(f'{src}: /proc/cpuinfo, sched_getaffinity, sysfs caches, a measurement')}",
+        "sparsity: dense",
+        "clock: measured",
         "fp32_matrix_mode: fp32",
         "matrix_flops_per_second:",
         f"  fp32: {{value: {rate:.10e}, source: machine, "
@@ -487,9 +491,9 @@ def spec_yaml(
         f"  fp64: {{value: {peaks.fp64 * scale:.10e}, source: machine, "
         f"derivation: {_q('half the fp32 peak (half the lanes)')}}}",
         f"  bf16: {{value: {peaks.bf16 * scale:.10e}, source: machine, "
-        f"derivation: {_q(peaks.bf16_derivation)}}}",
+        f"derivation: {_q(peaks.bf16_derivation)}, accumulate: fp32}}",
         f"  fp16: {{value: {peaks.fp16 * scale:.10e}, source: machine, "
-        f"derivation: {_q(peaks.fp16_derivation)}}}",
+        f"derivation: {_q(peaks.fp16_derivation)}, accumulate: {fp16_accumulate}}}",
         f"  int8: {{value: {peaks.int8 * scale:.10e}, source: machine, "
         f"derivation: {_q(peaks.int8_derivation)}}}",
         "vector_flops_per_second:",

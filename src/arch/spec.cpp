@@ -27,6 +27,8 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kTopKeys = {"name",
                                            "description",
                                            "notes",
+                                           "sparsity",
+                                           "clock",
                                            "sources",
                                            "fp32_matrix_mode",
                                            "matrix_flops_per_second",
@@ -38,6 +40,14 @@ const std::vector<std::string> kMatrixKeys = {"fp64", "tf32", "fp32", "bf16",
                                               "fp16", "fp8",  "fp4",  "int8"};
 const std::vector<std::string> kVectorKeys = {"fp64", "fp32", "fp16", "bf16"};
 const std::vector<std::string> kRateKeys = {"value", "source", "derivation"};
+// Matrix modes whose rate depends on the accumulate type (GeForce tensor cores run fp16 and
+// bf16 MACs with fp32 accumulate at half the fp16-accumulate rate): their rates must say
+// which one they are for.
+const std::vector<std::string> kAccumulateModes = {"bf16", "fp16", "fp8", "fp4"};
+const std::vector<std::string> kAccumulateRateKeys = {"value", "source", "derivation",
+                                                      "accumulate"};
+const std::vector<std::string> kAccumulateTypes = {"fp32", "fp16"};
+const std::vector<std::string> kClockBases = {"boost", "measured", "assumed"};
 const std::vector<std::string> kDramKeys = {"bytes_per_second", "capacity_bytes"};
 const std::vector<std::string> kLevelKeys = {"name", "capacity_bytes", "bytes_per_second"};
 
@@ -106,9 +116,12 @@ class SpecParser {
     if (auto name = string_field(root, "", "name", /*required=*/true)) spec.name = *name;
     if (auto text = string_field(root, "", "description", false)) spec.description = *text;
     if (auto text = string_field(root, "", "notes", false)) spec.notes = *text;
+    parse_peak_basis(root, spec);
 
-    spec.matrix_flops_per_second = parse_rate_map(root, "matrix_flops_per_second", kMatrixKeys);
-    spec.vector_flops_per_second = parse_rate_map(root, "vector_flops_per_second", kVectorKeys);
+    spec.matrix_flops_per_second =
+        parse_rate_map(root, "matrix_flops_per_second", kMatrixKeys, &spec.matrix_accumulate);
+    spec.vector_flops_per_second =
+        parse_rate_map(root, "vector_flops_per_second", kVectorKeys, nullptr);
     const YAML::Node matrix = root["matrix_flops_per_second"];
     if (matrix && matrix.IsMap() && matrix.size() == 0) {
       sink_.error(ErrorKind::kSpec, loc_of(matrix),
@@ -186,14 +199,58 @@ class SpecParser {
     }
   }
 
-  // A positive number with its citation: {value, source, derivation?}.
-  std::optional<Rate> parse_rate(const YAML::Node& node, const std::string& path) {
+  // `sparsity: dense` and `clock: boost|measured|assumed`: what the peaks are. Both are
+  // required, so a spec cannot leave open whether its rates are sparse or base-clock
+  // figures (either would make the bound beatable).
+  void parse_peak_basis(const YAML::Node& root, ArchSpec& spec) {
+    if (!root["sparsity"]) {
+      error(root, "field 'sparsity' is missing",
+            "write 'sparsity: dense' once every rate is a dense peak (halve vendors' 2:4 "
+            "structured-sparsity figures)");
+    } else if (auto text = string_field(root, "", "sparsity", false)) {
+      if (*text == "dense") {
+        spec.sparsity = *text;
+      } else {
+        error(root["sparsity"], "field 'sparsity' must be 'dense', got '" + *text + "'",
+              "a bound needs dense peaks: halve the vendor's sparse figures and write "
+              "'sparsity: dense'");
+      }
+    }
+    if (!root["clock"]) {
+      error(root, "field 'clock' is missing",
+            "write 'clock: boost' when the rates are the vendor's boost-clock peaks (" +
+                join(kClockBases) + ")");
+    } else if (auto text = string_field(root, "", "clock", false)) {
+      if (std::find(kClockBases.begin(), kClockBases.end(), *text) != kClockBases.end()) {
+        spec.clock = *text;
+      } else {
+        error(root["clock"],
+              "field 'clock' must be one of " + join(kClockBases) + ", got '" + *text + "'",
+              *text == "base" ? "base-clock rates are below the peak the chip reaches, so a "
+                                "bound from them can be beaten; use the boost-clock rates"
+                              : "boost: the vendor's boost-clock peaks; measured: read on this "
+                                "machine; assumed: a clock a model assumes");
+      }
+    }
+  }
+
+  // A positive number with its citation: {value, source, derivation?}; with
+  // `accumulate_out` (matrix fp16/bf16/fp8/fp4 rates) also a required accumulate type,
+  // stored there.
+  std::optional<Rate> parse_rate(const YAML::Node& node, const std::string& path,
+                                 std::string* accumulate_out = nullptr) {
+    const bool with_accumulate = accumulate_out != nullptr;
     if (!node.IsMap()) {
       error(node, "field '" + path + "' must be a mapping {value, source}",
             "every number cites its source, e.g. {value: 2.0e12, source: datasheet}");
       return std::nullopt;
     }
-    check_keys(node, path, kRateKeys);
+    check_keys(node, path, with_accumulate ? kAccumulateRateKeys : kRateKeys,
+               with_accumulate ? ""
+                               : (path.rfind("matrix_flops_per_second.", 0) == 0
+                                      ? "accumulate is stated for the " + join(kAccumulateModes) +
+                                            " matrix rates"
+                                      : ""));
     Rate rate;
     bool ok = true;
     const YAML::Node value = node["value"];
@@ -248,11 +305,31 @@ class SpecParser {
         rate.source += "; " + derivation.Scalar();
       }
     }
+    if (with_accumulate) {
+      const YAML::Node accumulate = node["accumulate"];
+      if (!accumulate) {
+        error(node, "field '" + path + ".accumulate' is missing",
+              "say which accumulate type the rate is for, e.g. accumulate: fp32 (GeForce cards "
+              "run fp16/bf16 MACs with fp32 accumulate at half the fp16-accumulate rate)");
+        ok = false;
+      } else if (!accumulate.IsScalar() ||
+                 std::find(kAccumulateTypes.begin(), kAccumulateTypes.end(), accumulate.Scalar()) ==
+                     kAccumulateTypes.end()) {
+        error(accumulate, "field '" + path + ".accumulate' must be one of " +
+                              join(kAccumulateTypes) + ", got '" +
+                              (accumulate.IsScalar() ? accumulate.Scalar() : "a non-string") + "'");
+        ok = false;
+      } else {
+        *accumulate_out = accumulate.Scalar();
+      }
+    }
     return ok ? std::optional<Rate>(rate) : std::nullopt;
   }
 
+  // `accumulate` receives the accumulate type of the modes that need one (matrix rates).
   std::map<std::string, Rate> parse_rate_map(const YAML::Node& root, const std::string& key,
-                                             const std::vector<std::string>& allowed) {
+                                             const std::vector<std::string>& allowed,
+                                             std::map<std::string, std::string>* accumulate) {
     std::map<std::string, Rate> rates;
     const YAML::Node node = root[key];
     if (!node) {
@@ -268,7 +345,15 @@ class SpecParser {
     for (auto it = node.begin(); it != node.end(); ++it) {
       const std::string mode = it->first.Scalar();
       if (std::find(allowed.begin(), allowed.end(), mode) == allowed.end()) continue;
-      if (auto rate = parse_rate(it->second, key + "." + mode)) rates.emplace(mode, *rate);
+      const bool needs_accumulate =
+          accumulate != nullptr && std::find(kAccumulateModes.begin(), kAccumulateModes.end(),
+                                             mode) != kAccumulateModes.end();
+      std::string type;
+      if (auto rate =
+              parse_rate(it->second, key + "." + mode, needs_accumulate ? &type : nullptr)) {
+        rates.emplace(mode, *rate);
+        if (needs_accumulate) accumulate->emplace(mode, type);
+      }
     }
     return rates;
   }

@@ -415,15 +415,26 @@ def test_unknown_arch_name():
 
 # (file, substring naming the field, line)
 ARCH_CASES = [
-    ("arch_unknown_field.yaml", "unknown field 'dram.bandwidth_gbps'", 13),
-    ("arch_missing_dram_bandwidth.yaml", "'dram.bytes_per_second' is missing", 11),
-    ("arch_negative_rate.yaml", "'vector_flops_per_second.fp32.value' must be positive", 9),
-    ("arch_yaml_syntax.yaml", "YAML syntax error", 8),
-    ("arch_bare_number.yaml", "'dram.bytes_per_second' must be a mapping", 11),
-    ("arch_string_rate.yaml", "'dram.bytes_per_second.value' must be a number", 11),
-    ("arch_unknown_source_key.yaml", "'whitepaper'", 9),
-    ("arch_unknown_cache_level.yaml", "'cache_level' names 'L3'", 15),
-    ("arch_duplicate_key.yaml", "'dram' is written twice", 12),
+    ("arch_unknown_field.yaml", "unknown field 'dram.bandwidth_gbps'", 15),
+    ("arch_missing_dram_bandwidth.yaml", "'dram.bytes_per_second' is missing", 13),
+    ("arch_negative_rate.yaml", "'vector_flops_per_second.fp32.value' must be positive", 11),
+    ("arch_yaml_syntax.yaml", "YAML syntax error", 10),
+    ("arch_bare_number.yaml", "'dram.bytes_per_second' must be a mapping", 13),
+    ("arch_missing_source.yaml", "'dram.bytes_per_second.source' is missing", 13),
+    ("arch_string_rate.yaml", "'dram.bytes_per_second.value' must be a number", 13),
+    ("arch_unknown_source_key.yaml", "'whitepaper'", 11),
+    ("arch_unknown_cache_level.yaml", "'cache_level' names 'L3'", 17),
+    ("arch_duplicate_key.yaml", "'dram' is written twice", 14),
+    # What the peaks are: dense, at which clock, for which accumulate type.
+    ("arch_missing_sparsity.yaml", "field 'sparsity' is missing", 2),
+    ("arch_sparse_rates.yaml", "field 'sparsity' must be 'dense', got 'sparse'", 4),
+    ("arch_missing_clock.yaml", "field 'clock' is missing", 2),
+    (
+        "arch_base_clock.yaml",
+        "field 'clock' must be one of boost, measured, assumed, got 'base'",
+        5,
+    ),
+    ("arch_missing_accumulate.yaml", "'matrix_flops_per_second.fp16.accumulate' is missing", 9),
 ]
 
 

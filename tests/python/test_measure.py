@@ -58,6 +58,8 @@ def spec_file(tmp_path: Path, flops: float, bandwidth: float, name: str = "fake"
     path = tmp_path / f"{name}.yaml"
     path.write_text(
         f"name: {name}\n"
+        "sparsity: dense\n"
+        "clock: boost\n"
         "matrix_flops_per_second:\n"
         f'  fp32: {{value: {flops:e}, source: "a test spec"}}\n'
         "vector_flops_per_second:\n"
@@ -138,6 +140,10 @@ def test_spec_yaml_loads_with_every_number_cited(tmp_path):
     path.write_text(text)
     spec = solar.load_arch(str(path))
     assert spec.name == "local" and spec.fp32_matrix_mode == "fp32"
+    # Dense peaks at the measured clock; AVX2 has no native bf16/fp16 FMA: both are converted
+    # to fp32 and accumulate in fp32.
+    assert (spec.sparsity, spec.clock) == ("dense", "measured")
+    assert spec.matrix_accumulate == {"bf16": "fp32", "fp16": "fp32"}
     # fp32 matrix = fp32 vector = 256e9 (no matrix units); DRAM as measured: 20e9.
     assert spec.matrix_flops_per_second["fp32"][0] == pytest.approx(256e9, rel=1e-6)
     assert spec.vector_flops_per_second["fp32"][0] == pytest.approx(256e9, rel=1e-6)

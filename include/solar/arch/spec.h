@@ -32,6 +32,10 @@ struct ArchSpec {
   std::string notes;
   // Matrix (tensor-core) peak per math mode: keys fp64 tf32 fp32 bf16 fp16 fp8 fp4 int8.
   std::map<std::string, Rate> matrix_flops_per_second;
+  // Accumulate type ("fp32" or "fp16") each fp16, bf16, fp8 and fp4 matrix rate is for (the
+  // loader requires it for those modes): GeForce tensor cores run fp16/bf16 MACs with fp32
+  // accumulate at half their fp16-accumulate rate, so the rate depends on it.
+  std::map<std::string, std::string> matrix_accumulate;
   // Vector (CUDA-core / SIMD) peak per dtype: keys fp64 fp32 fp16 bf16.
   std::map<std::string, Rate> vector_flops_per_second;
   Rate dram_bytes_per_second;
@@ -43,6 +47,13 @@ struct ArchSpec {
   // Math mode that mainstream frameworks use by default for fp32 contractions on this
   // platform ("tf32" on NVIDIA Ampere and later, else "fp32").
   std::string fp32_matrix_mode = "fp32";
+  // What the peaks are, as the spec file states them (the loader requires both):
+  // `sparsity` is "dense" (no 2:4 structured sparsity; the only accepted value) and
+  // `clock` the clock the rates are quoted at: "boost" (the vendor's boost/peak clock),
+  // "measured" (the clock read on this machine: the local spec) or "assumed" (a clock a
+  // model assumes, not a vendor figure). "" for a spec built in code.
+  std::string sparsity;
+  std::string clock;
 };
 
 // Loads and validates a spec file. A missing, negative or unknown field is a UserError

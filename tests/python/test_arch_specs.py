@@ -1,0 +1,195 @@
+"""The shipped architecture specs (configs/arch/*.yaml, format docs/arch-spec.md).
+
+These tests read the YAML files themselves (not only through the loader) and hold every spec
+to what a bound needs: dense peaks at a stated clock, the accumulate type of every
+low-precision tensor rate, and a vendor citation (with its address) behind every number. The
+checks of derivations recompute, from the figure a derivation quotes, the value the spec
+stores, so a typo in either fails here.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import solar
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+ARCH_DIR = ROOT / "configs" / "arch"
+SPEC_FILES = sorted(ARCH_DIR.glob("*.yaml"))
+ACCUMULATE_MODES = {"bf16", "fp16", "fp8", "fp4"}
+CLI_TIMEOUT_S = 60
+
+
+def load_yaml(path: Path) -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def rates(doc: dict):
+    """(dotted field, rate mapping) of every number in a spec."""
+    for group in ("matrix_flops_per_second", "vector_flops_per_second"):
+        for key, rate in doc[group].items():
+            yield f"{group}.{key}", rate
+    for key, rate in doc["dram"].items():
+        yield f"dram.{key}", rate
+    for i, level in enumerate(doc.get("on_chip", [])):
+        for key in ("capacity_bytes", "bytes_per_second"):
+            if key in level:
+                yield f"on_chip[{i}].{key}", level[key]
+
+
+def value(rate: dict) -> float:
+    # PyYAML reads "494.7e12" (no sign in the exponent) as a string; the loader parses it.
+    return float(str(rate["value"]))
+
+
+def spec_id(path: Path) -> str:
+    return path.stem
+
+
+def test_the_specs_users_expect_are_shipped():
+    names = {p.stem for p in SPEC_FILES}
+    expected = {
+        "H100_PCIe", "H100_SXM", "H200_SXM", "B200", "GB200",
+        "A100_SXM", "A100_SXM_40GB", "A100_PCIe_40GB", "A100_PCIe_80GB",
+        "L40S", "L4", "A10G", "T4", "RTX_4090", "RTX_A6000", "Jetson_Thor",
+        "MI250X", "MI300X", "MI325X", "H100_PCIe_paper",
+    }  # fmt: skip
+    assert expected <= names, expected - names
+    assert solar.list_archs() == sorted(names)
+
+
+@pytest.mark.parametrize("path", SPEC_FILES, ids=spec_id)
+def test_spec_states_what_its_peaks_are(path):
+    doc = load_yaml(path)
+    assert doc["name"] == path.stem
+    assert doc["sparsity"] == "dense"
+    # Vendor specs are at the boost clock; only a model's spec may assume a clock.
+    assert doc["clock"] in ("boost", "assumed")
+    if doc["clock"] == "assumed":
+        assert "not a datasheet spec" in doc["description"]
+    for mode, rate in doc["matrix_flops_per_second"].items():
+        if mode in ACCUMULATE_MODES:
+            assert rate["accumulate"] in ("fp32", "fp16"), mode
+        else:
+            assert "accumulate" not in rate, mode
+
+
+@pytest.mark.parametrize("path", SPEC_FILES, ids=spec_id)
+def test_every_number_cites_a_document_with_its_address(path):
+    doc = load_yaml(path)
+    sources = doc.get("sources", {})
+    assert sources, "a spec names its documents under sources:"
+    model_spec = doc["clock"] == "assumed"  # the paper's model cites the paper's code
+    for key, citation in sources.items():
+        if not model_spec:
+            assert re.search(r"https?://\S+", citation), f"sources.{key} gives no URL"
+    for field, rate in rates(doc):
+        assert isinstance(rate, dict) and value(rate) > 0, field
+        source = str(rate["source"])
+        if re.fullmatch(r"\w+", source):
+            assert source in sources, f"{field} cites undefined source {source!r}"
+        else:  # a literal citation: a phrase naming the document
+            assert len(source.split()) >= 4, f"{field}: {source!r} is not a citation"
+
+
+# A derivation that quotes a sparse figure and halves it: "<N> <unit>... with sparsity / 2".
+SPARSE_HALVED = re.compile(
+    r"([\d,]+(?:\.\d+)?)\*? (TFLOPS|PFLOPS|TOPS|POPS)(?: with sparsity)? / 2(?![\d/])"
+)
+# A derivation that prints dense/sparse pairs and names the dense one: ", dense <N>".
+DENSE_NAMED = re.compile(r"\bdense (\d[\d,]*(?:\.\d+)?)")
+SCALE = {"TFLOPS": 1e12, "TOPS": 1e12, "PFLOPS": 1e15, "POPS": 1e15}
+
+
+def number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+@pytest.mark.parametrize("path", SPEC_FILES, ids=spec_id)
+def test_derivations_reproduce_the_values(path):
+    doc = load_yaml(path)
+    checked = 0
+    for group in ("matrix_flops_per_second", "vector_flops_per_second"):
+        for key, rate in doc[group].items():
+            derivation = rate.get("derivation", "")
+            if "with sparsity / 2" in derivation:
+                quoted, unit = SPARSE_HALVED.search(derivation).groups()
+                assert value(rate) == pytest.approx(number(quoted) * SCALE[unit] / 2), key
+                checked += 1
+            elif match := DENSE_NAMED.search(derivation):
+                assert value(rate) == pytest.approx(number(match.group(1)) * 1e12), key
+                checked += 1
+    if path.stem in ("H100_SXM", "H200_SXM", "A100_SXM", "L40S", "L4", "RTX_4090", "GB200"):
+        assert checked >= 4, "the dense/sparse derivations of this spec were not recognised"
+
+
+def test_dense_is_half_of_sparse_by_hand():
+    # H200 datasheet: FP8 3,958 TFLOPS with sparsity; dense 3,958 / 2 = 1,979 to within the
+    # whitepaper's 1,978.9. L4: FP8 485* -> 242.5. B200 (HGX): FP4 18 PFLOPS* -> 9.
+    h200 = solar.load_arch("H200_SXM").matrix_flops_per_second
+    assert h200["fp8"][0] == pytest.approx(3958e12 / 2, rel=1e-4)
+    assert solar.load_arch("L4").matrix_flops_per_second["fp8"][0] == 242.5e12
+    assert solar.load_arch("B200").matrix_flops_per_second["fp4"][0] == 9e15
+
+
+def test_geforce_fp16_rate_is_the_fp32_accumulate_one():
+    # Ada whitepaper, RTX 4090: FP16 with FP16 accumulate 330.3 TFLOPS dense, with FP32
+    # accumulate 165.2 (half); PyTorch accumulates fp16 GEMMs in fp32.
+    spec = solar.load_arch("RTX_4090")
+    assert spec.matrix_accumulate == {"bf16": "fp32", "fp16": "fp32", "fp8": "fp32"}
+    assert spec.matrix_flops_per_second["fp16"][0] == 165.2e12
+    assert spec.matrix_flops_per_second["fp16"][0] == pytest.approx(330.3e12 / 2, rel=1e-3)
+
+
+def test_loaded_spec_carries_the_basis():
+    spec = solar.load_arch("MI300X")
+    assert (spec.sparsity, spec.clock) == ("dense", "boost")
+    assert spec.cache_level == "InfinityCache"
+    paper = solar.load_arch("H100_PCIe_paper")
+    assert paper.clock == "assumed"
+    assert paper.matrix_accumulate == {}  # fp32 only
+
+
+def run_cli(*args) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "solar.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=CLI_TIMEOUT_S,
+        cwd=ROOT,
+    )
+
+
+def test_arch_list_names_every_spec():
+    r = run_cli("arch", "list")
+    assert r.returncode == 0, r.stderr
+    listed = [line.split()[0] for line in r.stdout.splitlines() if line.strip()]
+    assert listed == [p.stem for p in SPEC_FILES]
+
+
+def test_arch_show_prints_basis_and_accumulate():
+    r = run_cli("arch", "show", "rtx_4090")
+    assert r.returncode == 0, r.stderr
+    assert "peaks: dense (no structured sparsity), at the boost clock" in r.stdout
+    # 165.2e12 prints as 165 TFLOP/s, followed by its accumulate type.
+    assert re.search(r"fp16 +165 TFLOP/s \(fp32 accumulate\)", r.stdout), r.stdout
+    assert "tf32    82.6 TFLOP/s   [" in r.stdout  # tf32 states no accumulate type
+
+
+def test_arch_all_analyzes_on_every_spec():
+    # linear_bias_matmul: 83,886,080 FLOPs, fused 985,088 B (REFERENCE.md section 1).
+    example = ROOT / "examples" / "ir" / "linear_bias_matmul.py"
+    r = run_cli("analyze", example, "--arch", "all")
+    assert r.returncode == 0, r.stderr
+    table = r.stdout[r.stdout.rindex("Arch ") :]
+    rows = [line.split()[0] for line in table.splitlines()[2:] if line.strip()]
+    assert rows == [p.stem for p in SPEC_FILES]
+    # T4 has no tf32: fp32 MACs run at its CUDA-core rate, 2,560 x 2 x 1.59 GHz = 8.14 TFLOP/s,
+    # so the fused bound is compute-bound: 83,886,080 / 8.1408e12 = 10.3 us.
+    t4 = next(line for line in table.splitlines() if line.startswith("T4 "))
+    assert "8.14 TFLOP/s" in t4 and "10.3 µs" in t4
