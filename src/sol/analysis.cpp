@@ -32,8 +32,9 @@ std::string math_mode_key(DType dtype) {
       return "fp4";
     case DType::kInt8:
     case DType::kUint8:
-    case DType::kInt4:
       return "int8";
+    case DType::kInt4:
+      return "int4";
     case DType::kInt64:
     case DType::kInt32:
     case DType::kInt16:
@@ -101,6 +102,15 @@ double matrix_peak(const ArchSpec& arch, DType dtype, const AnalysisOptions& opt
   if (mode) *mode = key;
   if (auto it = arch.matrix_flops_per_second.find(key); it != arch.matrix_flops_per_second.end()) {
     return it->second.value;
+  }
+  // int4 without its own rate: twice the int8 rate. Tensor cores with INT4 (Turing, Ampere,
+  // Ada) run it at exactly twice INT8; those without (Hopper, Blackwell, CDNA 3) unpack it to
+  // INT8, slower. Twice INT8 is never below what a platform reaches, so the bound holds.
+  if (key == "int4") {
+    if (auto it = arch.matrix_flops_per_second.find("int8");
+        it != arch.matrix_flops_per_second.end()) {
+      return 2.0 * it->second.value;
+    }
   }
   // fp32 / fp64 GEMMs without a matrix rate run on the vector units at the vector rate.
   if (key == "fp32" || key == "fp64") {
