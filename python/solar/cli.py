@@ -372,11 +372,20 @@ def cmd_arch(args) -> int:
         print(f"    {k:5s} {report.rate(v, 'FLOP'):>14s}   [{src}]")
     v, src = a.dram_bytes_per_second
     print(f"  DRAM: {report.rate(v, 'B')}   [{src}]")
+    if a.on_chip:
+        # Every on-chip storage level, totals over the chip (docs/arch-spec.md); the
+        # cache-aware schedule uses cache_level alone, the sum bounds what any schedule holds.
+        total = sum(level["capacity_bytes"] for level in a.on_chip)
+        print(
+            f"  on chip: {len(a.on_chip)} levels, {report.si(total, 'B')} in all"
+            f" ({total:,.0f} B); the cache-aware schedule uses {a.cache_level}"
+        )
     for level in a.on_chip:
         bw = level["bytes_per_second"]
         bw_text = report.rate(bw, "B") if bw else "bandwidth not published"
+        used = " (cache-aware level)" if level["name"] == a.cache_level else ""
         print(
-            f"  {level['name']}: {report.si(level['capacity_bytes'], 'B')}, {bw_text}"
+            f"    {level['name']}: {report.si(level['capacity_bytes'], 'B')}{used}, {bw_text}"
             f"   [{level['source']}]"
         )
     if a.notes:

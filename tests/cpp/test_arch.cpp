@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "solar/arch/spec.h"
 #include "solar/base/error.h"
@@ -185,9 +187,18 @@ TEST(ArchSpec, H100PcieDatasheetNumbers) {
   EXPECT_DOUBLE_EQ(spec.vector_flops_per_second.at("fp32").value, 51.2e12);
   EXPECT_DOUBLE_EQ(spec.dram_bytes_per_second.value, 2.0e12);
   EXPECT_EQ(spec.fp32_matrix_mode, "tf32");
-  ASSERT_EQ(spec.on_chip.size(), 1u);
+  // On chip: the L2 first (the cache-aware level), then per SM x 114 SMs (CUDA C++
+  // Programming Guide, compute capability 9.0): 256 KiB unified L1/shared memory, an 8 KiB
+  // constant-cache working set, 64 K 32-bit registers = 256 KiB.
+  ASSERT_EQ(spec.on_chip.size(), 4u);
   EXPECT_DOUBLE_EQ(spec.on_chip[0].capacity_bytes, 50.0 * 1024 * 1024);
   EXPECT_EQ(spec.cache_level, "L2");
+  EXPECT_EQ(spec.on_chip[1].name, "L1_SMEM");
+  EXPECT_DOUBLE_EQ(spec.on_chip[1].capacity_bytes, 114 * 256.0 * 1024);
+  EXPECT_EQ(spec.on_chip[2].name, "CONST");
+  EXPECT_DOUBLE_EQ(spec.on_chip[2].capacity_bytes, 114 * 8.0 * 1024);
+  EXPECT_EQ(spec.on_chip[3].name, "RF");
+  EXPECT_DOUBLE_EQ(spec.on_chip[3].capacity_bytes, 114 * 65536 * 4.0);
   EXPECT_NE(spec.matrix_flops_per_second.at("tf32").source.find("H100 PCIe column"),
             std::string::npos);
 }
@@ -330,9 +341,20 @@ TEST(ArchSpec, AmdSpecsKeepMatrixAndVectorApart) {
   EXPECT_DOUBLE_EQ(matrix(mi300x, "fp64"), 163.4e12);
   // Cache-aware level: the 256 MiB Infinity Cache, not the 32 MiB L2.
   EXPECT_EQ(mi300x.cache_level, "InfinityCache");
-  ASSERT_EQ(mi300x.on_chip.size(), 2u);
+  // Then the rest of the chip's storage, per CU x 304 CUs (ROCm's specifications table): L1
+  // vector 32 KiB, L1 scalar 16 KiB per 2 CUs, LDS 64 KiB, VGPR 512 KiB, SGPR 12.5 KiB.
+  ASSERT_EQ(mi300x.on_chip.size(), 7u);
   EXPECT_DOUBLE_EQ(mi300x.on_chip[0].capacity_bytes, 256.0 * 1024 * 1024);
   EXPECT_DOUBLE_EQ(mi300x.on_chip[1].capacity_bytes, 32.0 * 1024 * 1024);
+  const std::vector<std::pair<std::string, double>> per_cu = {{"L1", 304 * 32.0 * 1024},
+                                                              {"L1_SCALAR", 304 / 2 * 16.0 * 1024},
+                                                              {"LDS", 304 * 64.0 * 1024},
+                                                              {"VGPR", 304 * 512.0 * 1024},
+                                                              {"SGPR", 304 * 12.5 * 1024}};
+  for (size_t i = 0; i < per_cu.size(); ++i) {
+    EXPECT_EQ(mi300x.on_chip[i + 2].name, per_cu[i].first);
+    EXPECT_DOUBLE_EQ(mi300x.on_chip[i + 2].capacity_bytes, per_cu[i].second) << per_cu[i].first;
+  }
   const ArchSpec mi325x = load("MI325X");
   for (const auto& [mode, rate] : mi300x.matrix_flops_per_second) {
     EXPECT_DOUBLE_EQ(matrix(mi325x, mode), rate.value) << mode;

@@ -193,3 +193,121 @@ def test_arch_all_analyzes_on_every_spec():
     # so the fused bound is compute-bound: 83,886,080 / 8.1408e12 = 10.3 us.
     t4 = next(line for line in table.splitlines() if line.startswith("T4 "))
     assert "8.14 TFLOP/s" in t4 and "10.3 µs" in t4
+
+
+# --------------------------------------------------------------------- on-chip storage levels
+# Every vendor spec lists every on-chip store a schedule can keep data in, as totals over the
+# chip (docs/arch-spec.md, "On-chip levels"): the cache-aware schedule uses `cache_level`; the
+# sum of all levels is the capacity no schedule can exceed. The paper's model reproduces a
+# paper (its L2 only); B200 and GB200 list no level because no vendor document gives their L2.
+VENDOR_SPECS = [p for p in SPEC_FILES if p.stem != "H100_PCIe_paper"]
+REGISTER_FILE_LEVELS = {"RF", "VGPR"}  # NVIDIA register file; AMD VGPR file
+L1_SHARED_LEVELS = {"L1_SMEM", "LDS"}  # NVIDIA unified L1 / shared memory; AMD LDS
+WITHOUT_LEVELS = {"B200", "GB200"}
+# "<N> KiB per <unit> (<what>) x <count> <units> = <total> bytes"
+PER_UNIT = re.compile(
+    r"(\d+(?:\.\d+)?) KiB per (SM|CU|2 CUs) \([^)]*\) x (\d+) (SMs|CUs|CU pairs)"
+    r" = ([\d,]+) bytes"
+)
+UNIT_COUNT = re.compile(r"\b(\d+) (SMs|CUs)\b")
+
+
+def on_chip_total(doc: dict) -> float:
+    return sum(value(level["capacity_bytes"]) for level in doc.get("on_chip", []))
+
+
+@pytest.mark.parametrize("path", VENDOR_SPECS, ids=spec_id)
+def test_vendor_spec_lists_every_on_chip_level(path):
+    doc = load_yaml(path)
+    levels = {level["name"]: level for level in doc.get("on_chip", [])}
+    if not levels:
+        assert path.stem in WITHOUT_LEVELS, "only B200 and GB200 may list no on-chip level"
+        assert "no on-chip level" in doc["notes"]
+        return
+    assert levels.keys() & REGISTER_FILE_LEVELS, f"no register-file level in {sorted(levels)}"
+    assert levels.keys() & L1_SHARED_LEVELS, f"no L1/shared (LDS) level in {sorted(levels)}"
+    for name in levels.keys() & (REGISTER_FILE_LEVELS | L1_SHARED_LEVELS):
+        rate = levels[name]["capacity_bytes"]
+        assert rate["source"] and rate["derivation"], name
+    cache = value(levels[doc["cache_level"]]["capacity_bytes"])
+    total = on_chip_total(doc)
+    assert total >= cache
+    # The notes quote the sum: "sum of all levels (N bytes)" / "their sum (N bytes)".
+    quoted = re.search(r"sum(?: of all levels)? \(([\d,]+) bytes\)", " ".join(doc["notes"].split()))
+    assert quoted, "the notes give the sum of the levels"
+    assert number(quoted.group(1)) == total
+
+
+@pytest.mark.parametrize("path", VENDOR_SPECS, ids=spec_id)
+def test_per_unit_levels_reproduce_their_totals(path):
+    doc = load_yaml(path)
+    if not doc.get("on_chip"):
+        return  # B200, GB200 (test_vendor_spec_lists_every_on_chip_level)
+    (stated,) = {int(n) for n, _ in UNIT_COUNT.findall(doc["description"])}
+    checked = 0
+    for level in doc.get("on_chip", []):
+        rate = level["capacity_bytes"]
+        match = PER_UNIT.search(rate.get("derivation", ""))
+        if not match:
+            continue
+        per_kib, unit, count, units, total = match.groups()
+        assert float(per_kib) * 1024 * int(count) == number(total) == value(rate), level["name"]
+        # The count is the description's SM/CU count, or, marked as an upper bound, above it.
+        unit_count = int(count) * (2 if units == "CU pairs" else 1)
+        if "upper bound" in rate["derivation"]:
+            assert unit_count >= stated, level["name"]
+        else:
+            assert unit_count == stated, level["name"]
+        checked += 1
+    assert checked >= 3, "the per-SM / per-CU levels were not recognised"
+
+
+def test_on_chip_totals_by_hand():
+    # H100 SXM, 132 SMs of compute capability 9.0: L2 50 x 2^20 = 52,428,800; L1/shared
+    # 256 KiB x 132 = 34,603,008; constant cache 8 KiB x 132 = 1,081,344; registers 64 K x 4 B
+    # x 132 = 34,603,008. Sum 122,716,160 B: the register files and L1/shared memory alone
+    # (69.2 MB) hold more than the L2.
+    h100 = {lv["name"]: lv["capacity_bytes"] for lv in solar.load_arch("H100_SXM").on_chip}
+    assert h100 == {
+        "L2": 52_428_800,
+        "L1_SMEM": 34_603_008,
+        "CONST": 1_081_344,
+        "RF": 34_603_008,
+    }
+    assert sum(h100.values()) == 122_716_160
+    assert h100["RF"] + h100["L1_SMEM"] > h100["L2"]
+    # MI300X, 304 CUs: Infinity Cache 256 MiB + L2 32 MiB + per CU (L1 32 KiB, LDS 64 KiB,
+    # VGPR 512 KiB, SGPR 12.5 KiB) x 304 + L1 scalar 16 KiB x 152 = 497,639,424 B.
+    mi300x = solar.load_arch("MI300X")
+    per_cu = (32 + 64 + 512 + 12.5) * 1024 * 304
+    expected = 256 * 2**20 + 32 * 2**20 + per_cu + 16 * 1024 * 152
+    assert sum(lv["capacity_bytes"] for lv in mi300x.on_chip) == expected == 497_639_424
+    # Blackwell: Jetson Thor adds the tensor memory, 512 columns x 128 lanes x 4 B = 256 KiB
+    # per SM, at the 24-SM upper bound: 6,291,456 B.
+    thor = {lv["name"]: lv["capacity_bytes"] for lv in solar.load_arch("Jetson_Thor").on_chip}
+    assert thor["TMEM"] == 512 * 128 * 4 * 24 == 6_291_456
+
+
+def test_cache_level_is_unchanged_by_the_new_levels():
+    # The cache-aware schedule keeps its level: L2 on every NVIDIA spec with levels, the
+    # Infinity Cache on MI300X/MI325X, the L2 on MI250X.
+    for path in VENDOR_SPECS:
+        doc = load_yaml(path)
+        if not doc.get("on_chip"):
+            continue
+        expected = "InfinityCache" if path.stem in ("MI300X", "MI325X") else "L2"
+        assert doc["cache_level"] == expected, path.stem
+        assert doc["on_chip"][0]["name"] == expected, path.stem
+
+
+def test_arch_show_prints_every_level_and_the_total():
+    r = run_cli("arch", "show", "h100_sxm")
+    assert r.returncode == 0, r.stderr
+    # 122,716,160 B (test_on_chip_totals_by_hand) prints as 123 MB.
+    assert "on chip: 4 levels, 123 MB in all (122,716,160 B); the cache-aware schedule uses L2" in (
+        r.stdout
+    )
+    assert re.search(
+        r"^    L2: 52.4 MB \(cache-aware level\), bandwidth not published", r.stdout, re.M
+    )
+    assert re.search(r"^    RF: 34.6 MB, bandwidth not published", r.stdout, re.M)
