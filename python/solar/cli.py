@@ -252,12 +252,12 @@ def cmd_inputs(args) -> int:
     return 0
 
 
-def _execute(args):
+def _execute(args, inputs=None):
     import time
 
     from .execution import run
 
-    inputs = _loadz(args.inputs)
+    inputs = _loadz(args.inputs) if inputs is None else inputs
     t0 = time.perf_counter()
     outs = run(
         args.file,
@@ -283,10 +283,15 @@ def cmd_run(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from .execution import compare
+    from .execution import prepare
+    from .tolerance import compare, output_budgets
 
-    outs, seconds = _execute(args)
+    inputs = _loadz(args.inputs)
+    outs, seconds = _execute(args, inputs)
     expected = _loadz(args.expected)
+    # The graph of the run: its nodes decide how much rounding each output may carry.
+    _, graph, _ = prepare(args.file, inputs, _dims(args.dim) or None)
+    budgets = output_budgets(graph)
     keys = list(expected)
     ok = True
     print(
@@ -302,17 +307,9 @@ def cmd_validate(args) -> int:
             print(f"  {name}: no expected array (expected file has {', '.join(keys)})")
             ok = False
             continue
-        dtype = str(actual.dtype)
-        ir_dtype = {
-            "float32": "fp32",
-            "float64": "fp64",
-            "bfloat16": "bf16",
-            "float16": "fp16",
-            "float8_e4m3fn": "fp8_e4m3",
-            "float8_e5m2": "fp8_e5m2",
-            "float4_e2m1fn": "nvfp4",
-        }.get(dtype, dtype)
-        c = compare(name, actual, expected[key], ir_dtype, args.rtol, args.atol)
+        ir_dtype = graph.tensors[graph.outputs[i]].dtype
+        budget = budgets[i]
+        c = compare(name, actual, expected[key], ir_dtype, budget, args.rtol, args.atol)
         ok = ok and c.ok
         status = "ok" if c.ok else "MISMATCH"
         print(f"  {name} vs {key}: {status}")
@@ -321,18 +318,29 @@ def cmd_validate(args) -> int:
             f"dtype {c.dtype} (expected {c.expected_dtype})"
         )
         if c.shape == c.expected_shape:
+            print(f"    {c.criterion}")
             print(
-                f"    max abs error {c.max_abs_error:.3g}, max rel error {c.max_rel_error:.3g} "
-                f"(rtol {c.rtol:g}, atol {c.atol:g})"
+                f"    max abs error {c.max_abs_error:.3g}, max rel error {c.max_rel_error:.3g}"
+                + (
+                    f", norm-wise relative error {c.norm_error:.3g} (allowed {c.norm_allowed:.3g})"
+                    if c.norm_allowed != float("inf")
+                    else ""
+                )
             )
             print(
                 f"    mismatches {c.mismatches} of {c.elements} "
                 f"({100.0 * c.mismatches / max(c.elements, 1):.4f}%)"
             )
+            if c.worst_index is not None:
+                print(
+                    f"    worst at {list(c.worst_index)}: got {c.worst_values[0]!r}, "
+                    f"expected {c.worst_values[1]!r}, error {c.worst_error:.3g} "
+                    f"(allowed {c.worst_allowed:.3g})"
+                )
             if c.first_mismatch is not None:
                 print(
                     f"    first mismatch at {list(c.first_mismatch)}: got {c.first_values[0]!r}, "
-                    f"expected {c.first_values[1]!r}"
+                    f"expected {c.first_values[1]!r} (allowed error {c.first_allowed:.3g})"
                 )
             print(f"    NaN {c.nan_count} (expected {c.expected_nan_count}), Inf {c.inf_count}")
         for note in c.notes:
@@ -502,8 +510,16 @@ def build_parser() -> argparse.ArgumentParser:
             x.set_defaults(func=cmd_run)
         else:
             x.add_argument("--expected", required=True, help=".npz of expected outputs")
-            x.add_argument("--rtol", type=float, help="relative tolerance (default by dtype)")
-            x.add_argument("--atol", type=float, help="absolute tolerance (default by dtype)")
+            x.add_argument(
+                "--rtol",
+                type=float,
+                help="fixed relative tolerance: with --atol, replaces the derived criterion",
+            )
+            x.add_argument(
+                "--atol",
+                type=float,
+                help="fixed absolute tolerance: with --rtol, replaces the derived criterion",
+            )
             x.set_defaults(func=cmd_validate)
 
     _add_explore_parsers(sub)
