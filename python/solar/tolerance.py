@@ -76,6 +76,7 @@ _NUMPY_FORMAT = {
     np.dtype(ml_dtypes.float8_e5m2): "fp8_e5m2",
     np.dtype(ml_dtypes.float4_e2m1fn): "nvfp4",
 }
+FLOAT_TYPES = frozenset(_NUMPY_FORMAT)
 CHUNK = 1 << 20  # elements compared at a time (bounds the comparison's own memory)
 
 
@@ -241,6 +242,8 @@ class Comparison:
     worst_allowed: float = 0.0
     norm_error: float = 0.0
     norm_allowed: float = 0.0
+    response: float | None = None  # measured sensitivity used (None: not measured)
+    informative: bool = True  # False when the allowed error reaches the output's magnitude
     nan_count: int = 0
     inf_count: int = 0
     expected_nan_count: int = 0
@@ -302,11 +305,14 @@ def compare(
     budget: Budget | None = None,
     rtol: float | None = None,
     atol: float | None = None,
+    response: float | None = None,
 ) -> Comparison:
     """Compares one output (IR dtype `dtype`) with its expected value. `budget`: the
     output's accumulated rounding (output_budgets); None charges DEFAULT_ROUNDINGS in the
-    output's format. `rtol`/`atol`, when given, replace the derived criterion by the fixed
-    one |actual - expected| <= atol + rtol |expected| (a missing one is 0)."""
+    output's format. `response`: the output's measured sensitivity (response(), in the
+    output's units), used in place of its magnitude where larger (an ill-conditioned
+    output). `rtol`/`atol`, when given, replace the derived criterion by the fixed one
+    |actual - expected| <= atol + rtol |expected| (a missing one is 0)."""
     actual = _to_numpy(actual)
     expected = _to_numpy(expected)
     c = Comparison(
@@ -341,26 +347,40 @@ def compare(
     if rtol is not None or atol is not None:
         c.rtol, c.atol = float(rtol or 0.0), float(atol or 0.0)
         c.criterion = f"allowed |error| <= {c.atol:.3g} + {c.rtol:.3g}|expected| (given)"
-        norm_coeff = None
+        accumulated = None
     else:
         budget = Budget.elementwise(dtype) if budget is None else budget
         u_exp = UNIT_ROUNDOFF.get(_format_of(e), 0.0)
         b, b_exp = budget.relative(), budget.relative(u_exp)
         c.rtol = 2 * UNIT_ROUNDOFF[dtype] + u_exp
         accumulated = LAMBDA * (b + b_exp)
-        c.atol = accumulated * scale + 2 * UNDERFLOW[dtype]
-        norm_coeff = c.rtol + accumulated
+        magnitude = max(scale, response or 0.0)
+        c.response = response
+        c.atol = accumulated * magnitude + 2 * UNDERFLOW[dtype]
         c.criterion = (
             f"allowed |error| <= {c.rtol:.3g}|expected| + {c.atol:.3g} "
             f"({dtype} output, {budget.count:,.0f} roundings per element over {budget.nodes} "
             f"node(s): B = {b:.3g}"
             + (f", reference B = {b_exp:.3g}" if b_exp != b else "")
-            + f"; largest |expected| {scale:.3g})"
+            + f"; largest |expected| {scale:.3g}"
+            + (
+                f"; ill-conditioned: response to one-ulp input changes {response:.3g}"
+                if response is not None and response > scale
+                else ""
+            )
+            + ")"
         )
-        if scale == 0.0 and a.size:
+        if scale == 0.0 and a.size and not response:
             c.notes.append(
                 "the expected output has no nonzero finite element: there is no magnitude to "
                 "scale the allowed error by (pass --atol to allow one)"
+            )
+        if a.size and scale > 0 and c.atol >= scale:
+            c.informative = False
+            c.notes.append(
+                f"the allowed error ({c.atol:.3g}) is not below the output's largest magnitude "
+                f"({scale:.3g}): at these inputs rounding alone can change this output "
+                "entirely, so the comparison cannot tell a correct result from a wrong one"
             )
 
     sq_d = sq_e = 0.0
@@ -415,13 +435,109 @@ def compare(
         c.mismatches += n_bad
     if scale > 0 and sq_e > 0:
         c.norm_error = math.sqrt(sq_d / sq_e)
-    if norm_coeff is not None:
-        under = 2 * UNDERFLOW[dtype] * math.sqrt(max(finite_count, 1))
-        c.norm_allowed = norm_coeff + (under / (scale * math.sqrt(sq_e)) if sq_e > 0 else 0.0)
+    if accumulated is not None and sq_e > 0:
+        # rms(error) <= rtol rms(expected) + accumulated max(rms(expected), response) + 2 eta
+        rms = scale * math.sqrt(sq_e / finite_count)
+        c.norm_allowed = (
+            c.rtol + accumulated * max(1.0, (response or 0.0) / rms) + 2 * UNDERFLOW[dtype] / rms
+        )
+    elif accumulated is not None:
+        c.norm_allowed = 0.0  # nothing finite and nonzero expected: the elements decide
     else:
         c.norm_allowed = math.inf
     c.ok = c.mismatches == 0 and c.norm_error <= c.norm_allowed
     return c
+
+
+def compare_all(
+    names,
+    actuals,
+    expecteds,
+    dtypes,
+    budgets,
+    rerun=None,
+    base: str = "actual",
+    rtol=None,
+    atol=None,
+) -> list[Comparison]:
+    """Compares every output (the lists in one order), in two stages. First each with its
+    a-priori budget; then, only if some floating output failed and `rerun` is given, the
+    computation is run once more on inputs moved by one ulp (`rerun()` returns those outputs
+    and the perturbation's unit roundoff, or None), and each failed output is compared again with its
+    measured response (an ill-conditioned output's rounding errors act on that, not on its
+    magnitude). `base`: which side `rerun` recomputes ("actual": the IR program, "expected":
+    the reference)."""
+    results = [
+        compare(n, a, e, d, b, rtol, atol)
+        for n, a, e, d, b in zip(names, actuals, expecteds, dtypes, budgets, strict=True)
+    ]
+    failed = [
+        i
+        for i, c in enumerate(results)
+        if not c.ok and c.dtype in UNIT_ROUNDOFF and c.shape == c.expected_shape
+    ]
+    if not failed or rerun is None or rtol is not None or atol is not None:
+        return results
+    again = rerun()
+    if again is None:
+        return results
+    perturbed, unit = again
+    for i in failed:
+        side = actuals[i] if base == "actual" else expecteds[i]
+        r = response(side, perturbed[i], unit)
+        results[i] = compare(names[i], actuals[i], expecteds[i], dtypes[i], budgets[i], response=r)
+    return results
+
+
+def perturbation_unit(values) -> float:
+    """The unit roundoff of the coarsest floating format among `values` (0 if none)."""
+    units = [UNIT_ROUNDOFF.get(_format_of(_to_numpy(v)), 0.0) for v in values]
+    return max([u for u in units if u] or [0.0])
+
+
+def perturb(value, rng: np.random.Generator):
+    """`value` (a NumPy array or a PyTorch tensor) with every finite element of a floating
+    format moved by one unit in the last place, up or down at random; anything else as it
+    is. The response of a computation to such a change measures its conditioning
+    (docs/execution.md, "Ill-conditioned outputs")."""
+    if type(value).__module__.startswith("torch"):
+        import torch
+
+        if not value.is_floating_point():
+            return value
+        up = torch.from_numpy(rng.random(tuple(value.shape)) < 0.5)
+        try:
+            big = torch.finfo(value.dtype).max
+            target = torch.where(up, big, -big).to(value.dtype)
+            moved = torch.nextafter(value.detach(), target)
+        except (RuntimeError, TypeError):
+            return value  # a format without nextafter (fp8): left unchanged
+        return torch.where(torch.isfinite(value), moved, value)
+    a = np.asarray(value)
+    if a.dtype.kind != "f" and a.dtype not in _NUMPY_FORMAT:
+        return a
+    big = np.array(ml_dtypes.finfo(a.dtype).max, dtype=a.dtype)
+    up = rng.random(a.shape) < 0.5
+    with np.errstate(invalid="ignore"):
+        moved = np.where(up, np.nextafter(a, big), np.nextafter(a, -big))
+    return np.where(np.isfinite(a.astype(np.float64)), moved, a).astype(a.dtype)
+
+
+def response(base, perturbed, unit: float) -> float:
+    """The root-mean-square change of an output between a run on the inputs and a run on
+    the perturbed inputs, per unit roundoff of the perturbation: the rounding-free
+    magnitude rounding errors act on (where both runs are finite)."""
+    a, b = _flat(_to_numpy(base)), _flat(_to_numpy(perturbed))
+    if not unit or a.size == 0 or a.shape != b.shape:
+        return 0.0
+    total, count = 0.0, 0
+    for s in range(0, a.size, CHUNK):
+        x, y = a[s : s + CHUNK].astype(np.float64), b[s : s + CHUNK].astype(np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            fin = np.isfinite(x) & np.isfinite(y)
+            total += float(np.sum((x[fin] - y[fin]) ** 2))
+        count += int(fin.sum())
+    return math.sqrt(total / count) / unit if count else 0.0
 
 
 def _compare_exact(c: Comparison, a: np.ndarray, e: np.ndarray, shape) -> None:
