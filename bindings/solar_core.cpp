@@ -169,7 +169,21 @@ NB_MODULE(_core, m) {
       .def_ro("map_expr", &solar::Einsum::map_expr)
       .def_prop_ro("reduce", [](const solar::Einsum& e) { return solar::reduce_op_name(e.reduce); })
       .def_prop_ro("flops", [](const solar::Einsum& e) { return flops_dict(e.flops); })
-      .def_prop_ro("vector_flops", [](const solar::Einsum& e) { return e.flops.total(); });
+      .def_prop_ro("vector_flops", [](const solar::Einsum& e) { return e.flops.total(); })
+      .def_prop_ro("output_name", [](const solar::Einsum& e) { return e.output.name; })
+      .def_prop_ro("output_dtype",
+                   [](const solar::Einsum& e) { return solar::dtype_name(e.output_dtype); })
+      .def_prop_ro("reduced_ranks", [](const solar::Einsum& e) {
+        // Ranks the written index does not use: each output element accumulates over them.
+        std::vector<std::string> reduced;
+        for (const std::string& r : e.ranks) {
+          bool used = false;
+          for (const auto& dim : e.output.projection)
+            for (const auto& t : dim) used = used || (t.rank == r && t.coefficient != 0);
+          if (!used) reduced.push_back(r);
+        }
+        return reduced;
+      });
 
   nb::class_<solar::Node>(m, "Node")
       .def_ro("id", &solar::Node::id)

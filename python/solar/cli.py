@@ -252,12 +252,12 @@ def cmd_inputs(args) -> int:
     return 0
 
 
-def _execute(args):
+def _execute(args, inputs=None):
     import time
 
     from .execution import run
 
-    inputs = _loadz(args.inputs)
+    inputs = _loadz(args.inputs) if inputs is None else inputs
     t0 = time.perf_counter()
     outs = run(
         args.file,
@@ -283,16 +283,30 @@ def cmd_run(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from .execution import compare
+    import numpy as np
 
-    outs, seconds = _execute(args)
+    from .execution import NUMPY_TYPES, model_inputs, prepare
+    from .tolerance import (
+        FLOAT_TYPES,
+        compare_all,
+        output_budgets,
+        perturb,
+        perturbation_unit,
+    )
+
+    inputs = _loadz(args.inputs)
+    outs, seconds = _execute(args, inputs)
     expected = _loadz(args.expected)
+    # The graph of the run: its nodes decide how much rounding each output may carry.
+    _, graph, _ = prepare(args.file, inputs, _dims(args.dim) or None)
+    budgets = output_budgets(graph)
     keys = list(expected)
     ok = True
     print(
         f"validating {args.file} ({args.backend} backend, {seconds:.3f} s) against {args.expected}"
     )
-    for i, (name, actual) in enumerate(outs.items()):
+    pairs = []
+    for i, name in enumerate(outs):
         key = (
             name
             if name in expected
@@ -301,18 +315,34 @@ def cmd_validate(args) -> int:
         if key is None:
             print(f"  {name}: no expected array (expected file has {', '.join(keys)})")
             ok = False
-            continue
-        dtype = str(actual.dtype)
-        ir_dtype = {
-            "float32": "fp32",
-            "float64": "fp64",
-            "bfloat16": "bf16",
-            "float16": "fp16",
-            "float8_e4m3fn": "fp8_e4m3",
-            "float8_e5m2": "fp8_e5m2",
-            "float4_e2m1fn": "nvfp4",
-        }.get(dtype, dtype)
-        c = compare(name, actual, expected[key], ir_dtype, args.rtol, args.atol)
+        else:
+            pairs.append((i, name, key))
+
+    def rerun():
+        # The program once more on inputs moved by one ulp: how much its outputs respond.
+        # Each input is moved in its parameter's own format (an .npz widens bf16 to fp32).
+        rng = np.random.default_rng(0)
+        formats = {name: NUMPY_TYPES[dtype] for name, _, dtype, _ in model_inputs(args.file)}
+        typed = {
+            k: v.astype(formats[k]) if v.dtype.kind == "f" and formats.get(k) in FLOAT_TYPES else v
+            for k, v in inputs.items()
+        }
+        moved = {k: perturb(v, rng) for k, v in typed.items()}
+        again, _ = _execute(args, moved)
+        return [again[name] for _, name, _ in pairs], perturbation_unit(typed.values())
+
+    results = compare_all(
+        [name for _, name, _ in pairs],
+        [outs[name] for _, name, _ in pairs],
+        [expected[key] for _, _, key in pairs],
+        [graph.tensors[graph.outputs[i]].dtype for i, _, _ in pairs],
+        [budgets[i] for i, _, _ in pairs],
+        rerun,
+        "actual",
+        args.rtol,
+        args.atol,
+    )
+    for (_, name, key), c in zip(pairs, results, strict=True):
         ok = ok and c.ok
         status = "ok" if c.ok else "MISMATCH"
         print(f"  {name} vs {key}: {status}")
@@ -321,18 +351,29 @@ def cmd_validate(args) -> int:
             f"dtype {c.dtype} (expected {c.expected_dtype})"
         )
         if c.shape == c.expected_shape:
+            print(f"    {c.criterion}")
             print(
-                f"    max abs error {c.max_abs_error:.3g}, max rel error {c.max_rel_error:.3g} "
-                f"(rtol {c.rtol:g}, atol {c.atol:g})"
+                f"    max abs error {c.max_abs_error:.3g}, max rel error {c.max_rel_error:.3g}"
+                + (
+                    f", norm-wise relative error {c.norm_error:.3g} (allowed {c.norm_allowed:.3g})"
+                    if c.norm_allowed != float("inf")
+                    else ""
+                )
             )
             print(
                 f"    mismatches {c.mismatches} of {c.elements} "
                 f"({100.0 * c.mismatches / max(c.elements, 1):.4f}%)"
             )
+            if c.worst_index is not None:
+                print(
+                    f"    worst at {list(c.worst_index)}: got {c.worst_values[0]!r}, "
+                    f"expected {c.worst_values[1]!r}, error {c.worst_error:.3g} "
+                    f"(allowed {c.worst_allowed:.3g})"
+                )
             if c.first_mismatch is not None:
                 print(
                     f"    first mismatch at {list(c.first_mismatch)}: got {c.first_values[0]!r}, "
-                    f"expected {c.first_values[1]!r}"
+                    f"expected {c.first_values[1]!r} (allowed error {c.first_allowed:.3g})"
                 )
             print(f"    NaN {c.nan_count} (expected {c.expected_nan_count}), Inf {c.inf_count}")
         for note in c.notes:
@@ -514,8 +555,16 @@ def build_parser() -> argparse.ArgumentParser:
             x.set_defaults(func=cmd_run)
         else:
             x.add_argument("--expected", required=True, help=".npz of expected outputs")
-            x.add_argument("--rtol", type=float, help="relative tolerance (default by dtype)")
-            x.add_argument("--atol", type=float, help="absolute tolerance (default by dtype)")
+            x.add_argument(
+                "--rtol",
+                type=float,
+                help="fixed relative tolerance: with --atol, replaces the derived criterion",
+            )
+            x.add_argument(
+                "--atol",
+                type=float,
+                help="fixed absolute tolerance: with --rtol, replaces the derived criterion",
+            )
             x.set_defaults(func=cmd_validate)
 
     _add_explore_parsers(sub)

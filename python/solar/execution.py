@@ -8,7 +8,6 @@ inputs, applies the execution budget, and compares outputs with expected ones.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import ml_dtypes
@@ -16,6 +15,7 @@ import numpy as np
 
 from . import _core
 from .errors import Diagnostic, UserError
+from .tolerance import Comparison, compare  # noqa: F401 - the comparison criterion
 
 # The NumPy type of each IR dtype, and the storage type the executor uses for it.
 NUMPY_TYPES = {
@@ -45,19 +45,6 @@ _STORAGE = {
     "bool": np.uint8,
 }
 _FLOATS = {"fp64", "fp32", "tf32", "bf16", "fp16", "fp8_e4m3", "fp8_e5m2", "nvfp4"}
-
-# Default comparison tolerances (rtol, atol) by output dtype: the rounding step of the format
-# times a few operations' worth of accumulated error. Integers and bool compare exactly.
-TOLERANCES = {
-    "fp64": (1e-9, 1e-12),
-    "fp32": (1e-4, 1e-5),
-    "tf32": (5e-3, 1e-4),
-    "bf16": (1.6e-2, 1e-3),
-    "fp16": (2e-3, 1e-4),
-    "fp8_e4m3": (1.25e-1, 1e-2),
-    "fp8_e5m2": (2.5e-1, 1e-2),
-    "nvfp4": (5e-1, 5e-1),
-}
 
 # Budget defaults: what fits comfortably on a 24 GiB, 2-core machine and about a minute.
 DEFAULT_MAX_BYTES = int(os.environ.get("SOLAR_MAX_BYTES", 8 * 2**30))
@@ -310,75 +297,3 @@ def make_inputs(program, seed: int = 0, dims=None) -> dict[str, np.ndarray]:
             a = rng.integers(0, bound.get(tid, 8), size=shape).astype(NUMPY_TYPES[t.dtype])
         result[name] = a
     return result
-
-
-@dataclass
-class Comparison:
-    """How one output compares with its expected value."""
-
-    name: str
-    ok: bool
-    shape: tuple
-    expected_shape: tuple
-    dtype: str
-    expected_dtype: str
-    rtol: float = 0.0
-    atol: float = 0.0
-    max_abs_error: float = 0.0
-    max_rel_error: float = 0.0
-    mismatches: int = 0
-    elements: int = 0
-    first_mismatch: tuple | None = None
-    first_values: tuple | None = None
-    nan_count: int = 0
-    inf_count: int = 0
-    expected_nan_count: int = 0
-    notes: list = field(default_factory=list)
-
-
-def compare(name, actual: np.ndarray, expected: np.ndarray, dtype: str, rtol=None, atol=None):
-    """Compares one output with its expected value (NaN equals NaN, as in torch.allclose
-    with equal_nan=True)."""
-    expected = _to_numpy(expected)
-    default_rtol, default_atol = TOLERANCES.get(dtype, (0.0, 0.0))
-    rtol = default_rtol if rtol is None else rtol
-    atol = default_atol if atol is None else atol
-    c = Comparison(
-        name=name,
-        ok=True,
-        shape=tuple(actual.shape),
-        expected_shape=tuple(expected.shape),
-        dtype=dtype,
-        expected_dtype=str(expected.dtype),
-        rtol=rtol,
-        atol=atol,
-        elements=int(actual.size),
-    )
-    if c.shape != c.expected_shape:
-        c.ok = False
-        c.notes.append(f"shape {list(c.shape)} differs from expected {list(c.expected_shape)}")
-        return c
-    a = actual.astype(np.float64)
-    e = expected.astype(np.float64)
-    c.nan_count = int(np.isnan(a).sum())
-    c.inf_count = int(np.isinf(a).sum())
-    c.expected_nan_count = int(np.isnan(e).sum())
-    with np.errstate(invalid="ignore", divide="ignore"):
-        diff = np.abs(a - e)
-        both_nan = np.isnan(a) & np.isnan(e)
-        same_inf = np.isinf(a) & (a == e)
-        diff = np.where(both_nan | same_inf, 0.0, diff)
-        bad = ~(diff <= atol + rtol * np.abs(e))
-        rel = np.where(np.abs(e) > 0, diff / np.abs(e), np.where(diff > 0, np.inf, 0.0))
-    c.mismatches = int(bad.sum())
-    if a.size:
-        finite = np.isfinite(diff)
-        c.max_abs_error = float(diff[finite].max()) if finite.any() else float("nan")
-        c.max_rel_error = float(np.nanmax(rel)) if rel.size else 0.0
-    if c.mismatches:
-        c.ok = False
-        flat = int(np.flatnonzero(bad)[0])
-        idx = np.unravel_index(flat, a.shape)
-        c.first_mismatch = tuple(int(i) for i in idx)
-        c.first_values = (float(a[idx]), float(e[idx]))
-    return c

@@ -1,0 +1,572 @@
+"""The one criterion by which Solar compares an output with its expected value.
+
+Every comparison site uses it: `solar validate` (cli.py), whole-program and scaled validation
+of a PyTorch program (frontend/validate.py) and per-kernel validation (frontend/per_kernel.py,
+through validate_full). docs/execution.md, "Comparing outputs", derives it; in short, element
+i of a floating output matches when
+
+    |actual_i - expected_i| <= rtol * |expected_i| + atol
+    rtol = 2 u_out + u_exp                      (each side's final rounding to its format)
+    atol = LAMBDA * (B + B_exp) * S + 2 eta_out (rounding accumulated on the way, and underflow)
+
+where u is a format's unit roundoff, S the largest finite |expected| of the output, and
+B = sqrt(sum_j u_j^2 n_j) sums, over the nodes the output depends on, the n_j roundings each
+does per output element in its own precision u_j (a reduction of length L rounds L times per
+element): the probabilistic rounding-error bound of recursive summation (Azuma's inequality on
+the martingale sum of rounding errors), with the output's magnitude standing in for the
+magnitudes of its partial sums. B_exp is the same sum for the reference, computed in the
+precision of the expected array where that is coarser. Besides, the whole output must satisfy
+the norm-wise bound ||actual - expected||_2 <= (rtol + LAMBDA * (B + B_exp)) ||expected||_2 +
+2 eta_out sqrt(N). NaN matches NaN at the same position, an infinity the same infinity;
+integer and bool outputs compare exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import ml_dtypes
+import numpy as np
+
+# Unit roundoff u (half the spacing of the format's numbers just above 1, i.e. 2^-(p) for p
+# significand bits including the implicit one): round to nearest makes |fl(x) - x| <= u |x|
+# for x in the normal range.
+UNIT_ROUNDOFF = {
+    "fp64": 2.0**-53,
+    "fp32": 2.0**-24,
+    "tf32": 2.0**-11,
+    "bf16": 2.0**-8,
+    "fp16": 2.0**-11,
+    "fp8_e4m3": 2.0**-4,
+    "fp8_e5m2": 2.0**-3,
+    "nvfp4": 2.0**-2,
+}
+# Half the smallest subnormal of each format: the absolute rounding error of a value below
+# the normal range (docs/numeric-formats.md lists the smallest subnormals).
+UNDERFLOW = {
+    "fp64": 2.0**-1075,
+    "fp32": 2.0**-150,
+    "tf32": 2.0**-137,
+    "bf16": 2.0**-134,
+    "fp16": 2.0**-25,
+    "fp8_e4m3": 2.0**-10,
+    "fp8_e5m2": 2.0**-17,
+    "nvfp4": 2.0**-2,
+}
+EXACT = {"int64", "int32", "int16", "int8", "uint8", "int4", "bool"}
+
+# Azuma's inequality: a sum of n rounding errors delta_k * s_k with |delta_k| <= u exceeds
+# LAMBDA * u * sqrt(sum s_k^2) with probability at most 2 exp(-LAMBDA^2 / 2) = 2.5e-14.
+LAMBDA = 8.0
+# Roundings charged per transcendental (exp, log, tanh, erf, ...): libm and vectorised
+# implementations are accurate to a few units in the last place.
+TRANSCENDENTAL_ROUNDINGS = 4
+# Budget of a comparison made without a graph: a few elementwise operations.
+DEFAULT_ROUNDINGS = 8
+
+# The NumPy dtypes an expected array may come in, and the IR format each is.
+_NUMPY_FORMAT = {
+    np.dtype(np.float64): "fp64",
+    np.dtype(np.float32): "fp32",
+    np.dtype(np.float16): "fp16",
+    np.dtype(ml_dtypes.bfloat16): "bf16",
+    np.dtype(ml_dtypes.float8_e4m3fn): "fp8_e4m3",
+    np.dtype(ml_dtypes.float8_e5m2): "fp8_e5m2",
+    np.dtype(ml_dtypes.float4_e2m1fn): "nvfp4",
+}
+FLOAT_TYPES = frozenset(_NUMPY_FORMAT)
+CHUNK = 1 << 20  # elements compared at a time (bounds the comparison's own memory)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The rounding one output accumulates, as (unit roundoff, roundings per element) pairs
+    summed over the nodes it depends on."""
+
+    roundings: tuple = ()  # ((u, n), ...), one pair per distinct u
+    nodes: int = 0  # nodes that round on the way to this output
+
+    def relative(self, floor: float = 0.0) -> float:
+        """B = sqrt(sum u^2 n), each u raised to at least `floor` (a coarser reference)."""
+        return math.sqrt(sum(max(u, floor) ** 2 * n for u, n in self.roundings))
+
+    @property
+    def count(self) -> float:
+        return sum(n for _, n in self.roundings)
+
+    @staticmethod
+    def elementwise(dtype: str, roundings: int = DEFAULT_ROUNDINGS) -> Budget:
+        u = UNIT_ROUNDOFF.get(dtype, 0.0)
+        return Budget(((u, roundings),), 1) if u else Budget()
+
+
+def _compute_unit(dtype: str) -> float:
+    """Unit roundoff of the arithmetic of a nest that stores `dtype`: formats narrower than
+    fp64 compute in fp32, fp64 in fp64, integer and bool targets in double."""
+    return UNIT_ROUNDOFF["fp32"] if dtype in UNIT_ROUNDOFF and dtype != "fp64" else 2.0**-53
+
+
+def _nest_roundings(e, final: bool) -> list[tuple[float, float]]:
+    """(u, n) of one loop nest, per element of what it writes. A nest rounds c times per
+    point (its operators, a transcendental counting TRANSCENDENTAL_ROUNDINGS, a MAC two, at
+    least the store) and an element of a `+=`/`*=` reduction gathers L points (L the product of
+    the reduced ranks); a nest that reads its own target (a scan, Y[j] = Y[j-1] + X[j]) may
+    chain up to the sum of its rank sizes. The store rounds to the written format, the rest
+    in the compute precision. `final`: the store is the output's final rounding, counted by
+    the relative term instead."""
+    points = max(int(e.points), 1)
+    f = e.flops
+    ops = (
+        f["add"] + f["mul"] + f["div"] + f["other"] + TRANSCENDENTAL_ROUNDINGS * f["transcendental"]
+    )
+    c = max((ops + 2 * int(e.macs)) / points, 1.0)
+    if e.reduce in ("+", "*"):
+        length = math.prod(
+            int(s) for r, s in zip(e.ranks, e.rank_sizes, strict=True) if r in set(e.reduced_ranks)
+        )
+    elif e.reduce == "none" and re.search(
+        rf"(?<![\w.]){re.escape(e.output_name)}\s*\[", e.map_expr
+    ):
+        length = sum(int(s) for s in e.rank_sizes)
+    else:
+        length = 1
+    u_store = UNIT_ROUNDOFF.get(e.output_dtype, 0.0)
+    u_compute = _compute_unit(e.output_dtype)
+    out = [(u_compute, length * (c - 1))]
+    if not (final and length == 1):
+        out.append((u_store, float(length)))
+    return out
+
+
+def _node_roundings(graph, node, final_tensors: set) -> list[tuple[float, float]]:
+    """(u, n) pairs of one node; `final_tensors`: its output tensors that are (views of) the
+    compared output, whose last store is counted as the final rounding."""
+    if node.kind == "data_movement":
+        t = graph.tensors[node.outputs[0]]
+        u = UNIT_ROUNDOFF.get(t.dtype, 0.0)
+        # A cast rounds to its format, a constant to its dtype; every other builtin moves
+        # values unchanged.
+        rounds = node.op == "cast" or node.op in ("constant", "iota") and u
+        if not rounds or node.outputs[0] in final_tensors:
+            return []
+        return [(u, 1.0)]
+    finals = {graph.tensors[t].name.rsplit(".", 1)[-1] for t in final_tensors}
+    pairs = []
+    for e in node.einsums:
+        pairs += _nest_roundings(e, e.output_name in finals)
+    return pairs
+
+
+# Builtins that pass values through unchanged: the final rounding of an output they return
+# happened in the node that computed those values.
+_PASS_THROUGH = {
+    "reshape",
+    "permute",
+    "permute_view",
+    "slice",
+    "concat",
+    "stack",
+    "split",
+    "pad",
+    "broadcast",
+    "gather",
+    "select",
+    "apply_mask",
+    "unfold",
+}
+
+
+def output_budgets(graph) -> list[Budget]:
+    """The Budget of each graph output, in model()'s return order."""
+    tensors, nodes = graph.tensors, graph.nodes
+    budgets = []
+    for out in graph.outputs:
+        # Tensors whose last store is the output's final rounding: the output, and through
+        # builtins that only move values, the tensors it is made of.
+        final, stack = set(), [out]
+        while stack:
+            t = stack.pop()
+            if t in final:
+                continue
+            final.add(t)
+            p = tensors[t].producer
+            if p >= 0 and nodes[p].kind == "data_movement" and nodes[p].op in _PASS_THROUGH:
+                stack += list(nodes[p].inputs)
+        seen, stack, pairs, rounding_nodes = set(), [out], {}, 0
+        while stack:
+            p = tensors[stack.pop()].producer
+            if p < 0 or p in seen:
+                continue
+            seen.add(p)
+            node = nodes[p]
+            node_pairs = _node_roundings(graph, node, final & set(node.outputs))
+            if any(n > 0 and u > 0 for u, n in node_pairs):
+                rounding_nodes += 1
+            for u, n in node_pairs:
+                if u > 0 and n > 0:
+                    pairs[u] = pairs.get(u, 0.0) + n
+            stack += list(node.inputs)
+        budgets.append(Budget(tuple(sorted(pairs.items())), rounding_nodes))
+    return budgets
+
+
+@dataclass
+class Comparison:
+    """How one output compares with its expected value. Element i matches when
+    |actual_i - expected_i| <= atol + rtol |expected_i| (NaN with NaN, an infinity with the
+    same infinity); `norm_error` is ||actual - expected||_2 / ||expected||_2 over the
+    elements where both are finite, allowed up to `norm_allowed`."""
+
+    name: str
+    ok: bool
+    shape: tuple
+    expected_shape: tuple
+    dtype: str
+    expected_dtype: str
+    rtol: float = 0.0
+    atol: float = 0.0
+    criterion: str = ""  # where rtol and atol come from, in words
+    max_abs_error: float = 0.0
+    max_rel_error: float = 0.0
+    max_ratio: float = 0.0  # largest |error| / allowed error over the elements
+    mismatches: int = 0
+    elements: int = 0
+    first_mismatch: tuple | None = None
+    first_values: tuple | None = None  # (actual, expected)
+    first_allowed: float = 0.0
+    worst_index: tuple | None = None  # the element with the largest error / allowed
+    worst_values: tuple | None = None
+    worst_error: float = 0.0
+    worst_allowed: float = 0.0
+    norm_error: float = 0.0
+    norm_allowed: float = 0.0
+    response: float | None = None  # measured sensitivity used (None: not measured)
+    informative: bool = True  # False when the allowed error reaches the output's magnitude
+    nan_count: int = 0
+    inf_count: int = 0
+    expected_nan_count: int = 0
+    notes: list = field(default_factory=list)
+
+    def summary(self, where: str = "") -> str:
+        """One line naming the output, how many elements differ, the worst error against
+        its allowed error, the first mismatch and the norm-wise error. `where`: words after
+        "differs" ("at the program's own sizes")."""
+        where = f" {where}" if where else ""
+        if self.ok:
+            return f"{self.name} matches{where} ({self.elements} elements; {self.criterion})"
+        if self.shape != self.expected_shape:
+            return f"{self.name} differs{where}: " + "; ".join(self.notes)
+        if self.mismatches:
+            parts = [
+                f"{self.name} differs{where}: {self.mismatches} of {self.elements} elements "
+                "outside the allowed error"
+            ]
+        else:
+            parts = [f"{self.name} differs{where}: every element within its allowed error"]
+        if self.worst_index is not None:
+            got, want = self.worst_values
+            parts.append(
+                f"worst at {list(self.worst_index)}: {got!r} vs {want!r}, error "
+                f"{self.worst_error:.3g} > allowed {self.worst_allowed:.3g}"
+            )
+        if self.first_mismatch is not None and self.first_mismatch != self.worst_index:
+            got, want = self.first_values
+            parts.append(f"first at {list(self.first_mismatch)}: {got!r} vs {want!r}")
+        if self.norm_error > self.norm_allowed:
+            parts.append(
+                f"norm-wise relative error {self.norm_error:.3g} > allowed {self.norm_allowed:.3g}"
+            )
+        parts.append(self.criterion)
+        parts += self.notes
+        return "; ".join(parts)
+
+
+def _format_of(a: np.ndarray) -> str:
+    return _NUMPY_FORMAT.get(a.dtype, "fp64" if a.dtype.kind == "f" else "int")
+
+
+def _flat(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a).reshape(-1)
+
+
+def _to_numpy(value) -> np.ndarray:
+    from .execution import _to_numpy as convert
+
+    return convert(value)
+
+
+def compare(
+    name,
+    actual,
+    expected,
+    dtype: str,
+    budget: Budget | None = None,
+    rtol: float | None = None,
+    atol: float | None = None,
+    response: float | None = None,
+) -> Comparison:
+    """Compares one output (IR dtype `dtype`) with its expected value. `budget`: the
+    output's accumulated rounding (output_budgets); None charges DEFAULT_ROUNDINGS in the
+    output's format. `response`: the output's measured sensitivity (response(), in the
+    output's units), used in place of its magnitude where larger (an ill-conditioned
+    output). `rtol`/`atol`, when given, replace the derived criterion by the fixed one
+    |actual - expected| <= atol + rtol |expected| (a missing one is 0)."""
+    actual = _to_numpy(actual)
+    expected = _to_numpy(expected)
+    c = Comparison(
+        name=name,
+        ok=True,
+        shape=tuple(actual.shape),
+        expected_shape=tuple(expected.shape),
+        dtype=dtype,
+        expected_dtype=str(expected.dtype),
+        elements=int(actual.size),
+    )
+    if c.shape != c.expected_shape:
+        c.ok = False
+        c.notes.append(f"shape {list(c.shape)} differs from expected {list(c.expected_shape)}")
+        return c
+    a, e = _flat(actual), _flat(expected)
+    if dtype in EXACT or dtype not in UNIT_ROUNDOFF:
+        _compare_exact(c, a, e, actual.shape)
+        return c
+    # First pass: the output's magnitude S (largest finite |expected|) and NaN/Inf counts.
+    scale = 0.0
+    for s in range(0, a.size, CHUNK):
+        ea = e[s : s + CHUNK].astype(np.float64)
+        aa = a[s : s + CHUNK].astype(np.float64)
+        fin = np.isfinite(ea)
+        if fin.any():
+            scale = max(scale, float(np.abs(ea[fin]).max()))
+        c.expected_nan_count += int(np.isnan(ea).sum())
+        c.nan_count += int(np.isnan(aa).sum())
+        c.inf_count += int(np.isinf(aa).sum())
+
+    if rtol is not None or atol is not None:
+        c.rtol, c.atol = float(rtol or 0.0), float(atol or 0.0)
+        c.criterion = f"allowed |error| <= {c.atol:.3g} + {c.rtol:.3g}|expected| (given)"
+        accumulated = None
+    else:
+        budget = Budget.elementwise(dtype) if budget is None else budget
+        u_exp = UNIT_ROUNDOFF.get(_format_of(e), 0.0)
+        b, b_exp = budget.relative(), budget.relative(u_exp)
+        c.rtol = 2 * UNIT_ROUNDOFF[dtype] + u_exp
+        accumulated = LAMBDA * (b + b_exp)
+        magnitude = max(scale, response or 0.0)
+        c.response = response
+        c.atol = accumulated * magnitude + 2 * UNDERFLOW[dtype]
+        c.criterion = (
+            f"allowed |error| <= {c.rtol:.3g}|expected| + {c.atol:.3g} "
+            f"({dtype} output, {budget.count:,.0f} roundings per element over {budget.nodes} "
+            f"node(s): B = {b:.3g}"
+            + (f", reference B = {b_exp:.3g}" if b_exp != b else "")
+            + f"; largest |expected| {scale:.3g}"
+            + (
+                f"; ill-conditioned: response to one-ulp input changes {response:.3g}"
+                if response is not None and response > scale
+                else ""
+            )
+            + ")"
+        )
+        if scale == 0.0 and a.size and not response:
+            c.notes.append(
+                "the expected output has no nonzero finite element: there is no magnitude to "
+                "scale the allowed error by (pass --atol to allow one)"
+            )
+        if a.size and scale > 0 and c.atol >= scale:
+            c.informative = False
+            c.notes.append(
+                f"the allowed error ({c.atol:.3g}) is not below the output's largest magnitude "
+                f"({scale:.3g}): at these inputs rounding alone can change this output "
+                "entirely, so the comparison cannot tell a correct result from a wrong one"
+            )
+
+    sq_d = sq_e = 0.0
+    finite_count = 0
+    worst_ratio = -1.0
+    for s in range(0, a.size, CHUNK):
+        aa = a[s : s + CHUNK].astype(np.float64)
+        ea = e[s : s + CHUNK].astype(np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            both_nan = np.isnan(aa) & np.isnan(ea)
+            same_inf = np.isinf(ea) & (aa == ea)
+            fin = np.isfinite(aa) & np.isfinite(ea)
+            diff = np.where(fin, np.abs(aa - ea), np.inf)
+            diff[both_nan | same_inf] = 0.0
+            allowed = c.atol + c.rtol * np.where(np.isfinite(ea), np.abs(ea), 0.0)
+            bad = ~(diff <= allowed)
+            if fin.any():
+                d = diff[fin]
+                c.max_abs_error = max(c.max_abs_error, float(d.max()))
+                ef_abs = np.abs(ea[fin])
+                rel = np.where(
+                    ef_abs > 0, d / np.where(ef_abs > 0, ef_abs, 1.0), np.where(d > 0, np.inf, 0.0)
+                )
+                c.max_rel_error = max(c.max_rel_error, float(rel.max()))
+                if scale > 0:
+                    sq_d += float(np.sum((d / scale) ** 2))
+                    sq_e += float(np.sum((ea[fin] / scale) ** 2))
+                finite_count += int(fin.sum())
+            ratio = np.where(
+                allowed > 0,
+                diff / np.where(allowed > 0, allowed, 1.0),
+                np.where(diff > 0, np.inf, 0.0),
+            )
+        if ratio.size:
+            c.max_ratio = max(c.max_ratio, float(ratio.max()))
+        n_bad = int(bad.sum())
+        if n_bad:
+            if c.first_mismatch is None:
+                k = int(np.flatnonzero(bad)[0])
+                idx = np.unravel_index(s + k, actual.shape)
+                c.first_mismatch = tuple(int(i) for i in idx)
+                c.first_values = (float(aa[k]), float(ea[k]))
+                c.first_allowed = float(allowed[k])
+            k = int(np.argmax(np.where(bad, ratio, -1.0)))
+            if ratio[k] > worst_ratio:
+                worst_ratio = float(ratio[k])
+                idx = np.unravel_index(s + k, actual.shape)
+                c.worst_index = tuple(int(i) for i in idx)
+                c.worst_values = (float(aa[k]), float(ea[k]))
+                c.worst_error = float(diff[k])
+                c.worst_allowed = float(allowed[k])
+        c.mismatches += n_bad
+    if scale > 0 and sq_e > 0:
+        c.norm_error = math.sqrt(sq_d / sq_e)
+    if accumulated is not None and sq_e > 0:
+        # rms(error) <= rtol rms(expected) + accumulated max(rms(expected), response) + 2 eta
+        rms = scale * math.sqrt(sq_e / finite_count)
+        c.norm_allowed = (
+            c.rtol + accumulated * max(1.0, (response or 0.0) / rms) + 2 * UNDERFLOW[dtype] / rms
+        )
+    elif accumulated is not None:
+        c.norm_allowed = 0.0  # nothing finite and nonzero expected: the elements decide
+    else:
+        c.norm_allowed = math.inf
+    c.ok = c.mismatches == 0 and c.norm_error <= c.norm_allowed
+    return c
+
+
+def compare_all(
+    names,
+    actuals,
+    expecteds,
+    dtypes,
+    budgets,
+    rerun=None,
+    base: str = "actual",
+    rtol=None,
+    atol=None,
+) -> list[Comparison]:
+    """Compares every output (the lists in one order), in two stages. First each with its
+    a-priori budget; then, only if some floating output failed and `rerun` is given, the
+    computation is run once more on inputs moved by one ulp (`rerun()` returns those outputs
+    and the perturbation's unit roundoff, or None), and each failed output is compared again with its
+    measured response (an ill-conditioned output's rounding errors act on that, not on its
+    magnitude). `base`: which side `rerun` recomputes ("actual": the IR program, "expected":
+    the reference)."""
+    results = [
+        compare(n, a, e, d, b, rtol, atol)
+        for n, a, e, d, b in zip(names, actuals, expecteds, dtypes, budgets, strict=True)
+    ]
+    failed = [
+        i
+        for i, c in enumerate(results)
+        if not c.ok and c.dtype in UNIT_ROUNDOFF and c.shape == c.expected_shape
+    ]
+    if not failed or rerun is None or rtol is not None or atol is not None:
+        return results
+    again = rerun()
+    if again is None:
+        return results
+    perturbed, unit = again
+    for i in failed:
+        side = actuals[i] if base == "actual" else expecteds[i]
+        r = response(side, perturbed[i], unit)
+        results[i] = compare(names[i], actuals[i], expecteds[i], dtypes[i], budgets[i], response=r)
+    return results
+
+
+def perturbation_unit(values) -> float:
+    """The unit roundoff of the coarsest floating format among `values` (0 if none)."""
+    units = [UNIT_ROUNDOFF.get(_format_of(_to_numpy(v)), 0.0) for v in values]
+    return max([u for u in units if u] or [0.0])
+
+
+def perturb(value, rng: np.random.Generator):
+    """`value` (a NumPy array or a PyTorch tensor) with every finite element of a floating
+    format moved by one unit in the last place, up or down at random; anything else as it
+    is. The response of a computation to such a change measures its conditioning
+    (docs/execution.md, "Ill-conditioned outputs")."""
+    if type(value).__module__.startswith("torch"):
+        import torch
+
+        if not value.is_floating_point():
+            return value
+        up = torch.from_numpy(rng.random(tuple(value.shape)) < 0.5)
+        try:
+            big = torch.finfo(value.dtype).max
+            target = torch.where(up, big, -big).to(value.dtype)
+            moved = torch.nextafter(value.detach(), target)
+        except (RuntimeError, TypeError):
+            return value  # a format without nextafter (fp8): left unchanged
+        return torch.where(torch.isfinite(value), moved, value)
+    a = np.asarray(value)
+    if a.dtype.kind != "f" and a.dtype not in _NUMPY_FORMAT:
+        return a
+    big = np.array(ml_dtypes.finfo(a.dtype).max, dtype=a.dtype)
+    up = rng.random(a.shape) < 0.5
+    with np.errstate(invalid="ignore"):
+        moved = np.where(up, np.nextafter(a, big), np.nextafter(a, -big))
+    return np.where(np.isfinite(a.astype(np.float64)), moved, a).astype(a.dtype)
+
+
+def response(base, perturbed, unit: float) -> float:
+    """The root-mean-square change of an output between a run on the inputs and a run on
+    the perturbed inputs, per unit roundoff of the perturbation: the rounding-free
+    magnitude rounding errors act on (where both runs are finite)."""
+    a, b = _flat(_to_numpy(base)), _flat(_to_numpy(perturbed))
+    if not unit or a.size == 0 or a.shape != b.shape:
+        return 0.0
+    total, count = 0.0, 0
+    for s in range(0, a.size, CHUNK):
+        x, y = a[s : s + CHUNK].astype(np.float64), b[s : s + CHUNK].astype(np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            fin = np.isfinite(x) & np.isfinite(y)
+            total += float(np.sum((x[fin] - y[fin]) ** 2))
+        count += int(fin.sum())
+    return math.sqrt(total / count) / unit if count else 0.0
+
+
+def _compare_exact(c: Comparison, a: np.ndarray, e: np.ndarray, shape) -> None:
+    """Integer and bool outputs: every element equal (integers compared as integers)."""
+    c.criterion = f"{c.dtype} output: exact"
+    c.norm_allowed = math.inf
+    integral = a.dtype.kind in "iub" and e.dtype.kind in "iub"
+    for s in range(0, a.size, CHUNK):
+        aa, ea = a[s : s + CHUNK], e[s : s + CHUNK]
+        if integral:
+            bad = aa.astype(np.int64) != ea.astype(np.int64)
+            if a.dtype == np.uint64 or e.dtype == np.uint64:
+                bad = aa.astype(object) != ea.astype(object)
+        else:
+            with np.errstate(invalid="ignore"):
+                af, ef = aa.astype(np.float64), ea.astype(np.float64)
+                bad = ~((af == ef) | (np.isnan(af) & np.isnan(ef)))
+        n_bad = int(np.sum(bad))
+        if n_bad:
+            k = int(np.flatnonzero(bad)[0])
+            if c.first_mismatch is None:
+                idx = tuple(int(i) for i in np.unravel_index(s + k, shape))
+                c.first_mismatch = c.worst_index = idx
+                c.first_values = c.worst_values = (aa[k].item(), ea[k].item())
+                diff = abs(float(aa[k]) - float(ea[k]))
+                c.worst_error = diff
+            c.max_abs_error = max(
+                c.max_abs_error,
+                float(np.max(np.abs(aa[bad].astype(np.float64) - ea[bad].astype(np.float64)))),
+            )
+        c.mismatches += n_bad
+    c.ok = c.mismatches == 0
