@@ -9,6 +9,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <link.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -741,10 +742,25 @@ std::optional<fs::path> verified_object(const fs::path& dir, const std::string& 
   return so;
 }
 
+// Marks every loaded library except the kernels under `kernels` as never to be unloaded
+// (RTLD_NOLOAD | RTLD_NODELETE on a loaded library sets the flag): a session unloads its
+// kernels when it ends, but must not unload what they pulled in, such as libgomp, whose idle
+// worker threads outlive a parallel kernel. The kernels themselves are unloaded, so that a
+// rebuilt object under the same name is mapped afresh.
+void pin_libraries(void* handle, const fs::path& kernels) {
+  struct link_map* map = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map) return;
+  while (map->l_prev) map = map->l_prev;
+  const std::string prefix = (kernels / "").string();
+  for (; map; map = map->l_next) {
+    const std::string name = map->l_name ? map->l_name : "";
+    if (name.empty() || name.rfind(prefix, 0) == 0) continue;  // the program, kernels
+    if (void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE)) dlclose(h);
+  }
+}
+
 std::optional<Loaded> open_object(const fs::path& so, std::string* why) {
-  // RTLD_NODELETE: closing the handle must never unload the kernel or what it pulled in
-  // (libgomp, whose idle worker threads outlive a parallel kernel).
-  void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* e = dlerror();
     *why = e ? e : "dlopen failed";
@@ -756,6 +772,7 @@ std::optional<Loaded> open_object(const fs::path& so, std::string* why) {
     dlclose(handle);
     return std::nullopt;
   }
+  pin_libraries(handle, so.parent_path());
   return Loaded{handle, fn};
 }
 
@@ -821,7 +838,7 @@ struct NativeSession::Impl {
 NativeSession::NativeSession() : impl_(std::make_unique<Impl>()) {}
 
 NativeSession::~NativeSession() {
-  for (auto& [key, l] : impl_->loaded) dlclose(l.handle);  // loaded RTLD_NODELETE: stays mapped
+  for (auto& [key, l] : impl_->loaded) dlclose(l.handle);  // their libraries stay (pinned)
 }
 
 std::string NativeSession::unavailable() const {
