@@ -362,10 +362,14 @@ def run(
     bounds_check: bool = True,
     max_bytes=None,
     max_seconds=None,
+    session=None,
 ) -> dict[str, np.ndarray]:
     """Runs model() on `inputs` (dict by parameter name, or a list in order; NumPy arrays
-    or PyTorch tensors) and returns its outputs as {"out0": ..., "out1": ...}."""
-    return execute(program, inputs, dims, backend, bounds_check, max_bytes, max_seconds).outputs
+    or PyTorch tensors) and returns its outputs as {"out0": ..., "out1": ...}. See
+    `execute` for `session`."""
+    return execute(
+        program, inputs, dims, backend, bounds_check, max_bytes, max_seconds, session
+    ).outputs
 
 
 # Elements drawn at a time: the float64 draw of a block is the only temporary.

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -812,6 +813,8 @@ std::string run_compiler(const std::vector<std::string>& argv, const fs::path& l
   }
   if (cancelled(options)) throw Interrupted();
   std::string output = read_file(log).value_or("");
+  while (!output.empty() && std::isspace(static_cast<unsigned char>(output.back())))
+    output.pop_back();
   if (output.size() > 2000) output = output.substr(0, 2000) + "\n[...]";
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
   if (WIFSIGNALED(status))
@@ -923,7 +926,14 @@ KernelFn load_kernel(const std::string& source, const ExecOptions& options,
   argv.push_back("-o");
   argv.push_back(tmp_so.string());
   argv.push_back("-lopenblas");
-  const std::string failure = run_compiler(argv, log, options);
+  std::string failure;
+  try {
+    failure = run_compiler(argv, log, options);
+  } catch (const Interrupted&) {
+    fs::remove(tmp_so, ec);
+    fs::remove(log, ec);
+    throw;
+  }
   if (!failure.empty()) {
     fs::remove(tmp_so, ec);
     fs::rename(log, dir / (key + ".log"), ec);

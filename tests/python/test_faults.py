@@ -307,6 +307,7 @@ def test_ctrl_c_stops_the_compiler(tmp_path):
     assert rc == 130 and "solar: interrupted" in err, err
     assert after < 1.0
     assert not list(cache.glob("*.meta"))  # nothing was recorded as built
+    assert sorted(p.suffix for p in cache.iterdir()) == [".cpp"]  # no partial object, no log
 
 
 # --- solar batch ---------------------------------------------------------------------------
