@@ -2,7 +2,8 @@
 an unusable cache is an error of kind `compile` (never a silent fallback), Ctrl-C stops a
 native run, `solar batch` survives a damaged or shared output file, malformed input files
 are clean user errors, `solar inputs` has a budget, and inputs are drawn valid for their
-role. Each test fails on 5dd0d0b, the commit before these fixes."""
+role. Each regression test fails on 5dd0d0b, the commit before these fixes; the controls
+(marked so) pass there too."""
 
 from __future__ import annotations
 
@@ -229,6 +230,7 @@ def test_an_unusable_cache_dir_is_a_compile_error_on_the_command_line(tmp_path):
 
 
 def test_the_interpreter_run_names_its_backend(tmp_path):
+    # Control: the interpreter was always named right.
     prog = write(tmp_path, AFFINE)
     np.savez(tmp_path / "in.npz", x=X)
     r = cli("run", prog, "--inputs", tmp_path / "in.npz", "--backend", "interpreter")
@@ -550,7 +552,8 @@ def model(table: Tensor("V,D", role="weight"), ids: Tensor("S", dtype="{dt}")):
 
 @pytest.mark.parametrize("dt, top", [("int8", 127), ("int16", 299), ("int64", 299)])
 def test_gather_indices_fit_the_table_and_the_index_dtype(tmp_path, dt, top):
-    # Before: int8 indices were drawn in [0, 300) and wrapped negative (-128..43).
+    # Before: int8 indices were drawn in [0, 300) and wrapped negative (-128..43); int16 and
+    # int64 are controls.
     prog = write(tmp_path, GATHER.format(dt=dt))
     ids = solar.make_inputs(prog)["ids"]
     # 4,000 uniform draws over [0, top]: every value 0..top is likely, min 0 and max top
