@@ -546,11 +546,13 @@ NB_MODULE(_core, m) {
   // --- execution ------------------------------------------------------------------------
   m.def(
       "estimate_cost",
-      [](const solar::Graph& g) {
-        const auto c = solar::estimate_cost(g);
+      [](const solar::Graph& g, bool packed_gemms) {
+        const auto c = solar::estimate_cost(g, packed_gemms);
         return std::make_pair(c.peak_bytes, c.operations);
       },
-      "graph"_a, "(peak bytes of live arrays, loop iterations x operations)");
+      "graph"_a, "packed_gemms"_a = false,
+      "(peak bytes of live arrays, loop iterations x operations); packed_gemms: with the "
+      "native GEMM path's packed operands");
 
   m.def(
       "model_inputs",
@@ -582,12 +584,28 @@ NB_MODULE(_core, m) {
       },
       "program"_a);
 
+  nb::class_<solar::NativeSession>(m, "NativeSession",
+                                   "Kernels loaded by the native backend, owned by the caller")
+      .def(nb::init<>())
+      .def_prop_ro("unavailable", &solar::NativeSession::unavailable);
+
+  m.def(
+      "native_unavailable_reason",
+      [](const std::string& cache_dir, const std::string& compiler) {
+        solar::ExecOptions o;
+        o.cache_dir = cache_dir;
+        if (!compiler.empty()) o.compiler = compiler;
+        return solar::native_unavailable_reason(o);
+      },
+      "cache_dir"_a = "", "compiler"_a = "",
+      "Why the native backend cannot run here ('' when the compiler and cache look usable).");
+
   m.def(
       "execute",
       [](const solar::Program& p, const solar::Graph& g,
          std::vector<std::pair<InArray, std::string>> inputs, const std::string& backend,
          bool bounds_check, const std::string& cache_dir, const std::string& include_dir,
-         const std::string& compiler) {
+         const std::string& compiler, solar::NativeSession* session, bool fallback) {
         std::vector<solar::Array> arrays;
         for (auto& [a, dtype] : inputs) {
           solar::Array arr;
@@ -609,14 +627,17 @@ NB_MODULE(_core, m) {
         o.cache_dir = cache_dir;
         o.include_dir = include_dir;
         if (!compiler.empty()) o.compiler = compiler;
+        o.session = session;
+        o.fallback_to_interpreter = fallback;
         g_interrupted.store(false);
         o.cancel = &g_interrupted;
         std::vector<solar::Array> outs;
+        solar::ExecReport report;
         {
           auto previous = std::signal(SIGINT, on_sigint);
           nb::gil_scoped_release release;
           try {
-            outs = solar::execute(p, g, arrays, o);
+            outs = solar::execute(p, g, arrays, o, &report);
           } catch (...) {
             std::signal(SIGINT, previous);
             throw;
@@ -632,10 +653,18 @@ NB_MODULE(_core, m) {
                                      storage_dlpack(a.dtype));
           result.append(nb::make_tuple(arr, solar::dtype_name(a.dtype)));
         }
-        return result;
+        nb::dict r;
+        r["backend"] = solar::backend_name(report.backend);
+        r["native_calls"] = report.native_calls;
+        r["interpreted_calls"] = report.interpreted_calls;
+        r["fallback_reason"] = report.fallback_reason;
+        return nb::make_tuple(result, r);
       },
       "program"_a, "graph"_a, "inputs"_a, "backend"_a = "interpreter", "bounds_check"_a = true,
-      "cache_dir"_a = "", "include_dir"_a = "", "compiler"_a = "");
+      "cache_dir"_a = "", "include_dir"_a = "", "compiler"_a = "", "session"_a.none() = nb::none(),
+      "fallback_to_interpreter"_a = false,
+      "Runs the graph; returns ([(array, dtype)], {backend, native_calls, interpreted_calls, "
+      "fallback_reason}).");
 
   m.def(
       "numeric_roundtrip",

@@ -192,11 +192,11 @@ def run(program, inputs, dims=None, backend: str = "native", bounds_check: bool 
     return _run(program, inputs, dims=dims, backend=backend, bounds_check=bounds_check, **budget)
 
 
-def make_inputs(program, seed: int = 0, dims=None):
+def make_inputs(program, seed: int = 0, dims=None, max_bytes=None):
     """Random inputs for model(); see solar.execution.make_inputs."""
     from .execution import make_inputs as _make_inputs
 
-    return _make_inputs(program, seed=seed, dims=dims)
+    return _make_inputs(program, seed=seed, dims=dims, max_bytes=max_bytes)
 
 
 def sweep(program, axes, arch="H100_PCIe", grid: bool = False, fp32_math: str = "default"):

@@ -4,13 +4,20 @@ Each workload runs as `solar analyze FILE --json ...` in its own process (a cras
 of one program never stops the others), `jobs` at a time, each under a timeout. Every result
 is appended to the output as soon as it is known, so an interrupted run resumes where it
 stopped: programs already in the file are not run again.
+
+The output file is locked while a batch writes it (a second batch on the same file refuses,
+naming the file), a last line cut short by a crash or a full disk is removed before
+appending (that workload runs again), no workload is written twice, and lines that are not
+results are skipped (and counted) when the file is read back.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -28,38 +35,159 @@ _STAGES = {
     "bounds": "validate",
     "budget": "validate",
     "validation": "validate",
+    "compile": "validate",
     "measure": "measure",
 }
 
 
 def collect(paths: list[str]) -> list[Path]:
+    """The programs to run, in order, each once (a file named twice, or also found in a
+    directory, runs once)."""
     files: list[Path] = []
+    seen: set[str] = set()
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            files += sorted(f for f in path.rglob("*.py") if not f.name.startswith("_"))
+            found = sorted(f for f in path.rglob("*.py") if not f.name.startswith("_"))
         elif path.exists():
-            files.append(path)
+            found = [path]
         else:
             from .errors import argument_error
 
             raise argument_error(f"no such file or directory: '{p}'")
+        for f in found:
+            key = _key(str(f))
+            if key not in seen:
+                seen.add(key)
+                files.append(f)
     return files
 
 
-def done_sources(out: Path) -> set[str]:
+def _key(source: str) -> str:
+    """The identity of a workload: its resolved path (two spellings of one file agree)."""
+    try:
+        return str(Path(source).resolve())
+    except (OSError, RuntimeError, ValueError):
+        return source
+
+
+def _is_result(obj) -> bool:
+    return isinstance(obj, dict) and isinstance(obj.get("source"), str)
+
+
+def read_results(out: Path) -> tuple[list[dict], int]:
+    """(results, lines skipped) of an output file: every line that is a JSON object with a
+    source; the first result of each workload when one appears twice."""
     if not out.exists():
-        return set()
-    done = set()
-    for line in out.read_text().splitlines():
+        return [], 0
+    results, skipped, seen = [], 0, set()
+    with out.open("rb") as f:
+        for raw in f:
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+                skipped += 1
+                continue
+            if not _is_result(obj):
+                skipped += 1
+                continue
+            key = _key(obj["source"])
+            if key in seen:
+                continue
+            seen.add(key)
+            results.append(obj)
+    return results, skipped
+
+
+def done_sources(out: Path) -> set[str]:
+    """Resolved paths of the workloads already in the output file."""
+    return {_key(r["source"]) for r in read_results(out)[0]}
+
+
+def repair_tail(f) -> str:
+    """Removes a last line cut short (no newline, not a JSON object) from the open output
+    file `f` (binary, read and write); adds the missing newline to a last line that is
+    complete. Returns what it did ("" when nothing)."""
+    f.seek(0, os.SEEK_END)
+    size = f.tell()
+    if size == 0:
+        return ""
+    f.seek(size - 1)
+    if f.read(1) == b"\n":
+        return ""
+    # Find the start of the last line.
+    start, block = size, 1 << 16
+    while start > 0:
+        lo = max(0, start - block)
+        f.seek(lo)
+        chunk = f.read(start - lo)
+        nl = chunk.rfind(b"\n")
+        if nl >= 0:
+            start = lo + nl + 1
+            break
+        start = lo
+    f.seek(start)
+    tail = f.read(size - start)
+    try:
+        complete = _is_result(json.loads(tail))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        complete = False
+    if complete:
+        f.seek(0, os.SEEK_END)
+        f.write(b"\n")
+        return "added the missing newline at the end"
+    f.truncate(start)
+    return f"removed a last line cut short ({size - start} bytes); that workload runs again"
+
+
+class _Lock:
+    """An exclusive lock on the output file for the life of a batch (released when the
+    process ends, however it ends)."""
+
+    def __init__(self, out: Path):
+        import fcntl
+
+        from .errors import argument_error
+
+        out.parent.mkdir(parents=True, exist_ok=True)
+        self.file = out.open("a+b")
         try:
-            done.add(json.loads(line)["source"])
-        except (json.JSONDecodeError, KeyError, TypeError):
-            continue  # a line cut by an interruption: run that workload again
-    return done
+            fcntl.flock(self.file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.file.close()
+            raise argument_error(
+                f"another `solar batch` is writing '{out}'",
+                "wait for it to finish, or give this batch another --out",
+            ) from None
+
+    def close(self):
+        self.file.close()  # releases the lock
 
 
-def run_one(path: Path, arch: str, timeout: float, extra: list[str]) -> dict:
+# The running children (to stop them on Ctrl-C).
+class _Children:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.procs: set = set()
+        self.stopping = False
+
+    def stop(self):
+        with self.lock:
+            self.stopping = True
+            for p in self.procs:
+                try:
+                    p.send_signal(signal.SIGINT)
+                except OSError:
+                    pass
+
+
+def run_one(
+    path: Path, arch: str, timeout: float, extra: list[str], children: _Children | None = None
+) -> dict | None:
+    """The result of one workload, or None when the batch was interrupted while it ran (it
+    is not recorded, so the next run does it again)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.json"
         cmd = [
@@ -75,61 +203,115 @@ def run_one(path: Path, arch: str, timeout: float, extra: list[str]) -> dict:
             *extra,
         ]
         start = time.perf_counter()
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
+
+        def error(stage: str, message: str) -> dict:
             return {
                 "source": str(path),
                 "status": "error",
-                "stage": "timeout",
-                "message": f"timed out after {timeout:g} s",
+                "stage": stage,
+                "message": message,
                 "seconds_wall": round(time.perf_counter() - start, 3),
             }
+
+        try:
+            proc = subprocess.Popen(
+                cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace"
+            )
+        except OSError as e:
+            return error("analyze", f"cannot start {sys.executable}: {e}")
+        if children is not None:
+            with children.lock:
+                if children.stopping:
+                    proc.kill()
+                children.procs.add(proc)
+        try:
+            _, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            return error("timeout", f"timed out after {timeout:g} s")
+        finally:
+            if children is not None:
+                with children.lock:
+                    children.procs.discard(proc)
+        if children is not None and children.stopping:
+            return None
         wall = round(time.perf_counter() - start, 3)
-        if out.exists():
-            doc = json.loads(out.read_text())
-            doc["source"] = str(path)
-            doc["status"] = "ok"
-            doc["seconds_wall"] = wall
-            return doc
-        err = proc.stderr.strip()
+        if proc.returncode == 0 or out.exists():
+            try:
+                doc = json.loads(out.read_text())
+            except (OSError, ValueError) as e:
+                return error("analyze", f"the analysis JSON cannot be read: {e}")
+            if isinstance(doc, dict):
+                doc["source"] = str(path)
+                doc["status"] = "ok"
+                doc["seconds_wall"] = wall
+                return doc
+            return error("analyze", "the analysis JSON is not an object")
+        err = err.strip()
         m = re.search(r"error\[([\w-]+)\]", err)
         kind = m.group(1) if m else ""
         stage = _STAGES.get(kind, "lower" if kind else "analyze")
         message = next((ln for ln in err.splitlines() if "error[" in ln), err[-500:])
-        return {
-            "source": str(path),
-            "status": "error",
-            "stage": stage,
-            "message": message,
-            "seconds_wall": wall,
-        }
+        if not message:
+            rc = proc.returncode
+            message = (
+                f"killed by signal {-rc} ({signal.Signals(-rc).name})"
+                if rc < 0 and -rc in signal.valid_signals()
+                else f"exited with status {rc} and no message"
+            )
+        r = error(stage, message)
+        r["seconds_wall"] = wall
+        return r
+
+
+def _seconds(r: dict) -> float:
+    v = r.get("seconds_wall", 0)
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        return 0.0
+    return v if math.isfinite(v) else 0.0
+
+
+def _text(v) -> str:
+    return v if isinstance(v, str) else str(v)
 
 
 def summary(results: list[dict]) -> str:
+    """The closing summary. Never raises: records written by other versions or by hand are
+    counted as they can be."""
+    results = [r for r in results if _is_result(r)]
     ok = [r for r in results if r.get("status") == "ok"]
     errors = [r for r in results if r.get("status") != "ok"]
     levels: dict[str, int] = {}
     for r in ok:
-        s = r.get("validation", {}).get("status", "none")
+        v = r.get("validation")
+        s = _text(v.get("status", "none")) if isinstance(v, dict) else "none"
         levels[s] = levels.get(s, 0) + 1
     stages: dict[str, int] = {}
     for r in errors:
-        stages[r["stage"]] = stages.get(r["stage"], 0) + 1
+        s = _text(r.get("stage", "unknown"))
+        stages[s] = stages.get(s, 0) + 1
     lines = [f"analysed {len(ok)} of {len(results)} workloads"]
-    lines.append("validation: " + ", ".join(f"{k} {v}" for k, v in sorted(levels.items())))
+    lines.append(
+        "validation: " + (", ".join(f"{k} {v}" for k, v in sorted(levels.items())) or "none")
+    )
     if stages:
         lines.append(
             "failures by stage: " + ", ".join(f"{k} {v}" for k, v in sorted(stages.items()))
         )
     from .measure import batch_summary
 
-    lines += batch_summary(ok)
-    slow = sorted(results, key=lambda r: -r.get("seconds_wall", 0))[:5]
-    lines.append(
-        "slowest: "
-        + ", ".join(f"{Path(r['source']).name} {r.get('seconds_wall', 0):.1f} s" for r in slow)
-    )
+    try:
+        lines += batch_summary(ok)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, ZeroDivisionError) as e:
+        lines.append(f"measured: no summary (a measurement record is malformed: {e!r})")
+    slow = sorted(results, key=lambda r: -_seconds(r))[:5]
+    if slow:
+        lines.append(
+            "slowest: " + ", ".join(f"{Path(r['source']).name} {_seconds(r):.1f} s" for r in slow)
+        )
     return "\n".join(lines)
 
 
@@ -142,36 +324,60 @@ def run_batch(
     extra: list[str] | None = None,
     stream=sys.stderr,
 ) -> list[dict]:
+    """Runs every program not yet in `out` and returns the results of all of `paths` (this
+    run's and earlier ones'). Ctrl-C stops the running workloads (they are not recorded)
+    and raises KeyboardInterrupt."""
     files = collect(paths)
     out_path = Path(out)
-    done = done_sources(out_path)
-    todo = [f for f in files if str(f) not in done]
-    jobs = jobs or os.cpu_count() or 1
-    lock = threading.Lock()
-    total = len(files)
-    count = [len(files) - len(todo)]
-    if count[0]:
-        print(f"resuming: {count[0]} of {total} already in {out}", file=stream)
-    results: list[dict] = []
-    with out_path.open("a") as sink, ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(run_one, f, arch, timeout, extra or []): f for f in todo}
-        for fut in as_completed(futures):
-            r = fut.result()
-            with lock:
-                sink.write(json.dumps(r) + "\n")
+    lock = _Lock(out_path)
+    try:
+        repaired = repair_tail(lock.file)
+        if repaired:
+            print(f"{out}: {repaired}", file=stream)
+        previous, skipped = read_results(out_path)
+        if skipped:
+            print(f"{out}: skipping {skipped} line(s) that are not results", file=stream)
+        done = {_key(r["source"]) for r in previous}
+        todo = [f for f in files if _key(str(f)) not in done]
+        jobs = jobs or os.cpu_count() or 1
+        total = len(files)
+        count = total - len(todo)
+        if count:
+            print(f"resuming: {count} of {total} already in {out}", file=stream)
+        children = _Children()
+        sink = lock.file
+        sink.seek(0, os.SEEK_END)
+        pool = ThreadPoolExecutor(max_workers=jobs)
+        try:
+            futures = [pool.submit(run_one, f, arch, timeout, extra or [], children) for f in todo]
+            for fut in as_completed(futures):
+                r = fut.result()
+                if r is None:
+                    continue
+                key = _key(r["source"])
+                if key in done:
+                    continue  # never twice
+                done.add(key)
+                sink.write((json.dumps(r) + "\n").encode())
                 sink.flush()
-                results.append(r)
-                count[0] += 1
+                count += 1
                 status = (
-                    r.get("validation", {}).get("status", "")
+                    _text(r.get("validation", {}).get("status", ""))
                     if r["status"] == "ok"
                     else f"{r['stage']} error"
                 )
                 print(
-                    f"[{count[0]:4d}/{total}] {status:16s} {r.get('seconds_wall', 0):6.1f} s  "
-                    f"{r['source']}",
+                    f"[{count:4d}/{total}] {status:16s} {_seconds(r):6.1f} s  {r['source']}",
                     file=stream,
                     flush=True,
                 )
-    every = [json.loads(ln) for ln in out_path.read_text().splitlines() if ln.strip()]
-    return [r for r in every if r["source"] in {str(f) for f in files}]
+        except KeyboardInterrupt:
+            children.stop()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+        os.fsync(sink.fileno())
+    finally:
+        lock.close()
+    wanted = {_key(str(f)) for f in files}
+    return [r for r in read_results(out_path)[0] if _key(r["source"]) in wanted]

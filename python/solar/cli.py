@@ -1,4 +1,6 @@
-"""The `solar` command line. Exit codes: 0 success, 1 user error (message on stderr)."""
+"""The `solar` command line. Exit codes: 0 success; 1 a user error (the message on stderr),
+a validation mismatch or a SOL violation; 2 an internal error (a bug in Solar); 130
+interrupted (Ctrl-C)."""
 
 from __future__ import annotations
 
@@ -231,20 +233,108 @@ def _savez(path: str, arrays: dict) -> None:
     np.savez(path, **plain)
 
 
-def _loadz(path: str) -> dict:
+def _inputs_error(path: str, message: str, hint: str = ""):
+    from .errors import Diagnostic, UserError
+
+    d = Diagnostic("input", path, 0, 0, f"cannot read arrays from '{path}': {message}", hint)
+    return UserError(str(d), [d])
+
+
+_NPZ_HINT = "write it with numpy.savez(path, name=array, ...) or `solar inputs`"
+
+
+def _npz_members(path: str) -> list[tuple[str, tuple, object, int]]:
+    """(name, shape, dtype, bytes stored) of each array of an .npz file, read from the
+    headers alone; malformed files are a user error naming the file."""
+    import zipfile
+
     import numpy as np
 
+    p = Path(path)
+    if p.is_dir():
+        raise _inputs_error(path, "it is a directory", _NPZ_HINT)
     try:
-        with np.load(path) as z:
+        with p.open("rb") as f:
+            magic = f.read(6)
+    except OSError as e:
+        raise _inputs_error(path, e.strerror or str(e), _NPZ_HINT) from None
+    if magic == b"\x93NUMPY":
+        raise _inputs_error(
+            path,
+            "it is a .npy file (one unnamed array), not an .npz archive of named arrays",
+            "write numpy.savez(path, x=array) with one array per model() input",
+        )
+    if not zipfile.is_zipfile(path):
+        raise _inputs_error(path, "it is not an .npz file (not a zip archive)", _NPZ_HINT)
+    members = []
+    try:
+        with zipfile.ZipFile(path) as z:
+            for info in z.infolist():
+                if not info.filename.endswith(".npy"):
+                    continue
+                with z.open(info) as f:
+                    version = np.lib.format.read_magic(f)
+                    if version == (1, 0):
+                        shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+                    else:
+                        shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+                    header = f.tell()
+                if dtype.hasobject:
+                    raise _inputs_error(
+                        path,
+                        f"array '{info.filename[:-4]}' holds Python objects, not numbers",
+                        _NPZ_HINT,
+                    )
+                n = 1
+                for d in shape:
+                    n *= int(d)
+                need = n * dtype.itemsize
+                if need > info.file_size - header:
+                    raise _inputs_error(
+                        path,
+                        f"array '{info.filename[:-4]}' claims shape {list(shape)} "
+                        f"({need / 2**30:.3g} GiB) but holds {info.file_size - header} bytes",
+                        "the file is truncated or damaged; write it again",
+                    )
+                members.append((info.filename[:-4], tuple(shape), dtype, need))
+    except (zipfile.BadZipFile, ValueError, EOFError, OSError, KeyError) as e:
+        raise _inputs_error(path, f"it is damaged ({e})", _NPZ_HINT) from None
+    return members
+
+
+def _loadz(path: str, max_bytes: int | None = None) -> dict:
+    """The arrays of an .npz file. Checked before anything is allocated: a malformed file
+    (not a zip archive, a .npy, a header claiming more than the file holds, pickled objects)
+    is a user error naming the file, and arrays that would not fit `max_bytes` (default:
+    the execution budget) are refused."""
+    import numpy as np
+
+    from .execution import DEFAULT_MAX_BYTES, budget_error
+
+    members = _npz_members(path)
+    total = sum(m[3] for m in members)
+    limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    if total > limit:
+        raise budget_error(
+            [f"{total / 2**30:.2f} GiB to load '{path}' (budget {limit / 2**30:.2f} GiB)"], None
+        )
+    try:
+        with np.load(path, allow_pickle=False) as z:
             return {k: z[k] for k in z.files}
-    except (OSError, ValueError) as e:
-        raise argument_error(f"cannot read arrays from '{path}': {e}") from None
+    except (OSError, ValueError, EOFError) as e:
+        raise _inputs_error(path, f"it is damaged ({e})", _NPZ_HINT) from None
+
+
+def _max_bytes(args) -> int | None:
+    return int(args.max_memory * 2**30) if getattr(args, "max_memory", None) else None
 
 
 def cmd_inputs(args) -> int:
     from .execution import make_inputs
 
-    arrays = make_inputs(args.file, seed=args.seed, dims=_dims(args.dim))
+    arrays = make_inputs(
+        args.file, seed=args.seed, dims=_dims(args.dim), max_bytes=_max_bytes(args)
+    )
     _savez(args.out, arrays)
     for k, a in arrays.items():
         print(f"{k:16s} {str(list(a.shape)):24s} {a.dtype}")
@@ -253,31 +343,27 @@ def cmd_inputs(args) -> int:
 
 
 def _execute(args, inputs=None):
-    import time
+    from .execution import execute
 
-    from .execution import run
-
-    inputs = _loadz(args.inputs) if inputs is None else inputs
-    t0 = time.perf_counter()
-    outs = run(
+    inputs = _loadz(args.inputs, _max_bytes(args)) if inputs is None else inputs
+    return execute(
         args.file,
         inputs,
         dims=_dims(args.dim) or None,
         backend=args.backend,
         bounds_check=not args.no_bounds_check,
-        max_bytes=int(args.max_memory * 2**30) if args.max_memory else None,
+        max_bytes=_max_bytes(args),
         max_seconds=args.max_seconds,
     )
-    return outs, time.perf_counter() - t0
 
 
 def cmd_run(args) -> int:
-    outs, seconds = _execute(args)
-    for k, a in outs.items():
+    ex = _execute(args)
+    for k, a in ex.outputs.items():
         print(f"{k:8s} {str(list(a.shape)):24s} {a.dtype}")
-    print(f"ran {args.file} with the {args.backend} backend in {seconds:.3f} s")
+    print(f"ran {args.file} with the {ex.backend} backend in {ex.seconds:.3f} s")
     if args.out:
-        _savez(args.out, outs)
+        _savez(args.out, ex.outputs)
         print(f"wrote {args.out}")
     return 0
 
@@ -294,16 +380,17 @@ def cmd_validate(args) -> int:
         perturbation_unit,
     )
 
-    inputs = _loadz(args.inputs)
-    outs, seconds = _execute(args, inputs)
-    expected = _loadz(args.expected)
+    inputs = _loadz(args.inputs, _max_bytes(args))
+    ex = _execute(args, inputs)
+    outs = ex.outputs
+    expected = _loadz(args.expected, _max_bytes(args))
     # The graph of the run: its nodes decide how much rounding each output may carry.
     _, graph, _ = prepare(args.file, inputs, _dims(args.dim) or None)
     budgets = output_budgets(graph)
     keys = list(expected)
     ok = True
     print(
-        f"validating {args.file} ({args.backend} backend, {seconds:.3f} s) against {args.expected}"
+        f"validating {args.file} ({ex.backend} backend, {ex.seconds:.3f} s) against {args.expected}"
     )
     pairs = []
     for i, name in enumerate(outs):
@@ -328,7 +415,7 @@ def cmd_validate(args) -> int:
             for k, v in inputs.items()
         }
         moved = {k: perturb(v, rng) for k, v in typed.items()}
-        again, _ = _execute(args, moved)
+        again = _execute(args, moved).outputs
         return [again[name] for _, name, _ in pairs], perturbation_unit(typed.values())
 
     results = compare_all(
@@ -532,6 +619,9 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--out", required=True)
     i.add_argument("--seed", type=int, default=0)
     i.add_argument("--dim", action="append", metavar="K=V")
+    i.add_argument(
+        "--max-memory", type=float, metavar="GIB", help="memory budget in GiB (default 8)"
+    )
     i.set_defaults(func=cmd_inputs)
 
     for name, helptext in (

@@ -8,6 +8,7 @@ inputs, applies the execution budget, and compares outputs with expected ones.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import ml_dtypes
@@ -187,6 +188,21 @@ def estimate_seconds(graph, backend: str, bounds_check: bool = True) -> float:
     return ops / RATES[backend]
 
 
+def storage_bytes_of(tensor) -> int:
+    """Bytes of a graph tensor in the executor's storage format."""
+    n = 1
+    for d in tensor.shape:
+        n *= int(d)
+    return n * NUMPY_TYPES[tensor.dtype].itemsize
+
+
+def estimate_bytes(graph, backend: str, bounds_check: bool = True) -> int:
+    """Peak bytes of live arrays while the graph runs, with the packed operands of the
+    native backend's GEMM path when it is taken (no bounds checks)."""
+    peak, _ = _core.estimate_cost(graph, backend == "native" and not bounds_check)
+    return peak
+
+
 def _gemm_macs(graph) -> int:
     """MACs of the nests the native backend runs as GEMMs. A nest whose output is written at
     an affine position (the scatter form of a transposed convolution, einsum output such as
@@ -199,31 +215,47 @@ def _gemm_macs(graph) -> int:
     return total
 
 
+def budget_error(what: list[str], graph, file: str = "") -> UserError:
+    """The `budget` error for an execution that needs `what` (phrases), with the way out."""
+    dims = " ".join(f"--dim {k}=..." for k, _ in graph.dims[:3]) if graph is not None else ""
+    return _error(
+        "budget",
+        "execution would need " + " and ".join(what),
+        (f"run at reduced sizes ({dims}), or " if dims else "")
+        + "raise the budget (--max-memory/--max-seconds, or SOLAR_MAX_BYTES/SOLAR_MAX_SECONDS)",
+        file,
+    )
+
+
 def check_budget(
-    graph, backend: str, max_bytes=None, max_seconds=None, file: str = "", bounds_check: bool = True
+    graph,
+    backend: str,
+    max_bytes=None,
+    max_seconds=None,
+    file: str = "",
+    bounds_check: bool = True,
+    extra_bytes: int = 0,
+    extra_what: str = "",
 ):
-    """Refuses (kind "budget") executions that would not fit this machine's budget."""
+    """Refuses (kind "budget") executions that would not fit this machine's budget.
+    `extra_bytes` is memory the caller needs beside the arrays (`extra_what` says what)."""
     max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
     max_seconds = DEFAULT_MAX_SECONDS if max_seconds is None else max_seconds
-    peak, _ = _core.estimate_cost(graph)
+    peak = estimate_bytes(graph, backend, bounds_check)
     seconds = estimate_seconds(graph, backend, bounds_check)
-    dims = " ".join(f"--dim {k}=..." for k, _ in graph.dims[:3])
-    if peak > max_bytes or seconds > max_seconds:
+    if peak + extra_bytes > max_bytes or seconds > max_seconds:
         what = []
-        if peak > max_bytes:
-            what.append(f"{peak / 2**30:.2f} GiB of arrays (budget {max_bytes / 2**30:.2f} GiB)")
+        if peak + extra_bytes > max_bytes:
+            extra = f" + {extra_bytes / 2**30:.2f} GiB {extra_what}" if extra_bytes else ""
+            what.append(
+                f"{peak / 2**30:.2f} GiB of arrays{extra} (budget {max_bytes / 2**30:.2f} GiB)"
+            )
         if seconds > max_seconds:
             what.append(
                 f"about {seconds:.0f} s with the {backend} backend (budget {max_seconds:.0f} s)"
             )
-        raise _error(
-            "budget",
-            "execution would need " + " and ".join(what),
-            f"run at reduced sizes ({dims}), or raise the budget (--max-memory/--max-seconds, "
-            "or SOLAR_MAX_BYTES/SOLAR_MAX_SECONDS)",
-            file,
-        )
-    return peak, seconds
+        raise budget_error(what, graph, file)
+    return peak + extra_bytes, seconds
 
 
 def include_dir() -> str:
@@ -241,6 +273,75 @@ def cache_dir() -> str:
     return base
 
 
+def compiler() -> str:
+    """The native backend's compiler command ($SOLAR_CXX; default c++), run without a shell."""
+    return os.environ.get("SOLAR_CXX", "")
+
+
+def native_unavailable() -> str:
+    """Why the native backend cannot run here (no compiler, no writable kernel cache), found
+    without compiling anything; "" when it looks usable."""
+    return _core.native_unavailable_reason(cache_dir(), compiler())
+
+
+@dataclass
+class Execution:
+    """What one execution returned and how it ran."""
+
+    outputs: dict  # {"out0": array, ...}
+    backend: str  # the backend that ran the kernel calls
+    seconds: float
+    peak_bytes: int  # the estimate the budget checked
+    native_calls: int = 0
+    interpreted_calls: int = 0
+
+
+def execute(
+    program,
+    inputs,
+    dims=None,
+    backend: str = "native",
+    bounds_check: bool = True,
+    max_bytes=None,
+    max_seconds=None,
+    session=None,
+) -> Execution:
+    """Runs model() on `inputs` (dict by parameter name, or a list in order; NumPy arrays
+    or PyTorch tensors) within the budget. The native backend fails with an error of kind
+    `compile` (the compiler's message) where it cannot compile or load a kernel; it never
+    falls back silently. `session` (a _core.NativeSession) keeps loaded kernels between
+    calls; by default each call has its own."""
+    import time
+
+    prog, graph, ordered = prepare(program, inputs, dims)
+    peak, _ = check_budget(graph, backend, max_bytes, max_seconds, prog.file, bounds_check)
+    start = time.perf_counter()
+    results, report = _core.execute(
+        prog,
+        graph,
+        ordered,
+        backend,
+        bounds_check,
+        cache_dir(),
+        include_dir(),
+        compiler(),
+        session,
+        False,
+    )
+    seconds = time.perf_counter() - start
+    out = {}
+    for i, (arr, dtype) in enumerate(results):
+        out[f"out{i}"] = arr.view(NUMPY_TYPES[dtype]) if dtype in _STORAGE else arr
+    return Execution(
+        out,
+        report["backend"],
+        seconds,
+        peak,
+        report["native_calls"],
+        report["interpreted_calls"],
+    )
+
+
 def run(
     program,
     inputs,
@@ -249,51 +350,93 @@ def run(
     bounds_check: bool = True,
     max_bytes=None,
     max_seconds=None,
+    session=None,
 ) -> dict[str, np.ndarray]:
     """Runs model() on `inputs` (dict by parameter name, or a list in order; NumPy arrays
-    or PyTorch tensors) and returns its outputs as {"out0": ..., "out1": ...}."""
-    prog, graph, ordered = prepare(program, inputs, dims)
-    check_budget(graph, backend, max_bytes, max_seconds, prog.file, bounds_check)
-    results = _core.execute(
-        prog,
-        graph,
-        ordered,
-        backend,
-        bounds_check,
-        cache_dir(),
-        include_dir(),
-        os.environ.get("SOLAR_CXX", ""),
-    )
-    out = {}
-    for i, (arr, dtype) in enumerate(results):
-        out[f"out{i}"] = arr.view(NUMPY_TYPES[dtype]) if dtype in _STORAGE else arr
-    return out
+    or PyTorch tensors) and returns its outputs as {"out0": ..., "out1": ...}. See
+    `execute` for `session`."""
+    return execute(
+        program, inputs, dims, backend, bounds_check, max_bytes, max_seconds, session
+    ).outputs
 
 
-def make_inputs(program, seed: int = 0, dims=None) -> dict[str, np.ndarray]:
-    """Random inputs for model(): floats ~ N(0, 1) rounded to the parameter's dtype; integer
-    tensors that feed a gather as indices uniform in [0, rows of the gathered dim); other
-    integers uniform in [0, 8); bool with probability 1/2."""
-    from . import dim_overrides
+# Elements drawn at a time: the float64 draw of a block is the only temporary.
+_DRAW_BLOCK = 1 << 20
 
-    prog = _program(program)
-    graph = _core.trace(prog, dim_overrides(dims))
-    rng = np.random.default_rng(seed)
-    bound = {}
+
+def _index_bounds(graph) -> dict[int, int]:
+    """Graph tensor (by storage) -> rows of the dim it indexes, for tensors a gather reads as
+    indices."""
+    bound: dict[int, int] = {}
     for node in graph.nodes:
         if node.op == "gather":
             table = graph.tensors[node.inputs[0]]
             index = graph.tensors[node.inputs[1]]
-            bound[index.storage] = table.shape[node.attrs[0]]  # rows of the gathered dim
+            rows = table.shape[node.attrs[0]]  # rows of the gathered dim
+            bound[index.storage] = min(bound.get(index.storage, rows), rows)
+    return bound
+
+
+def inputs_bytes(program, dims=None) -> int:
+    """Memory make_inputs needs: every input in its storage format, plus one block of
+    float64 draws and the widest .npz copy of one input (formats NumPy lacks are written
+    widened to float32)."""
+    from . import dim_overrides
+
+    prog = _program(program)
+    graph = _core.trace(prog, dim_overrides(dims))
+    return _inputs_bytes(graph)
+
+
+def _inputs_bytes(graph) -> int:
+    total, largest, widest = 0, 0, 0
+    for tid in graph.inputs:
+        t = graph.tensors[tid]
+        n = 1
+        for d in t.shape:
+            n *= int(d)
+        total += n * NUMPY_TYPES[t.dtype].itemsize
+        largest = max(largest, n)
+        if t.dtype in _STORAGE and t.dtype != "bool":
+            widest = max(widest, 4 * n)
+    return total + 8 * min(largest, _DRAW_BLOCK) + widest
+
+
+def make_inputs(program, seed: int = 0, dims=None, max_bytes=None) -> dict[str, np.ndarray]:
+    """Random inputs for model(), drawn valid for their role and dtype: floats ~ N(0, 1)
+    rounded to the parameter's dtype; integer tensors that feed a gather as indices uniform
+    over the gathered dim's rows that the index dtype can hold ([0, min(rows, max + 1)));
+    other integers uniform in [0, 8); bool with probability 1/2. Refused (kind `budget`)
+    when the inputs would not fit `max_bytes` (default: the budget of `solar run`)."""
+    from . import dim_overrides
+
+    prog = _program(program)
+    graph = _core.trace(prog, dim_overrides(dims))
+    max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    need = _inputs_bytes(graph)
+    if need > max_bytes:
+        raise budget_error(
+            [f"{need / 2**30:.2f} GiB for its inputs (budget {max_bytes / 2**30:.2f} GiB)"],
+            graph,
+            prog.file,
+        )
+    rng = np.random.default_rng(seed)
+    bound = _index_bounds(graph)
     result = {}
     for (name, _, _, _), tid in zip(_core.model_inputs(prog), graph.inputs, strict=True):
         t = graph.tensors[tid]
-        shape = tuple(t.shape)
+        dt = NUMPY_TYPES[t.dtype]
         if t.dtype in _FLOATS:
-            a = rng.standard_normal(shape).astype(NUMPY_TYPES[t.dtype])
+            draw = rng.standard_normal
         elif t.dtype == "bool":
-            a = rng.random(shape) < 0.5
+            draw = lambda n: rng.random(n) < 0.5  # noqa: E731
         else:
-            a = rng.integers(0, bound.get(tid, 8), size=shape).astype(NUMPY_TYPES[t.dtype])
+            top = int(ml_dtypes.iinfo(dt).max) if t.dtype == "int4" else int(np.iinfo(dt).max)
+            high = max(1, min(bound.get(t.storage, 8), top + 1))
+            draw = lambda n, high=high: rng.integers(0, high, size=n)  # noqa: E731
+        a = np.empty(tuple(t.shape), dt)
+        flat = a.reshape(-1)
+        for i in range(0, flat.size, _DRAW_BLOCK):
+            flat[i : i + _DRAW_BLOCK] = draw(min(_DRAW_BLOCK, flat.size - i))
         result[name] = a
     return result

@@ -248,13 +248,11 @@ def sweep(program, axes, arch="H100_PCIe", grid: bool = False, fp32_math: str = 
 
 
 def _sweep_pytorch(path: str, configs, archs, fp32_math):
-    from pathlib import Path
-
     from .frontend import capture_problem, lower
-    from .frontend.capture import int_constants
+    from .frontend.capture import int_constants, program_text
     from .frontend.validate import load_lowered
 
-    constants = int_constants(Path(path).read_text())
+    constants = int_constants(program_text(path))
     names = []
     for _, config in configs:
         for name, _ in config:

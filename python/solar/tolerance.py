@@ -463,7 +463,8 @@ def compare_all(
     """Compares every output (the lists in one order), in two stages. First each with its
     a-priori budget; then, only if some floating output failed and `rerun` is given, the
     computation is run once more on inputs moved by one ulp (`rerun()` returns those outputs
-    and the perturbation's unit roundoff, or None), and each failed output is compared again with its
+    and the perturbation's unit roundoff, or None), and each failed output is compared again
+    with its
     measured response (an ill-conditioned output's rounding errors act on that, not on its
     magnitude). `base`: which side `rerun` recomputes ("actual": the IR program, "expected":
     the reference)."""

@@ -10,12 +10,15 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string_view>
 #include <system_error>
+#include <utility>
 
 #include "solar/base/error.h"
 
@@ -469,7 +472,39 @@ bool is_spec_file(const fs::path& path) {
 
 }  // namespace
 
+namespace {
+
+// Where `text` first stops being UTF-8 text (a NUL, or a byte sequence that is not UTF-8),
+// as a 1-based line and column; nullopt when all of it is.
+std::optional<std::pair<Loc, unsigned char>> first_non_utf8(const std::string& text) {
+  uint32_t line = 1, col = 1;
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    bool ok = c != 0 && n != 0 && i + n <= text.size();
+    for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(text[i + k]) >> 6) == 2;
+    if (!ok) return std::make_pair(Loc{line, col}, c);
+    if (c == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+    i += n;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 ArchSpec parse_arch_spec(const std::string& yaml_text, const std::string& file) {
+  if (const auto bad = first_non_utf8(yaml_text)) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", bad->second);
+    throw UserError(ErrorKind::kSpec, file, bad->first,
+                    std::string("the spec is not UTF-8 text (byte ") + byte + ")",
+                    "save the file as UTF-8 (a spec is YAML text, docs/arch-spec.md)");
+  }
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);

@@ -50,6 +50,8 @@ const char* error_kind_name(ErrorKind kind) {
       return "budget";
     case ErrorKind::kValidation:
       return "validation";
+    case ErrorKind::kCompile:
+      return "compile";
   }
   return "unknown";
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 #include "interpreter.h"
 #include "native.h"
@@ -89,8 +90,14 @@ void strided_copy(const Array& in, int64_t base, const std::vector<int64_t>& in_
 
 class GraphRun {
  public:
-  GraphRun(const Program& program, const Graph& graph, const ExecOptions& options)
-      : program_(program), graph_(graph), options_(options), values_(graph.tensors.size()) {}
+  GraphRun(const Program& program, const Graph& graph, const ExecOptions& options,
+           NativeSession& session, ExecReport& report)
+      : program_(program),
+        graph_(graph),
+        options_(options),
+        session_(session),
+        report_(report),
+        values_(graph.tensors.size()) {}
 
   std::vector<Array> run(const std::vector<Array>& inputs) {
     bind_inputs(inputs);
@@ -183,10 +190,11 @@ class GraphRun {
       tensors[t] = std::move(a);
     }
     if (options_.backend == Backend::kNative) {
-      detail::run_native_kernel(program_, k, lifted, node.scalar_args, tensors, options_,
-                                node.name);
+      detail::run_native_kernel(program_, k, lifted, node.scalar_args, tensors, options_, node.name,
+                                session_, report_);
     } else {
       detail::interpret_kernel(program_, k, lifted, node.scalar_args, tensors, options_, node.name);
+      ++report_.interpreted_calls;
     }
     for (size_t r = 0; r < k.returns.size(); ++r)
       values_[static_cast<size_t>(node.outputs[r])] = tensors[static_cast<size_t>(k.returns[r])];
@@ -347,13 +355,38 @@ class GraphRun {
   const Program& program_;
   const Graph& graph_;
   const ExecOptions& options_;
+  NativeSession& session_;
+  ExecReport& report_;
   std::vector<Array> values_;
   Array empty_;
 };
 
 }  // namespace
 
-ExecCost estimate_cost(const Graph& graph) {
+namespace {
+
+// Bytes the native GEMM path allocates for one contraction nest: each of A, B and C packed
+// over the ranks it is indexed by, in fp64 for fp64 targets and fp32 otherwise (an upper
+// bound: nests the path does not take allocate nothing).
+int64_t packed_bytes(const Einsum& e) {
+  if (e.macs <= 0 || e.inputs.size() != 2) return 0;
+  auto elements = [&](const Operand& o) {
+    int64_t n = 1;
+    for (size_t r = 0; r < e.ranks.size(); ++r) {
+      bool used = false;
+      for (const auto& dim : o.projection)
+        for (const ProjectionTerm& t : dim) used = used || t.rank == e.ranks[r];
+      if (used) n *= e.rank_sizes[r];
+    }
+    return n;
+  };
+  const int64_t es = e.output_dtype == DType::kFp64 ? 8 : 4;
+  return (elements(e.inputs[0]) + elements(e.inputs[1]) + elements(e.output)) * es;
+}
+
+}  // namespace
+
+ExecCost estimate_cost(const Graph& graph, bool packed_gemms) {
   ExecCost cost;
   std::vector<int> remaining(graph.tensors.size(), 0);
   for (const Node& n : graph.nodes)
@@ -367,7 +400,10 @@ ExecCost estimate_cost(const Graph& graph) {
     for (TensorId t : n.outputs)
       live += graph.tensors[static_cast<size_t>(t)].elements() *
               storage_bytes(graph.tensors[static_cast<size_t>(t)].dtype);
-    cost.peak_bytes = std::max(cost.peak_bytes, live);
+    int64_t scratch = 0;
+    if (packed_gemms && n.einsums)
+      for (const Einsum& e : *n.einsums) scratch = std::max(scratch, packed_bytes(e));
+    cost.peak_bytes = std::max(cost.peak_bytes, live + scratch);
     for (TensorId t : n.inputs) {
       const TensorInfo& info = graph.tensors[static_cast<size_t>(t)];
       if (--remaining[static_cast<size_t>(t)] == 0 && !info.is_output && info.producer != kNoNode)
@@ -385,8 +421,15 @@ ExecCost estimate_cost(const Graph& graph) {
 }
 
 std::vector<Array> execute(const Program& program, const Graph& graph,
-                           const std::vector<Array>& inputs, const ExecOptions& options) {
-  return GraphRun(program, graph, options).run(inputs);
+                           const std::vector<Array>& inputs, const ExecOptions& options,
+                           ExecReport* report) {
+  ExecReport local_report;
+  ExecReport& r = report ? *report : local_report;
+  r = ExecReport{};
+  r.backend = options.backend;
+  std::optional<NativeSession> own;  // without the caller's: one for this execution
+  NativeSession* session = options.session ? options.session : &own.emplace();
+  return GraphRun(program, graph, options, *session, r).run(inputs);
 }
 
 }  // namespace solar

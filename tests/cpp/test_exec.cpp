@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
 #include "solar/exec/executor.h"
 #include "solar/pipeline/pipeline.h"
@@ -49,6 +52,107 @@ TEST(Interpreter, CostEstimateOfThePaperExample) {
   const Program p = load_program(testing::example("linear_bias_matmul.py"));
   const ExecCost c = estimate_cost(trace_program(p, {}));
   EXPECT_EQ(c.peak_bytes, 1509376);
+}
+
+TEST(Interpreter, CostEstimateWithPackedGemms) {
+  // The native GEMM path packs A, B and C of each contraction in fp32. linear (BMK,NK->BMN,
+  // B=2 M=128 K=256 N=512): A 65,536 + B 131,072 + C 131,072 elements = 1,310,720 B, while
+  // the inputs (919,552 B) and Y (524,288 B) are live: 2,754,560 B. The second product
+  // (BMN,NP->BMP, P=64) packs 131,072 + 32,768 + 16,384 elements = 720,896 B beside
+  // 1,509,376 B live: 2,230,272 B, less.
+  const Program p = load_program(testing::example("linear_bias_matmul.py"));
+  const ExecCost c = estimate_cost(trace_program(p, {}), /*packed_gemms=*/true);
+  EXPECT_EQ(c.peak_bytes, 2754560);
+}
+
+// The native backend on a fresh cache directory of this test.
+struct NativeFixture : ::testing::Test {
+  std::filesystem::path dir;
+  ExecOptions options;
+  Program program = load_program(testing::example("linear_bias_matmul.py"));
+  Graph graph;
+  std::vector<Array> in;
+
+  void SetUp() override {
+    dir = std::filesystem::path(::testing::TempDir()) /
+          ("solar-native-" +
+           std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(dir);
+    options.backend = Backend::kNative;
+    options.cache_dir = dir.string();
+    options.include_dir = testing::source_dir() + "/include";
+    TraceOptions o;
+    o.dims = {{"B", 2}, {"M", 4}, {"K", 3}, {"N", 5}, {"P", 2}};
+    graph = trace_program(program, o);
+    in = {filled(DType::kFp32, {2, 4, 3}, 1.0f), filled(DType::kFp32, {5, 3}, 1.0f),
+          filled(DType::kFp32, {5}, 0.5f), filled(DType::kFp32, {5, 2}, 1.0f)};
+  }
+  // Z = 17.5 everywhere (see PaperExampleOnConstantInputs).
+  void expect_paper_result(const std::vector<Array>& out) {
+    ASSERT_EQ(out.size(), 1u);
+    const float* z = static_cast<const float*>(out[0].data);
+    for (int64_t i = 0; i < out[0].elements(); ++i) EXPECT_FLOAT_EQ(z[i], 17.5f);
+  }
+};
+
+TEST_F(NativeFixture, RunsNativelyAndReportsIt) {
+  ExecReport r;
+  expect_paper_result(execute(program, graph, in, options, &r));
+  EXPECT_EQ(r.backend, Backend::kNative);
+  EXPECT_EQ(r.native_calls, 2);  // linear#0 and matmul#0
+  EXPECT_EQ(r.interpreted_calls, 0);
+  EXPECT_EQ(r.fallback_reason, "");
+}
+
+TEST_F(NativeFixture, AMissingCompilerIsACompileError) {
+  options.compiler = "/nonexistent/c++";
+  testing::expect_user_error([&] { execute(program, graph, in, options); }, ErrorKind::kCompile,
+                             "cannot run '/nonexistent/c++': No such file or directory");
+  EXPECT_EQ(native_unavailable_reason(options),
+            "the C++ compiler '/nonexistent/c++' was not found");
+}
+
+TEST_F(NativeFixture, FallbackIsTheCallersSessionNotTheProcesses) {
+  options.compiler = "/nonexistent/c++";
+  options.fallback_to_interpreter = true;
+  NativeSession session;
+  options.session = &session;
+  ExecReport r;
+  expect_paper_result(execute(program, graph, in, options, &r));
+  EXPECT_EQ(r.backend, Backend::kInterpreter);
+  EXPECT_EQ(r.native_calls, 0);
+  EXPECT_EQ(r.interpreted_calls, 2);
+  EXPECT_NE(r.fallback_reason.find("cannot run '/nonexistent/c++'"), std::string::npos);
+  EXPECT_EQ(session.unavailable(), r.fallback_reason);
+  // Another session (a working compiler) is not affected.
+  ExecOptions fresh = options;
+  fresh.compiler = "c++";
+  fresh.session = nullptr;
+  fresh.fallback_to_interpreter = false;
+  ExecReport r2;
+  expect_paper_result(execute(program, graph, in, fresh, &r2));
+  EXPECT_EQ(r2.backend, Backend::kNative);
+  EXPECT_EQ(r2.native_calls, 2);
+}
+
+TEST_F(NativeFixture, ATruncatedCachedKernelIsRebuilt) {
+  expect_paper_result(execute(program, graph, in, options));
+  int damaged = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() != ".so") continue;
+    std::filesystem::resize_file(e.path(), std::filesystem::file_size(e.path()) / 3);
+    ++damaged;
+  }
+  EXPECT_EQ(damaged, 2);
+  ExecReport r;
+  expect_paper_result(execute(program, graph, in, options, &r));  // no SIGBUS
+  EXPECT_EQ(r.native_calls, 2);
+}
+
+TEST_F(NativeFixture, CancelStopsTheRun) {
+  std::atomic<bool> cancel{true};
+  options.cancel = &cancel;
+  EXPECT_THROW(execute(program, graph, in, options), Interrupted);
 }
 
 }  // namespace

@@ -44,6 +44,7 @@ enum class ErrorKind {
   kBounds,          // an out-of-range tensor access during execution
   kBudget,          // execution would exceed the memory or time budget
   kValidation,      // outputs do not match the expected ones
+  kCompile,         // the native backend cannot compile or load a kernel here
 };
 
 const char* error_kind_name(ErrorKind kind);

@@ -40,24 +40,68 @@ double round_to_dtype(DType dtype, double v);
 
 enum class Backend { kInterpreter, kNative };
 
+const char* backend_name(Backend backend);
+
+// The native backend's state, owned by the caller (no process-wide state): the kernels this
+// session has loaded (by source hash) and, once a kernel could not be compiled with
+// ExecOptions::fallback_to_interpreter set, why (later calls then run in the interpreter
+// without trying again). A session may serve several executions, one after another or from
+// several threads; without one, each execution uses a session of its own.
+class NativeSession {
+ public:
+  NativeSession();
+  ~NativeSession();  // unloads the kernels it loaded
+  NativeSession(const NativeSession&) = delete;
+  NativeSession& operator=(const NativeSession&) = delete;
+
+  // Why the native backend failed in this session ("" while it has not).
+  std::string unavailable() const;
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
 struct ExecOptions {
   Backend backend = Backend::kInterpreter;
   // Check every tensor access against its shape; an out-of-range index is a UserError
   // (kind kBounds) naming the kernel, the source line, the index values and the shape.
   bool bounds_check = true;
-  // Set from another thread (or a signal handler) to stop at the next loop iteration; the
-  // executor then throws Interrupted.
+  // Set from another thread (or a signal handler) to stop soon (native code polls it every
+  // few thousand loop iterations and between GEMM blocks, the interpreter every 64 rows, the
+  // compiler is killed); the executor then throws Interrupted.
   const std::atomic<bool>* cancel = nullptr;
-  // Native backend: where compiled kernels are cached, the compiler, and the include dir
+  // Native backend: where compiled kernels are cached (default: <temp>/solar-kernels), the
+  // compiler command (words separated by spaces, run without a shell), and the include dir
   // holding solar/exec/numeric.h.
   std::string cache_dir;
   std::string compiler = "c++";
   std::string include_dir;
   int threads = 0;  // 0: all cores
-  // Native backend: when the compiler is missing or fails, run kernels in the interpreter
-  // instead of failing (false: report the compiler's error).
-  bool fallback_to_interpreter = true;
+  // Native backend: when a kernel cannot be compiled or loaded (kind kCompile), run it and
+  // every later kernel of the session in the interpreter instead of failing; ExecReport then
+  // says so. Off by default: the error names the compiler and carries its message.
+  bool fallback_to_interpreter = false;
+  // Loaded kernels and fallback state; null: a session for this execution only.
+  NativeSession* session = nullptr;
 };
+
+// What an execution did: the backend that ran its kernel calls (the interpreter as soon as
+// one native call fell back), how many calls each backend ran, and why the native backend
+// was not used for some ("" when it was used for every call asked of it).
+struct ExecReport {
+  Backend backend = Backend::kInterpreter;
+  int64_t native_calls = 0;
+  int64_t interpreted_calls = 0;
+  std::string fallback_reason;
+};
+
+// Why the native backend cannot run here, checked without compiling anything: the compiler
+// command is not found or not executable, or the cache directory cannot be created or
+// written. "" when both look usable (a compile can still fail: kind kCompile).
+std::string native_unavailable_reason(const ExecOptions& options);
 
 // Thrown when ExecOptions::cancel was set.
 class Interrupted : public std::runtime_error {
@@ -66,17 +110,20 @@ class Interrupted : public std::runtime_error {
 };
 
 // What executing the graph will cost, for budgets: peak bytes of live arrays and the number
-// of loop iterations times operations per iteration.
+// of loop iterations times operations per iteration. With `packed_gemms` (the native backend
+// without bounds checks), a contraction nest also holds its packed operands and result while
+// it runs (the GEMM path: (|A| + |B| + |C|) x 4 or 8 bytes), counted in the peak.
 struct ExecCost {
   int64_t peak_bytes = 0;
   int64_t operations = 0;  // Σ over nests of points × (1 + operators per point)
 };
-ExecCost estimate_cost(const Graph& graph);
+ExecCost estimate_cost(const Graph& graph, bool packed_gemms = false);
 
 // Runs the graph on `inputs` (one per graph input, in order; shapes and dtypes must match the
 // graph's, a mismatch is a UserError naming the parameter and both shapes). Returns the
-// graph outputs in order.
+// graph outputs in order; `report`, when given, receives which backend ran each call.
 std::vector<Array> execute(const Program& program, const Graph& graph,
-                           const std::vector<Array>& inputs, const ExecOptions& options);
+                           const std::vector<Array>& inputs, const ExecOptions& options,
+                           ExecReport* report = nullptr);
 
 }  // namespace solar

@@ -38,6 +38,33 @@ class Capture:
     problem: Problem | None = None
     module: object = None  # an in-memory module and its real example inputs (validation)
     example_inputs: list = field(default_factory=list)
+    # Bytes that building the real model allocates (its parameters, buffers and tensor
+    # attributes, all of them, read by forward or not) and that get_inputs() allocates,
+    # measured on the meta device: validation checks them against its budget first.
+    model_bytes: int = 0
+    input_bytes: int = 0
+
+
+def tensor_bytes(values) -> int:
+    """Bytes of the distinct tensors among `values`."""
+    import torch
+
+    seen, total = set(), 0
+    for t in values:
+        if isinstance(t, torch.Tensor) and id(t) not in seen:
+            seen.add(id(t))
+            total += t.numel() * t.element_size()
+    return total
+
+
+def model_tensors(model) -> list:
+    """Every tensor a module holds: parameters, buffers and plain tensor attributes."""
+    import torch
+
+    out = [*model.parameters(), *model.buffers()]
+    for m in model.modules():
+        out += [v for v in vars(m).values() if isinstance(v, torch.Tensor)]
+    return out
 
 
 def is_pytorch_program(path: str) -> bool:
@@ -48,6 +75,15 @@ def is_pytorch_program(path: str) -> bool:
     except OSError:
         return False  # the IR reader reports it
     return "import torch" in text and "@kernel" not in text and "def model(" not in text
+
+
+def program_text(path: str) -> str:
+    """The text of a PyTorch program; unreadable or non-UTF-8 files are a `capture` error
+    naming the file."""
+    try:
+        return Path(path).read_text()
+    except (OSError, ValueError) as e:
+        raise frontend_error("capture", f"cannot read the program: {e}", file=path) from None
 
 
 def load_problem(path: str, overrides: dict | None = None) -> Problem:
@@ -231,8 +267,9 @@ def export_module(model, inputs: list, source: str):
 def capture_problem(path: str, overrides: dict | None = None) -> Capture:
     problem = load_problem(path, overrides)
     model, inputs = build_on_meta(problem)
+    model_bytes, input_bytes = tensor_bytes(model_tensors(model)), tensor_bytes(inputs)
     exported = export_module(model, inputs, path)
-    return Capture(exported, path, problem)
+    return Capture(exported, path, problem, model_bytes=model_bytes, input_bytes=input_bytes)
 
 
 def capture_module(model, example_inputs) -> Capture:
@@ -253,9 +290,12 @@ def capture_module(model, example_inputs) -> Capture:
     patch_recurrent(model)
     exported = export_module(model, inputs, "")
     real = all(not isinstance(t, torch.Tensor) or t.device.type != "meta" for t in example_inputs)
+    # The module's own tensors exist already (validation allocates none of them); its inputs
+    # are cloned for the forward pass.
     return Capture(
         exported,
         "",
         module=original if real else None,
         example_inputs=list(example_inputs) if real else [],
+        input_bytes=tensor_bytes(example_inputs),
     )

@@ -76,10 +76,85 @@ def _slots(a) -> list[_Slot]:
     return []
 
 
-def _random(slot: _Slot, generator) -> torch.Tensor:
-    """Random values for floats, zeros for integer tensors (always valid indices), random
-    booleans."""
+# Operators that index a table with an integer tensor: argument position of the index ->
+# (position of the table, position of the dim argument, or None for dim 0 / the list
+# position for aten.index).
+_INDEX_ARGS = {
+    "aten.embedding.default": {1: (0, None)},
+    "aten.index_select.default": {2: (0, 1)},
+    "aten.gather.default": {2: (0, 1)},
+    "aten.scatter.src": {2: (0, 1)},
+    "aten.scatter.value": {2: (0, 1)},
+    "aten.scatter_add.default": {2: (0, 1)},
+    "aten.scatter_reduce.two": {2: (0, 1)},
+    "aten.index.Tensor": {1: (0, "list")},
+    "aten.index_put.default": {1: (0, "list")},
+}
+# Arguments that must be positive: running variances (eval-mode batch norm reads them under
+# a square root) and the operand of operators defined only there.
+_POSITIVE_ARGS = {
+    "aten._native_batch_norm_legit_no_training.default": (4,),
+    "aten._native_batch_norm_legit_functional.default": (4,),
+    "aten._native_batch_norm_legit.default": (4,),
+    "aten.native_batch_norm.default": (4,),
+    "aten.log.default": (0,),
+    "aten.log2.default": (0,),
+    "aten.log10.default": (0,),
+    "aten.log1p.default": (0,),
+    "aten.sqrt.default": (0,),
+    "aten.rsqrt.default": (0,),
+    "aten.pow.Tensor_Scalar": (0,),
+}
+# Arguments that must lie in (-1, 1).
+_UNIT_ARGS = {
+    "aten.acos.default": (0,),
+    "aten.asin.default": (0,),
+    "aten.atanh.default": (0,),
+}
+
+
+def _draws(key: str, args) -> dict[int, tuple]:
+    """id(slot) -> how to draw it, for the arguments that random normals or zeros would make
+    invalid or meaningless: ("index", rows) for indices into a table, ("positive",),
+    ("unit",)."""
+    out: dict[int, tuple] = {}
+    for pos, (table_pos, dim_pos) in _INDEX_ARGS.get(key, {}).items():
+        if pos >= len(args) or table_pos >= len(args):
+            continue
+        table = args[table_pos]
+        if not isinstance(table, _Slot) or not table.shape:
+            continue
+        if dim_pos == "list":
+            for d, idx in enumerate(args[pos] if isinstance(args[pos], (list, tuple)) else []):
+                if isinstance(idx, _Slot) and d < len(table.shape):
+                    out[id(idx)] = ("index", table.shape[d])
+            continue
+        dim = args[dim_pos] if dim_pos is not None and dim_pos < len(args) else 0
+        if isinstance(args[pos], _Slot) and isinstance(dim, int):
+            out[id(args[pos])] = ("index", table.shape[dim % len(table.shape)])
+    for table, kind in ((_POSITIVE_ARGS, "positive"), (_UNIT_ARGS, "unit")):
+        for pos in table.get(key, ()):
+            if pos < len(args) and isinstance(args[pos], _Slot):
+                out[id(args[pos])] = (kind,)
+    return out
+
+
+def _random(slot: _Slot, generator, draw: tuple | None = None) -> torch.Tensor:
+    """Random inputs valid for their role and dtype: normals for floats (in [0.5, 1.5) where
+    the operator needs positive values, in (-0.9, 0.9) where it needs (-1, 1)); indices into
+    a table uniform over its rows that the index dtype can hold; zeros for other integer
+    tensors (always valid); random booleans."""
+    if draw and draw[0] == "index":
+        top = torch.iinfo(slot.dtype).max if slot.dtype != torch.bool else 1
+        high = min(int(draw[1]), int(top) + 1)
+        if high < 1:
+            return torch.zeros(slot.shape, dtype=slot.dtype)
+        return torch.randint(0, high, slot.shape, generator=generator).to(slot.dtype)
     if slot.dtype.is_floating_point:
+        if draw and draw[0] == "positive":
+            return (torch.rand(slot.shape, generator=generator) + 0.5).to(slot.dtype)
+        if draw and draw[0] == "unit":
+            return (torch.rand(slot.shape, generator=generator) * 1.8 - 0.9).to(slot.dtype)
         return torch.randn(slot.shape, generator=generator).to(slot.dtype)
     if slot.dtype == torch.bool:
         return torch.rand(slot.shape, generator=generator) > 0.5
@@ -169,29 +244,31 @@ def _halve(key, args, kwargs, lead: int):
 
 def check_operator(key, args, kwargs, outputs, lead, seed, backend, max_bytes, max_seconds):
     """Validates one operator; returns (Validation, shapes text), or (None, why) when it
-    cannot run here. Over the budget, the inputs whose leading dim equals the output's
-    (the batch) are halved, the output's leading dim with them."""
+    cannot run here. The budget is checked on the meta device before any input is drawn;
+    over it, the inputs whose leading dim equals the output's (the batch) are halved, the
+    output's leading dim with them."""
     from .. import _core
-    from ..execution import check_budget
     from .capture import capture_module
     from .lower import lower
-    from .validate import load_lowered, validate_full
+    from .validate import check_validation_budget, is_compile_error, load_lowered, validate_full
 
     target = _resolve(key)
     last = ""
     for _ in range(24):
         slots = _slots(args) + _slots(kwargs)
-        gen = torch.Generator().manual_seed(seed)
-        inputs = [_random(s, gen) for s in slots]
         module = OneOp(target, args, kwargs, outputs)
         shapes = ", ".join(repr(s) for s in slots)
+        meta = [torch.empty(s.shape, dtype=s.dtype, device="meta") for s in slots]
         try:
-            capture = capture_module(module, inputs)
+            capture = capture_module(module, meta)
+            capture.input_bytes = sum(t.numel() * t.element_size() for t in meta)
             lowered = lower(capture)
             program = load_lowered(lowered)
             graph = _core.trace(program, [])
-            check_budget(graph, backend, max_bytes, max_seconds, "", bounds_check=False)
+            check_validation_budget(graph, capture, backend, max_bytes, max_seconds)
         except UserError as e:
+            if is_compile_error(e):
+                raise
             last = e.diagnostics[0].message
             smaller = _halve(key, args, kwargs, lead) if lead > 1 else None
             if smaller is None:
@@ -199,6 +276,10 @@ def check_operator(key, args, kwargs, outputs, lead, seed, backend, max_bytes, m
             args, kwargs = smaller
             lead = (lead + 1) // 2
             continue
+        draws = _draws(key, args)
+        gen = torch.Generator().manual_seed(seed)
+        capture.module = module
+        capture.example_inputs = [_random(s, gen, draws.get(id(s))) for s in slots]
         v = validate_full(
             capture, lowered, program, seed, backend, max_bytes, max_seconds, f"on {shapes}"
         )
@@ -213,7 +294,7 @@ def _resolve(key: str):
 
 
 def validate_per_kernel(capture, lowered, why, seed, backend, max_bytes, max_seconds):
-    from .validate import _VIEW_OPS, Validation
+    from .validate import _VIEW_OPS, Validation, is_compile_error
 
     needed = {op for op in lowered.sequence if op not in _VIEW_OPS}
     ops = distinct_operators(capture.exported, needed)
@@ -227,6 +308,8 @@ def validate_per_kernel(capture, lowered, why, seed, backend, max_bytes, max_sec
                 key, args, kwargs, outputs, lead, seed, backend, max_bytes, max_seconds
             )
         except Exception as e:  # noqa: BLE001 - PyTorch refusing an operator alone
+            if is_compile_error(e):
+                raise  # the native backend cannot run here: validate() switches backend
             v, shapes = None, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
         if v is None:
             skipped.append(f"{key} ({shapes})")

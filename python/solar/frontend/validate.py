@@ -11,19 +11,22 @@ says which and by how much).
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import _core
 from ..errors import UserError, argument_error
-from ..execution import check_budget
+from ..execution import native_unavailable
 from ..tolerance import compare_all, output_budgets, perturb, perturbation_unit
 from .capture import Capture, frontend_error
 from .lower import LoweredProgram, ir_dtype, lower
 from .per_kernel import validate_per_kernel
 
-VALIDATION_MAX_BYTES = 1 << 30  # per program: arrays live at once in the IR run
+# Per program: everything validation allocates at once (the real model, PyTorch's inputs and
+# their copies, PyTorch's and the IR's arrays, the comparison); see validation_bytes.
+VALIDATION_MAX_BYTES = int(os.environ.get("SOLAR_VALIDATION_MAX_BYTES", 1 << 30))
 VALIDATION_MAX_SECONDS = 15.0  # per program: estimated IR execution time (conservative)
 
 
@@ -32,6 +35,72 @@ class Validation:
     status: str  # full | scaled | per-kernel | none | failed
     detail: str
     outputs: list = field(default_factory=list)  # Comparison per output
+    backend: str = ""  # the executor backend that ran the IR ("" when nothing ran)
+
+
+class RealModelError(Exception):
+    """Building or running the real PyTorch program for validation failed (it was captured
+    on the meta device, so the analysis stands): validation is `none` with this reason."""
+
+
+# Bytes per output element that comparing one output allocates (both sides as float64, the
+# difference, the relative error and the masks).
+COMPARE_BYTES_PER_ELEMENT = 64
+
+
+def validation_bytes(graph, capture: Capture, backend: str) -> tuple[int, str]:
+    """(bytes, what) a full validation of `graph` holds at its peak: the real model's tensors
+    (built for real, read by forward or not), PyTorch's inputs and the copies forward gets,
+    PyTorch's intermediates and outputs, the IR's own arrays (estimated alike; the IR reads
+    inputs and weights in place) with the native GEMM path's packed operands, and the
+    comparison of the largest output."""
+    from ..execution import estimate_bytes, storage_bytes_of
+
+    peak = estimate_bytes(graph, backend, bounds_check=False)
+    ir_inputs = sum(storage_bytes_of(graph.tensors[t]) for t in graph.inputs)
+    outputs = [graph.tensors[t] for t in graph.outputs]
+    largest = max((_elements(t.shape) for t in outputs), default=0)
+    arrays = 2 * max(peak - ir_inputs, 0)
+    total = capture.model_bytes + 2 * capture.input_bytes + arrays
+    total += COMPARE_BYTES_PER_ELEMENT * largest
+    parts = []
+    if capture.model_bytes:
+        parts.append(f"{capture.model_bytes / 2**30:.2f} GiB of model parameters and buffers")
+    parts.append(f"{2 * capture.input_bytes / 2**30:.2f} GiB of inputs and their copies")
+    parts.append(f"{arrays / 2**30:.2f} GiB of PyTorch's and the IR's arrays")
+    parts.append(f"{COMPARE_BYTES_PER_ELEMENT * largest / 2**30:.2f} GiB to compare outputs")
+    return total, ", ".join(parts)
+
+
+def _elements(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= int(d)
+    return n
+
+
+def check_validation_budget(graph, capture: Capture, backend: str, max_bytes, max_seconds):
+    """Refuses (kind `budget`) a full validation that would not fit: memory as
+    validation_bytes counts it, time as the IR's estimate at the backend's rate."""
+    from ..execution import budget_error, estimate_seconds
+
+    total, what = validation_bytes(graph, capture, backend)
+    seconds = estimate_seconds(graph, backend, bounds_check=False)
+    over = []
+    if total > max_bytes:
+        over.append(f"{total / 2**30:.2f} GiB ({what}; budget {max_bytes / 2**30:.2f} GiB)")
+    if seconds > max_seconds:
+        over.append(
+            f"about {seconds:.0f} s with the {backend} backend (budget {max_seconds:.0f} s)"
+        )
+    if over:
+        raise budget_error(over, graph, capture.source)
+    return total, seconds
+
+
+def is_compile_error(e: BaseException) -> bool:
+    """A UserError of kind `compile`: the native backend cannot compile or load here."""
+    return isinstance(e, UserError) and any(d.kind == "compile" for d in e.diagnostics)
 
 
 @contextlib.contextmanager
@@ -175,17 +244,47 @@ def validate(
     max_bytes=None,
     max_seconds=None,
 ) -> Validation:
-    """Validates a lowered program: at full size when it fits the execution budget, else at
-    reduced sizes (scaled)."""
+    """Validates a lowered program: at full size when it fits the validation budget, else at
+    reduced sizes (scaled), else per kernel. The native backend is used where it can run;
+    where it cannot (no compiler, no writable cache, a kernel that does not compile) the
+    interpreter runs instead, with the budget at the interpreter's speed, and the detail says
+    so. A failure to build or run the real program gives `none` with the reason."""
     # Validation runs PyTorch and the IR program, a batch runs many: a tighter budget than
     # `solar run`'s, so that large programs validate at reduced sizes in seconds.
     max_bytes = VALIDATION_MAX_BYTES if max_bytes is None else max_bytes
     max_seconds = VALIDATION_MAX_SECONDS if max_seconds is None else max_seconds
+    why_not_native = native_unavailable() if backend == "native" else ""
+    if why_not_native:
+        backend = "interpreter"
+    while True:
+        try:
+            v = _validate(capture, lowered, program, graph, seed, backend, max_bytes, max_seconds)
+            break
+        except UserError as e:
+            if backend != "native" or not is_compile_error(e):
+                raise
+            why_not_native = e.diagnostics[0].message.splitlines()[0]
+            backend = "interpreter"  # and again from the top: the budget at its speed
+        except RealModelError as e:
+            return Validation("none", f"not validated: {e}")
+    if v.backend == "":
+        v.backend = backend
+    if why_not_native and v.status != "none":
+        v.detail += (
+            f"; run with the interpreter backend: the native backend is unavailable here "
+            f"({why_not_native})"
+        )
+    return v
+
+
+def _validate(capture, lowered, program, graph, seed, backend, max_bytes, max_seconds):
     try:
         if capture.problem is None and capture.module is None:
             raise argument_error("a module on the meta device has no values to run")
-        check_budget(graph, backend, max_bytes, max_seconds, capture.source, bounds_check=False)
+        check_validation_budget(graph, capture, backend, max_bytes, max_seconds)
     except UserError as e:
+        if is_compile_error(e):
+            raise
         if capture.problem is None:
             return validate_per_kernel(
                 capture, lowered, e.diagnostics[0].message, seed, backend, max_bytes, max_seconds
@@ -330,9 +429,7 @@ def validate_scaled(
             program = load_lowered(low)
             small = _core.trace(program, [])
             try:
-                check_budget(
-                    small, backend, max_bytes, max_seconds, capture.source, bounds_check=False
-                )
+                check_validation_budget(small, cap, backend, max_bytes, max_seconds)
             except UserError as e:
                 last = e.diagnostics[0].message
                 if going_down:
@@ -374,31 +471,46 @@ def validate_full(
     sizes: str,
 ) -> Validation:
     """Runs PyTorch and the IR program on the same inputs and weights and compares every
-    output."""
+    output. The caller checked the budget (check_validation_budget)."""
     from ..execution import run
 
-    model, inputs, golden = golden_run(capture, seed)
+    try:
+        model, inputs, golden = golden_run(capture, seed)
+    except (UserError, MemoryError, RuntimeError) as e:
+        first = (e.diagnostics[0].message if isinstance(e, UserError) else str(e)).splitlines()
+        raise RealModelError(
+            f"running the real program {sizes} failed ({first[0] if first else type(e).__name__})"
+        ) from None
     feeds = ir_inputs(lowered, capture, model, inputs)
+    del model, inputs  # tensors the IR does not read (unused buffers) are freed here
     outs = run(
         program,
         feeds,
         backend=backend,
         bounds_check=False,
-        max_bytes=max_bytes,
         max_seconds=max_seconds,
+        max_bytes=1 << 62,  # checked with everything else by the caller
     )
+    del feeds
     # Outputs are compared by the criterion of solar.tolerance (docs/execution.md): the allowed
     # error grows with the rounding the lowered graph accumulates on the way to each output,
     # and for an output that fails that, with PyTorch's response to one-ulp changes of the
-    # inputs and weights (an ill-conditioned output).
+    # inputs and weights (an ill-conditioned output). The real model was freed before the IR
+    # ran (the budget counts one of them at a time); that second stage builds it again (the
+    # same seed gives the same weights).
     budgets = output_budgets(_core.trace(program, []))
+
+    def perturbed():
+        again, again_inputs, _ = golden_run(capture, seed)
+        return perturbed_golden(capture, again, again_inputs, seed)
+
     results = compare_all(
         [f"out{i}" for i in range(len(golden))],
         [outs[f"out{i}"] for i in range(len(golden))],
         golden,
         [ir_dtype(w.dtype) for w in golden],
         budgets,
-        lambda: perturbed_golden(capture, model, inputs, seed),
+        perturbed,
         "expected",
     )
     bad = next((c for c in results if not c.ok), None)

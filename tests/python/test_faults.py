@@ -1,0 +1,607 @@
+"""Faults (docs/execution.md, Faults): damaged kernel caches are rebuilt, a missing compiler or
+an unusable cache is an error of kind `compile` (never a silent fallback), Ctrl-C stops a
+native run, `solar batch` survives a damaged or shared output file, malformed input files
+are clean user errors, `solar inputs` has a budget, and inputs are drawn valid for their
+role. Each regression test fails on 5dd0d0b, the commit before these fixes; the controls
+(marked so) pass there too."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import solar
+
+ROOT = Path(__file__).resolve().parents[2]
+
+AFFINE = """
+@kernel
+def affine(X: Tensor("R,C")) -> Tensor("R,C"):
+    Y = Tensor(R=X.shape[0], C=X.shape[1])
+    for r in Dim("R", parallel=True):
+        for c in Dim("C"):
+            Y[r, c] = X[r, c] * 2.0 + 1.0
+    return Y
+DIMS = {"R": 3, "C": 5}
+def model(x: Tensor("R,C")):
+    return affine(x)
+"""
+# x = 0, 0.25, ..., 3.5 (exact in fp32), so y = 2x + 1 is exact: 1, 1.5, ..., 8.
+X = (np.arange(15, dtype=np.float32) / 4).reshape(3, 5)
+# Run in a fresh process: prints "ok" when y == 2x + 1 exactly, else the error.
+RUN_AFFINE = """
+import sys, numpy as np, solar
+x = (np.arange(15, dtype=np.float32) / 4).reshape(3, 5)
+try:
+    y = solar.run(sys.argv[1], {"x": x}, backend="native")["out0"]
+except solar.UserError as e:
+    print(e.diagnostics[0].kind, e.diagnostics[0].message)
+    sys.exit(1)
+print("ok" if np.array_equal(y, 2 * x + 1) else "wrong")
+"""
+
+
+def execute(*args, **kw):
+    from solar.execution import execute as run
+
+    return run(*args, **kw)
+
+
+def write(tmp_path: Path, text: str, name: str = "prog.py") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def env_with(**kw) -> dict:
+    env = dict(os.environ)
+    for k, v in kw.items():
+        if v is None:
+            env.pop(k, None)
+        else:
+            env[k] = str(v)
+    return env
+
+
+def cli(*args, env=None, timeout=300):
+    return subprocess.run(
+        [sys.executable, "-m", "solar.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
+
+
+def run_affine(prog: Path, cache: Path, **env):
+    return subprocess.run(
+        [sys.executable, "-c", RUN_AFFINE, str(prog)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env_with(SOLAR_CACHE_DIR=cache, **env),
+    )
+
+
+# --- the kernel cache ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def built_cache(tmp_path_factory):
+    """A cache holding the one compiled kernel of AFFINE (and the program)."""
+    base = tmp_path_factory.mktemp("affine")
+    prog = write(base, AFFINE)
+    cache = base / "kernels"
+    r = run_affine(prog, cache)
+    assert r.returncode == 0 and r.stdout.split() == ["ok"], r.stdout + r.stderr
+    return prog, cache
+
+
+def _truncate(p: Path):
+    os.truncate(p, p.stat().st_size // 2)
+
+
+def _zero(p: Path):
+    p.write_bytes(bytes(p.stat().st_size))
+
+
+def _garbage(p: Path):
+    p.write_bytes(np.random.default_rng(0).bytes(p.stat().st_size))
+
+
+def _wrong_size(p: Path):
+    p.write_bytes(p.read_bytes() + bytes(64))
+
+
+DAMAGE = {"truncate": _truncate, "zero": _zero, "garbage": _garbage, "wrong-size": _wrong_size}
+
+
+@pytest.mark.native
+@pytest.mark.parametrize("how", DAMAGE)
+def test_a_damaged_cached_kernel_is_rebuilt(tmp_path, built_cache, how):
+    # Before: a truncated object was mapped and ran into SIGBUS; a zeroed, overwritten or
+    # extended one failed dlopen, a permanent "internal error" that was never rebuilt.
+    prog, src = built_cache
+    cache = tmp_path / "kernels"
+    shutil.copytree(src, cache)
+    [so] = cache.glob("*.so")
+    DAMAGE[how](so)
+    r = run_affine(prog, cache)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.split() == ["ok"]
+    # The record names an object of the size it records (the rebuilt one).
+    meta = (cache / (so.name.split("-")[0] + ".meta")).read_text().split()
+    assert meta[0] == "solar-kernel/1"
+    rebuilt = cache / meta[meta.index("object") + 1]
+    assert rebuilt.stat().st_size == int(meta[meta.index("bytes") + 1])
+
+
+@pytest.mark.native
+@pytest.mark.parametrize("how", DAMAGE)
+def test_a_damaged_kernel_is_never_loaded(tmp_path, built_cache, how):
+    # With no compiler on PATH to rebuild it, a damaged object is not loaded (no SIGBUS, no
+    # internal error): the run fails with kind `compile`, while the intact cache needs no
+    # compiler.
+    prog, src = built_cache
+    cache = tmp_path / "kernels"
+    shutil.copytree(src, cache)
+    (tmp_path / "empty").mkdir()
+    no_compiler = {"PATH": tmp_path / "empty"}
+    intact = run_affine(prog, cache, **no_compiler)
+    assert intact.returncode == 0 and intact.stdout.split() == ["ok"], intact.stdout
+    [so] = cache.glob("*.so")
+    DAMAGE[how](so)
+    r = run_affine(prog, cache, **no_compiler)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert r.stdout.startswith("compile ") and "cannot run 'c++': No such file" in r.stdout
+
+
+@pytest.mark.native
+def test_a_garbage_cache_record_is_rebuilt(tmp_path, built_cache):
+    prog, src = built_cache
+    cache = tmp_path / "kernels"
+    shutil.copytree(src, cache)
+    [meta] = cache.glob("*.meta")
+    meta.write_bytes(b"\xff\x00 not a record")
+    r = run_affine(prog, cache)
+    assert r.returncode == 0 and r.stdout.split() == ["ok"], r.stdout + r.stderr
+    assert meta.read_text().startswith("solar-kernel/1\n")
+
+
+# --- compile failures ----------------------------------------------------------------------
+
+
+@pytest.mark.native
+def test_a_missing_compiler_is_a_compile_error_and_leaves_no_state(tmp_path, monkeypatch):
+    # Before: the run fell back to the interpreter silently and a process-wide flag kept
+    # every later native run in the interpreter.
+    prog = write(tmp_path, AFFINE)
+    monkeypatch.setenv("SOLAR_CACHE_DIR", str(tmp_path / "kernels"))
+    monkeypatch.setenv("SOLAR_CXX", "/nonexistent/c++")
+    with pytest.raises(solar.UserError) as e:
+        execute(prog, {"x": X}, backend="native")
+    d = e.value.diagnostics[0]
+    assert d.kind == "compile"
+    assert "could not compile kernel 'affine'" in d.message
+    assert "cannot run '/nonexistent/c++': No such file or directory" in d.message
+    assert "--backend interpreter" in d.hint
+    monkeypatch.delenv("SOLAR_CXX")
+    ex = execute(prog, {"x": X}, backend="native")  # the same process, a compiler again
+    assert ex.backend == "native" and (ex.native_calls, ex.interpreted_calls) == (1, 0)
+    assert np.array_equal(ex.outputs["out0"], 2 * X + 1)
+
+
+@pytest.mark.native
+def test_a_failing_compile_reports_the_compilers_message(tmp_path, monkeypatch):
+    prog = write(tmp_path, AFFINE)
+    monkeypatch.setenv("SOLAR_CACHE_DIR", str(tmp_path / "kernels"))
+    monkeypatch.setenv("SOLAR_CXX", "c++ -include /nonexistent/solar-missing.h")
+    with pytest.raises(solar.UserError) as e:
+        execute(prog, {"x": X}, backend="native")
+    d = e.value.diagnostics[0]
+    assert d.kind == "compile" and "the compiler exited with status 1" in d.message
+    assert "/nonexistent/solar-missing.h: No such file or directory" in d.message
+
+
+@pytest.mark.native
+def test_an_unusable_cache_dir_is_a_compile_error_on_the_command_line(tmp_path):
+    # Before: `solar run` fell back to the interpreter and printed "with the native backend".
+    prog = write(tmp_path, AFFINE)
+    np.savez(tmp_path / "in.npz", x=X)
+    (tmp_path / "a-file").write_text("")
+    cache = tmp_path / "a-file" / "kernels"  # under a regular file: cannot be created
+    r = cli("run", prog, "--inputs", tmp_path / "in.npz", env=env_with(SOLAR_CACHE_DIR=cache))
+    assert r.returncode == 1, r.stdout
+    assert "error[compile]" in r.stderr and f"kernel cache directory '{cache}'" in r.stderr
+    assert "SOLAR_CACHE_DIR" in r.stderr and "Traceback" not in r.stderr
+    assert "native backend" not in r.stdout
+    assert solar.execution._core.native_unavailable_reason(str(cache), "") == (
+        f"cannot create the kernel cache directory '{cache}': Not a directory"
+    )
+
+
+def test_the_interpreter_run_names_its_backend(tmp_path):
+    # Control: the interpreter was always named right.
+    prog = write(tmp_path, AFFINE)
+    np.savez(tmp_path / "in.npz", x=X)
+    r = cli("run", prog, "--inputs", tmp_path / "in.npz", "--backend", "interpreter")
+    assert r.returncode == 0 and "with the interpreter backend" in r.stdout, r.stderr
+
+
+# --- Ctrl-C --------------------------------------------------------------------------------
+
+# Not a plain contraction (exp of an operand): the native backend runs it as loops, on one
+# thread with bounds checks, under OpenMP without. 128 x 2048 x 2048 = 5.4e8 points.
+LONG = """
+@kernel
+def expmm(A: Tensor("M,K"), B: Tensor("K,N")) -> Tensor("M,N"):
+    C = Tensor(M=A.shape[0], N=B.shape[1])
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            for k in Dim("K"):
+                C[m, n] += exp(A[m, k]) * B[k, n]
+    return C
+DIMS = {"M": 128, "K": 2048, "N": 2048}
+def model(a: Tensor("M,K"), b: Tensor("K,N")):
+    return expmm(a, b)
+"""
+
+
+def _interrupt(cmd: list, env: dict, ready) -> tuple[int, float, str]:
+    """Starts `cmd`, waits until `ready()`, sends SIGINT; (exit status, seconds from the
+    signal to the exit, stderr)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 120
+    while not ready() and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    p.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    _, err = p.communicate(timeout=120)
+    return p.returncode, time.monotonic() - sent, err
+
+
+@pytest.mark.native
+@pytest.mark.parametrize("checks", ["bounds-checked", "unchecked"])
+def test_ctrl_c_stops_a_native_kernel_within_a_second(tmp_path, checks):
+    # Before: the kernel ran to its end (parallel loops never polled the flag) and the
+    # command exited 0. The kernel is compiled first (tiny sizes: the same source), then a
+    # run of several seconds is interrupted 2 s after it started.
+    prog = write(tmp_path, LONG)
+    cache = tmp_path / "kernels"
+    env = env_with(SOLAR_CACHE_DIR=cache)
+    flags = ["--no-bounds-check"] if checks == "unchecked" else []
+    small = ["--dim", "M=2", "--dim", "K=3", "--dim", "N=4"]
+    assert cli("inputs", prog, "--out", tmp_path / "s.npz", *small).returncode == 0
+    r = cli("run", prog, "--inputs", tmp_path / "s.npz", *small, *flags, env=env)
+    assert r.returncode == 0 and "native backend" in r.stdout, r.stderr
+    assert cli("inputs", prog, "--out", tmp_path / "in.npz").returncode == 0
+    cmd = [sys.executable, "-m", "solar.cli", "run", prog, "--inputs", tmp_path / "in.npz"]
+    start = time.monotonic()
+    rc, after, err = _interrupt(
+        [*map(str, cmd), "--max-seconds", "1e9", *flags], env, lambda: time.monotonic() > start + 2
+    )
+    assert rc == 130 and "solar: interrupted" in err, err
+    assert after < 1.0
+
+
+@pytest.mark.native
+def test_ctrl_c_stops_the_compiler(tmp_path):
+    # Before: the compiler ran under system(), which ignores SIGINT in the caller: the
+    # kernel was compiled and run, and the command exited 0.
+    prog = write(tmp_path, LONG)
+    cache = tmp_path / "kernels"
+    assert cli("inputs", prog, "--out", tmp_path / "in.npz").returncode == 0
+    cmd = [sys.executable, "-m", "solar.cli", "run", prog, "--inputs", tmp_path / "in.npz"]
+    rc, after, err = _interrupt(
+        [*map(str, cmd), "--max-seconds", "1e9"],
+        env_with(SOLAR_CACHE_DIR=cache),
+        lambda: any(cache.glob("*.cpp")),  # written just before the compiler starts
+    )
+    assert rc == 130 and "solar: interrupted" in err, err
+    assert after < 1.0
+    assert not list(cache.glob("*.meta"))  # nothing was recorded as built
+    assert sorted(p.suffix for p in cache.iterdir()) == [".cpp"]  # no partial object, no log
+
+
+# --- solar batch ---------------------------------------------------------------------------
+
+SCALE = """
+@kernel
+def scale(X: Tensor("N")) -> Tensor("N"):
+    Y = Tensor(N=X.shape[0])
+    for i in Dim("N"):
+        Y[i] = X[i] * {k}
+    return Y
+DIMS = {{"N": 64}}
+def model(x: Tensor("N")):
+    return scale(x)
+"""
+
+
+def _programs(tmp_path: Path, n: int = 3) -> Path:
+    d = tmp_path / "progs"
+    d.mkdir()
+    for k in range(n):
+        (d / f"p{k}.py").write_text(SCALE.format(k=k + 2))
+    return d
+
+
+def _lines(out: Path) -> list[dict]:
+    return [json.loads(ln) for ln in out.read_text().splitlines()]
+
+
+def test_batch_repairs_a_truncated_last_line(tmp_path):
+    # Before: every later run ended in a JSONDecodeError traceback and the cut result was
+    # lost (the next result was appended to the cut line).
+    progs = _programs(tmp_path)
+    out = tmp_path / "r.jsonl"
+    r = cli("batch", progs, "--out", out, "--jobs", "2")
+    assert r.returncode == 0, r.stderr
+    lines = out.read_bytes().splitlines(keepends=True)
+    assert len(lines) == 3
+    cut = json.loads(lines[-1])["source"]
+    out.write_bytes(b"".join(lines[:-1]) + lines[-1][:40])  # a crash mid-write
+    r = cli("batch", progs, "--out", out, "--jobs", "2")
+    assert r.returncode == 0, r.stderr
+    assert "removed a last line cut short (40 bytes)" in r.stderr
+    assert "Traceback" not in r.stderr and "analysed 3 of 3 workloads" in r.stdout
+    results = _lines(out)  # every line parses
+    assert sorted(x["source"] for x in results) == sorted(str(p) for p in progs.glob("*.py"))
+    assert [x["source"] for x in results][-1] == cut  # run again, written once
+
+
+def test_batch_never_writes_a_workload_twice(tmp_path):
+    progs = _programs(tmp_path, 2)
+    out = tmp_path / "r.jsonl"
+    one = progs / "p0.py"
+    # The same program named twice, and through a second spelling of its path.
+    r = cli("batch", one, progs, f"{progs}/../progs/p0.py", "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert len(_lines(out)) == 2
+    r = cli("batch", progs, "--out", out)  # everything done: nothing written
+    assert r.returncode == 0 and "resuming: 2 of 2 already in" in r.stderr
+    assert len(_lines(out)) == 2
+
+
+def test_a_second_batch_on_one_output_refuses(tmp_path):
+    # Before: two batches on one --out both ran every workload and wrote it twice.
+    import fcntl
+
+    progs = _programs(tmp_path, 1)
+    out = tmp_path / "r.jsonl"
+    with out.open("a") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)  # as a running batch holds it
+        r = cli("batch", progs, "--out", out)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert f"another `solar batch` is writing '{out}'" in r.stderr
+    assert out.read_text() == ""
+    r = cli("batch", progs, "--out", out)  # released: runs
+    assert r.returncode == 0 and len(_lines(out)) == 1, r.stderr
+
+
+def test_batch_summary_never_crashes_on_odd_records():
+    from solar.batch import summary
+
+    odd = [
+        {"source": "a.py", "status": "ok", "validation": "full", "seconds_wall": "slow"},
+        {"source": "b.py", "status": "error", "seconds_wall": None},
+        {"source": "c.py", "status": "ok", "measurement": {"margin": 1.0}},
+        {"status": "ok"},
+        7,
+        {"source": "d.py", "status": "error", "stage": "capture", "seconds_wall": float("nan")},
+    ]
+    text = summary(odd)
+    assert text.splitlines()[0] == "analysed 2 of 4 workloads"
+    assert "failures by stage: capture 1, unknown 1" in text
+    assert "measured: no summary (a measurement record is malformed" in text
+
+
+# --- malformed input files -----------------------------------------------------------------
+
+
+def _npy_bytes(shape: tuple, data: bytes) -> bytes:
+    """A .npy file of fp32 values: the header (magic included) claiming `shape`, then
+    `data`."""
+    import io
+
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        buf, {"descr": "<f4", "fortran_order": False, "shape": shape}
+    )
+    return buf.getvalue() + data
+
+
+def _bad_npz(tmp_path: Path, kind: str) -> Path:
+    p = tmp_path / f"{kind}.npz"
+    if kind == "not-a-zip":
+        p.write_text("x,y\n1,2\n")
+    elif kind == "npy":
+        np.save(tmp_path / "a.npy", X)
+        (tmp_path / "a.npy").rename(p)
+    elif kind == "huge-header":  # claims 2^33 fp32 values (32 GiB), holds 60 bytes
+        with zipfile.ZipFile(p, "w") as z:
+            z.writestr("x.npy", _npy_bytes((2**33,), bytes(60)))
+    elif kind == "pickled":
+        np.savez(p, x=np.array([{"a": 1}], dtype=object))
+    elif kind == "cut-zip":
+        np.savez(p, x=X)
+        p.write_bytes(p.read_bytes()[:100])
+    elif kind == "directory":
+        p.mkdir()
+    return p
+
+
+@pytest.mark.parametrize(
+    "kind, message",
+    [
+        ("not-a-zip", "it is not an .npz file (not a zip archive)"),
+        ("npy", "it is a .npy file (one unnamed array), not an .npz archive"),
+        ("huge-header", "array 'x' claims shape [8589934592] (32 GiB) but holds 60 bytes"),
+        ("pickled", "array 'x' holds Python objects, not numbers"),
+        ("cut-zip", "it is not an .npz file (not a zip archive)"),
+        ("directory", "it is a directory"),
+    ],
+)
+def test_a_malformed_npz_is_a_user_error_naming_the_file(tmp_path, kind, message):
+    # Before: a .npy or a huge header ended in a Python traceback.
+    prog = write(tmp_path, AFFINE)
+    bad = _bad_npz(tmp_path, kind)
+    for args in (
+        ("run", prog, "--inputs", bad, "--backend", "interpreter"),
+        ("validate", prog, "--inputs", bad, "--expected", bad, "--backend", "interpreter"),
+    ):
+        r = cli(*args)
+        assert r.returncode == 1, r.stdout
+        assert f"{bad}: error[input]: cannot read arrays from '{bad}': {message}" in r.stderr
+        assert "Traceback" not in r.stderr
+
+
+def test_npz_arrays_over_the_budget_are_refused_before_loading(tmp_path):
+    prog = write(tmp_path, AFFINE)
+    np.savez(tmp_path / "in.npz", x=np.zeros((1024, 1024), np.float32))  # 4 MiB
+    r = cli("run", prog, "--inputs", tmp_path / "in.npz", "--max-memory", "0.001")
+    assert r.returncode == 1 and "error[budget]" in r.stderr
+    assert "0.00 GiB to load" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_malformed_and_non_utf8_specs_are_user_errors(tmp_path):
+    # Before: a spec with a non-UTF-8 byte in a string loaded, and printing it raised
+    # UnicodeDecodeError (a traceback).
+    prog = write(tmp_path, AFFINE)
+    good = (ROOT / "configs" / "arch" / "H100_PCIe.yaml").read_bytes()
+    bad = tmp_path / "latin1.yaml"
+    bad.write_bytes(good.replace(b"description: ", b"description: caf\xe9 ", 1))
+    line = good[: good.index(b"description: ")].count(b"\n") + 1
+    col = len("description: caf") + 1
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("name: x\ndram: {bytes_per_second: [1,\n")
+    for args in (("arch", "show", bad), ("analyze", prog, "--arch", bad)):
+        r = cli(*args)
+        assert r.returncode == 1 and "Traceback" not in r.stderr
+        assert f"{bad}:{line}:{col}: error[spec]: the spec is not UTF-8 text (byte 0xe9)" in (
+            r.stderr
+        )
+    r = cli("analyze", prog, "--arch", broken)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert f"{broken}:" in r.stderr and "error[spec]: YAML syntax error" in r.stderr
+
+
+def test_a_non_utf8_program_is_a_user_error_in_every_command(tmp_path):
+    torch_prog = tmp_path / "latin1.py"
+    torch_prog.write_bytes(
+        b"import torch\n# caf\xe9\nN = 4\nclass Model(torch.nn.Module):\n"
+        b"    def forward(self, x):\n        return x + 1\ndef get_inputs():\n"
+        b"    return [torch.rand(N)]\n"
+    )
+    for args in (("sweep", torch_prog, "--dim", "N=4,8"), ("analyze", torch_prog)):
+        r = cli(*args)
+        assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+        assert f"{torch_prog}: error[capture]: cannot read the program" in r.stderr
+
+
+# --- budgets and valid inputs ---------------------------------------------------------------
+
+VECTOR = """
+@kernel
+def twice(X: Tensor("N")) -> Tensor("N"):
+    Y = Tensor(N=X.shape[0])
+    for i in Dim("N"):
+        Y[i] = X[i] * 2.0
+    return Y
+DIMS = {"N": 1024}
+def model(x: Tensor("N")):
+    return twice(x)
+"""
+
+
+def test_make_inputs_has_the_budget_of_solar_run(tmp_path):
+    # N = 1024 fp32: 4,096 B of inputs + 8,192 B for the float64 draw = 12,288 B.
+    prog = write(tmp_path, VECTOR)
+    assert solar.make_inputs(prog, max_bytes=12288)["x"].shape == (1024,)
+    with pytest.raises(solar.UserError) as e:
+        solar.make_inputs(prog, max_bytes=12287)
+    assert e.value.diagnostics[0].kind == "budget"
+
+
+def test_solar_inputs_refuses_what_does_not_fit(tmp_path):
+    # Before: N = 2^40 (4 TiB of fp32) was allocated, and failed with a traceback. Need:
+    # 4 x 2^40 B + one block of 2^20 float64 draws (8 MiB) = 4096.0078 GiB.
+    prog = write(tmp_path, VECTOR)
+    r = cli("inputs", prog, "--out", tmp_path / "in.npz", "--dim", f"N={2**40}")
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "error[budget]: execution would need 4096.01 GiB for its inputs" in r.stderr
+    assert "(budget 8.00 GiB)" in r.stderr
+    assert not (tmp_path / "in.npz").exists()
+
+
+GATHER = """
+DIMS = {{"V": 300, "D": 2, "S": 4000}}
+def model(table: Tensor("V,D", role="weight"), ids: Tensor("S", dtype="{dt}")):
+    return gather(table, ids, dim="V")
+"""
+
+
+@pytest.mark.parametrize("dt, top", [("int8", 127), ("int16", 299), ("int64", 299)])
+def test_gather_indices_fit_the_table_and_the_index_dtype(tmp_path, dt, top):
+    # Before: int8 indices were drawn in [0, 300) and wrapped negative (-128..43); int16 and
+    # int64 are controls.
+    prog = write(tmp_path, GATHER.format(dt=dt))
+    ids = solar.make_inputs(prog)["ids"]
+    # 4,000 uniform draws over [0, top]: every value 0..top is likely, min 0 and max top
+    # certain to within (1 - 1/(top+1))^4000 < 2e-6.
+    assert int(ids.min()) == 0 and int(ids.max()) == top
+    out = solar.run(prog, solar.make_inputs(prog), backend="interpreter")["out0"]
+    assert out.shape == (4000, 2)
+
+
+def test_per_kernel_draws_valid_indices_and_positive_variances():
+    import torch
+    from solar.frontend.per_kernel import _random, _Slot
+
+    gen = torch.Generator().manual_seed(0)
+    ids = _random(_Slot((4000,), torch.int8), gen, ("index", 300))
+    assert int(ids.min()) == 0 and int(ids.max()) == 127
+    var = _random(_Slot((1000,), torch.float32), gen, ("positive",))
+    assert float(var.min()) >= 0.5 and float(var.max()) < 1.5
+
+
+def _batch_norm_operator():
+    import torch
+    from solar.frontend.per_kernel import distinct_operators
+    from solar.frontend.validate import _VIEW_OPS
+    from solar.pytorch import lower_pytorch
+
+    model = torch.nn.Sequential(torch.nn.BatchNorm2d(16)).eval()
+    capture, lowered = lower_pytorch(model, [torch.randn(2, 16, 8, 8)])
+    needed = {op for op in lowered.sequence if op not in _VIEW_OPS}
+    [op] = distinct_operators(capture.exported, needed)
+    return op
+
+
+def test_eval_mode_batch_norm_per_kernel_compares_numbers_not_nans():
+    # Before: the running variance was drawn N(0, 1); about half its 16 channels gave NaN,
+    # and the comparison matched NaN with NaN.
+    from solar.frontend.per_kernel import check_operator
+
+    key, args, kwargs, outputs, lead, _ = _batch_norm_operator()
+    v, shapes = check_operator(key, args, kwargs, outputs, lead, 0, "interpreter", 1 << 30, 15.0)
+    assert v is not None and v.status == "full", shapes
+    assert [c.nan_count for c in v.outputs] == [0] * len(v.outputs)
+    assert [c.expected_nan_count for c in v.outputs] == [0] * len(v.outputs)
+
+
+def test_eval_mode_batch_norm_draws_a_positive_running_variance():
+    from solar.frontend.per_kernel import _draws
+
+    key, args, *_ = _batch_norm_operator()
+    assert key == "aten._native_batch_norm_legit_no_training.default"
+    assert _draws(key, args) == {id(args[4]): ("positive",)}  # running_var
