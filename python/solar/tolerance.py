@@ -464,9 +464,8 @@ def compare_all(
     a-priori budget; then, only if some floating output failed and `rerun` is given, the
     computation is run once more on inputs moved by one ulp (`rerun()` returns those outputs
     and the perturbation's unit roundoff, or None), and each failed output is compared again
-    with its
-    measured response (an ill-conditioned output's rounding errors act on that, not on its
-    magnitude). `base`: which side `rerun` recomputes ("actual": the IR program, "expected":
+    with its measured response (an ill-conditioned output's rounding errors act on that, not
+    on its magnitude). `base`: which side `rerun` recomputes ("actual": the IR program, "expected":
     the reference)."""
     results = [
         compare(n, a, e, d, b, rtol, atol)
