@@ -91,12 +91,31 @@ def sol_table(graph, arch, analysis, validation: str = "none") -> str:
 
 
 def cache_line(analysis) -> str:
-    """Which on-chip level the cache-aware row used, or why there is no such row."""
+    """Which on-chip level the cache-aware row used, or why there is no such row, and the
+    best schedule found beside the bound (achievable, not a bound)."""
     c = analysis.cache
     if not c.available:
         return f"  cache-aware: none ({c.reason})"
     size = f"{si(c.capacity_bytes, 'B')} ({c.capacity_bytes:,.0f} B)"
-    return f"  cache-aware: on-chip level {c.level}, {size}"
+    line = f"  cache-aware: on-chip level {c.level}, {size}; the row is a proven lower bound"
+    if c.bound_capacity_bytes != c.capacity_bytes:
+        line += f" at all on-chip storage, {c.bound_capacity_bytes:,.0f} B"
+    return line + "\n" + schedule_line(analysis)
+
+
+def schedule_line(analysis) -> str:
+    """'best schedule found: 1.07 GB (achievable, 1.00x the bound)'."""
+    s = analysis.cache_schedule
+    if s is None:
+        return "  best schedule found: none (no tiling of some nest fits the capacity)"
+    return (
+        f"  best schedule found: {si(s.bytes, 'B')} ({s.bytes:,} B; achievable, "
+        f"{schedule_gap(s.gap)} the bound)"
+    )
+
+
+def schedule_gap(gap: float) -> str:
+    return f"{gap:.2f}x" if gap > 0 else "-"
 
 
 def node_table(graph, analysis) -> str:

@@ -55,7 +55,7 @@ AF_PYTHON = _accelforge_python()
 def solar_bytes(tmp_path, name: str, source: str, capacity: int) -> int:
     path = tmp_path / f"{name}.py"
     path.write_text(textwrap.dedent(source))
-    return _core.cache_aware_bytes(solar.trace(path), float(capacity))
+    return _core.cache_schedule_bytes(solar.trace(path), float(capacity))
 
 
 def accelforge_bytes(tmp_path, name: str, workload: str, capacities) -> dict[int, float]:

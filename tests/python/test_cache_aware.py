@@ -65,9 +65,9 @@ def test_tiled_fusion_reaches_the_fused_traffic_below_the_working_set():
     # 16,384 B and the bias 2,048 B fit in linear#0; matmul#0 holds z whole (65,536 B; N is
     # its reduction, so z stays while N runs) and a D tile. Every tensor crosses DRAM once:
     # the fused 985,088 B (no mapping moves less).
-    assert _core.cache_aware_bytes(graph, 524_288) == FUSED
+    assert _core.cache_schedule_bytes(graph, 524_288) == FUSED
     # 256 KiB = 262,144 B: x alone fills it; tensors are re-fetched: more than fused.
-    assert _core.cache_aware_bytes(graph, 262_144) > FUSED
+    assert _core.cache_schedule_bytes(graph, 262_144) > FUSED
 
 
 def test_curve_is_plain_data():
