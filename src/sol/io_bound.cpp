@@ -101,7 +101,8 @@ std::optional<std::vector<double>> solve(std::vector<std::vector<double>> a,
 
 double binomial(size_t n, size_t k) {
   double out = 1.0;
-  for (size_t i = 1; i <= k; ++i) out = out * static_cast<double>(n - k + i) / static_cast<double>(i);
+  for (size_t i = 1; i <= k; ++i)
+    out = out * static_cast<double>(n - k + i) / static_cast<double>(i);
   return out;
 }
 
@@ -217,8 +218,8 @@ struct NestShape {
   std::vector<int64_t> sizes;  // ranks of size > 1
   std::vector<std::vector<std::vector<Term>>> operands;
   std::vector<std::vector<int64_t>> offsets;
-  bool usable = true;    // unguarded, at most 64 ranks of size > 1, all ranks known
-  bool selects = false;  // the body chooses with select(): an input may not be read
+  bool usable = true;             // unguarded, at most 64 ranks of size > 1, all ranks known
+  bool selects = false;           // the body chooses with select(): an input may not be read
   bool injective_output = false;  // every rank of size > 1 is the one term of an output dim
 };
 
@@ -263,7 +264,8 @@ NestShape nest_shape(const Einsum& e) {
       if (t.rank >= 0) ++ranked, rank = t.rank;
     if (ranked == 1) single |= uint64_t{1} << rank;
   }
-  const uint64_t all = out.sizes.size() >= 64 ? ~uint64_t{0} : (uint64_t{1} << out.sizes.size()) - 1;
+  const uint64_t all =
+      out.sizes.size() >= 64 ? ~uint64_t{0} : (uint64_t{1} << out.sizes.size()) - 1;
   out.injective_output = (single & all) == all;
   return out;
 }
@@ -375,8 +377,8 @@ bool constrained(const Graph& g, const Node& node, size_t nest, BoundScope scope
     if (!pr.kept) return;
     if (std::find(seen.begin(), seen.end(), pr.storage) != seen.end()) return;
     seen.push_back(pr.storage);
-    out.push_back({o, pr.ranks, dtype_bits(g.tensors[static_cast<size_t>(t)].dtype) / 8.0,
-                   is_output});
+    out.push_back(
+        {o, pr.ranks, dtype_bits(g.tensors[static_cast<size_t>(t)].dtype) / 8.0, is_output});
   };
   // The output first, so that an input of the same storage (none in a checked program:
   // kernels write only their allocations) is the one dropped.
@@ -386,7 +388,8 @@ bool constrained(const Graph& g, const Node& node, size_t nest, BoundScope scope
       const TensorId t = node.operand_tensor(e.inputs[i]);
       if (t < 0) continue;  // kernel-local
       const TensorId storage = g.tensors[static_cast<size_t>(t)].storage;
-      if (scope == BoundScope::kGraph && g.tensors[static_cast<size_t>(storage)].producer != kNoNode)
+      if (scope == BoundScope::kGraph &&
+          g.tensors[static_cast<size_t>(storage)].producer != kNoNode)
         continue;  // an intermediate: may be produced on chip
       add(i, t, false);
     }
@@ -474,8 +477,8 @@ EinsumBound einsum_io_bound(const BoundProblem& problem, double capacity_bytes) 
   return evaluate(problem, hbl_candidates(problem), capacity_bytes);
 }
 
-std::optional<BoundProblem> einsum_bound_problem(const Graph& graph, const Node& node,
-                                                 size_t nest, BoundScope scope) {
+std::optional<BoundProblem> einsum_bound_problem(const Graph& graph, const Node& node, size_t nest,
+                                                 BoundScope scope) {
   SOLAR_INTERNAL_CHECK(node.einsums && nest < node.einsums->size(),
                        "node '" + node.name + "' has no nest " + std::to_string(nest));
   const Einsum& e = (*node.einsums)[nest];

@@ -36,10 +36,10 @@ struct BoundProblem {
 };
 
 struct EinsumBound {
-  int64_t bytes = 0;          // the lower bound on DRAM bytes (0: none beyond the trivial)
-  double points = 0.0;        // points of the ranks the constrained tensors cover
-  double segment_bytes = 0;   // M of the best bound
-  double max_points = 0.0;    // F_max at that M: points one segment can execute
+  int64_t bytes = 0;            // the lower bound on DRAM bytes (0: none beyond the trivial)
+  double points = 0.0;          // points of the ranks the constrained tensors cover
+  double segment_bytes = 0;     // M of the best bound
+  double max_points = 0.0;      // F_max at that M: points one segment can execute
   std::vector<double> weights;  // s, the HBL exponents of the best bound (per tensor)
 };
 
@@ -66,8 +66,8 @@ enum class BoundScope : uint8_t {
 // range, every input of a body with `select` (a branch may not be read), a second operand of
 // the same storage. Dims dropped from a projection: dims indexed by several ranks (sliding
 // windows, strided windows) and broadcast dims.
-std::optional<BoundProblem> einsum_bound_problem(const Graph& graph, const Node& node,
-                                                 size_t nest, BoundScope scope);
+std::optional<BoundProblem> einsum_bound_problem(const Graph& graph, const Node& node, size_t nest,
+                                                 BoundScope scope);
 
 // Bounds of one graph at any number of capacities, sharing the per-nest work.
 class IoBounds {
