@@ -720,6 +720,8 @@ constexpr size_t kWholeWindow = 64;
 constexpr size_t kMaxGroup = 16;
 // Tile sizes tried for the dim a fused run tiles.
 constexpr size_t kGroupTiles = 4;
+// A schedule is also sought at C / 2 and C / 4 (CacheSchedules::graph_bytes).
+constexpr int kSmallerCapacities = 3;
 
 // One tensor (a graph storage or a kernel-local) as residency sees it.
 struct Key {
@@ -1439,8 +1441,19 @@ struct CacheSchedules::State {
 CacheSchedules::CacheSchedules(const Graph& graph) : state_(std::make_unique<State>(graph)) {}
 CacheSchedules::~CacheSchedules() = default;
 
+// The greedy choices are not monotone in the capacity, but a schedule found for a smaller
+// buffer also fits a larger one: the best of those found at C, C/2 and C/4.
+static std::optional<int64_t> best_schedule(Steps& steps, double capacity, bool graph_scope) {
+  std::optional<int64_t> best;
+  for (int k = 0; k < kSmallerCapacities; ++k) {
+    const auto b = Schedule(steps, std::ldexp(capacity, -k), graph_scope).run();
+    if (b && (!best || *b < *best)) best = b;
+  }
+  return best;
+}
+
 std::optional<int64_t> CacheSchedules::graph_bytes(double capacity_bytes) {
-  return Schedule(state_->steps, capacity_bytes, true).run();
+  return best_schedule(state_->steps, capacity_bytes, true);
 }
 
 std::optional<int64_t> CacheSchedules::node_bytes(NodeId node, double capacity_bytes) {
@@ -1452,7 +1465,7 @@ std::optional<int64_t> CacheSchedules::node_bytes(NodeId node, double capacity_b
   Steps st = sub_steps(s.steps, first, last, &s.memo_key);
   auto it = s.node_memo.find(s.memo_key);
   if (it != s.node_memo.end()) return it->second;
-  const auto bytes = Schedule(st, capacity_bytes, false).run();
+  const auto bytes = best_schedule(st, capacity_bytes, false);
   s.node_memo.emplace(s.memo_key, bytes);
   return bytes;
 }
@@ -1481,12 +1494,23 @@ std::vector<double> curve_capacities(const Graph& graph, double platform_capacit
   return out;
 }
 
+// A schedule found for a smaller capacity fits every larger one: each point keeps the best
+// schedule of the points at or below its capacity (the points are ascending).
+static void keep_best_below(std::vector<CurvePoint>& points) {
+  std::optional<int64_t> best;
+  for (CurvePoint& p : points) {
+    if (p.schedule_bytes && (!best || *p.schedule_bytes < *best)) best = p.schedule_bytes;
+    p.schedule_bytes = best;
+  }
+}
+
 std::vector<CurvePoint> cache_aware_curve(const Graph& graph,
                                           const std::vector<double>& capacities) {
   CacheSchedules schedules(graph);
   IoBounds bounds(graph);
   std::vector<CurvePoint> out;
   for (double c : capacities) out.push_back({c, bounds.graph_bytes(c), schedules.graph_bytes(c)});
+  keep_best_below(out);
   return out;
 }
 
@@ -1499,6 +1523,7 @@ std::vector<std::vector<CurvePoint>> cache_aware_node_curves(
     std::vector<CurvePoint> points;
     for (double c : capacities)
       points.push_back({c, bounds.node_bytes(n.id, c), schedules.node_bytes(n.id, c)});
+    keep_best_below(points);
     out.push_back(std::move(points));
   }
   return out;

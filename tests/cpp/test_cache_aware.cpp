@@ -11,6 +11,8 @@
 #include "solar/pipeline/pipeline.h"
 #include "solar/sol/analysis.h"
 #include "solar/sol/cache_aware.h"
+#include "solar/sol/io_bound.h"
+#include "solar/trace/tracer.h"
 
 namespace solar {
 namespace {
@@ -382,6 +384,76 @@ TEST(CacheAwareGraph, BroadcastDimsAreNotRefetched) {
   b.contraction("add#1", {{"K", 16}}, x2, flat, y2);
   b.output(y2);
   EXPECT_EQ(*schedule_node_bytes(b.g, 2, 1 << 20), 144);
+}
+
+Graph trace_text(const std::string& text) {
+  return trace_program(load_program_source(text, "test.py"), TraceOptions{});
+}
+
+TEST(CacheAwareSchedule, ChainsFuseTileByTile) {
+  // x[N] -> a -> b -> c, three elementwise kernels over N = 64 fp32 (256 B each); fused =
+  // x + c = 512 B. At 64 B no intermediate can stay whole. The three nests run as one fused
+  // run tiled along N (tiles tried: 1, 4, 16 of 1..32): with tile t the tiles of a and b stay
+  // on chip (8t B) beside x's tile in the first nest and c's in the last (4t B each, one nest
+  // at a time): 12t <= 64 for t = 4 (t = 16 does not fit). x is read once and c written once:
+  // 512 B. Before (5dd0d0b) a nest took part in one tiled pair only, so b spilled: 512 + 2 x
+  // 256 = 1,024 B.
+  const char* text = R"(from solar.ir import kernel, Tensor, Dim
+
+@kernel
+def inc(X: Tensor("N")) -> Tensor("N"):
+    Y = Tensor(N=X.shape[0])
+    for n in Dim("N"):
+        Y[n] = X[n] + 1.0
+    return Y
+
+DIMS = {"N": 64}
+
+def model(x: Tensor("N", role="input")):
+    return inc(inc(inc(x)))
+)";
+  const Graph g = trace_text(text);
+  ASSERT_EQ(fused_bytes(g), 512);
+  EXPECT_EQ(schedule_graph_bytes(g, 64), std::optional<int64_t>(512));
+  EXPECT_EQ(io_bound_graph_bytes(g, 64), 512);
+  // 8 B: the run of three needs 12 B even at t = 1, but the first two fit: a's one-element
+  // tile (4 B) beside x's (4 B) in the first nest and b's in the second: x read and b written
+  // once (512 B); the last nest alone, one element at a time (8 B), reads b and writes c
+  // (512 B): 1,024 B.
+  EXPECT_EQ(schedule_graph_bytes(g, 8), std::optional<int64_t>(1024));
+  // 4 B: no nest has a tiling that fits (one element of input and output is 8 B): none.
+  EXPECT_EQ(schedule_graph_bytes(g, 4), std::nullopt);
+}
+
+TEST(CacheAwareSchedule, AReductionAlongAKeptRankReadsItsRowsOnce) {
+  // RMS-norm-like: R[s] += X[s,d]^2 then Y[s,d] = X[s,d] / R[s], S = 16, D = 8, fp32: X and
+  // Y 512 B, R 64 B (kernel-local). The node alone moves X + Y = 1,024 B unfused. At 128 B
+  // X cannot stay whole; tiled along S by t, the X tile (32t B), the R tile (4t B) and a Y
+  // tile (>= 4t B) fit for t = 2 (80 B): X is read once, Y written once: 1,024 B. Without the
+  // fused run X is read by both nests: 1,536 B.
+  const char* text = R"(from solar.ir import kernel, Tensor, Dim
+
+@kernel
+def norm(X: Tensor("S,D")) -> Tensor("S,D"):
+    R = Tensor(S=X.shape[0])
+    Y = Tensor(S=X.shape[0], D=X.shape[1])
+    for s in Dim("S"):
+        for d in Dim("D"):
+            R[s] += X[s, d] * X[s, d]
+    for s in Dim("S"):
+        for d in Dim("D"):
+            Y[s, d] = X[s, d] / R[s]
+    return Y
+
+DIMS = {"S": 16, "D": 8}
+
+def model(x: Tensor("S,D", role="input")):
+    return norm(x)
+)";
+  const Graph g = trace_text(text);
+  ASSERT_EQ(g.nodes[0].bytes(), 1024);
+  EXPECT_EQ(schedule_node_bytes(g, 0, 128), std::optional<int64_t>(1024));
+  EXPECT_EQ(schedule_graph_bytes(g, 128), std::optional<int64_t>(1024));
 }
 
 TEST(CacheAwareGraph, CurveCapacities) {
