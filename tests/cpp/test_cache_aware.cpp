@@ -430,7 +430,8 @@ TEST(CacheAwareSchedule, AReductionAlongAKeptRankReadsItsRowsOnce) {
   // Y 512 B, R 64 B (kernel-local). The node alone moves X + Y = 1,024 B unfused. At 128 B
   // X cannot stay whole; tiled along S by t, the X tile (32t B), the R tile (4t B) and a Y
   // tile (>= 4t B) fit for t = 2 (80 B): X is read once, Y written once: 1,024 B. Without the
-  // fused run X is read by both nests: 1,536 B.
+  // fused run X is read by both nests: 1,536 B. At 5dd0d0b: 1,152 B (X went through a tiled
+  // pair, which then kept R from staying on chip: R written and read back, 2 x 64 B).
   const char* text = R"(from solar.ir import kernel, Tensor, Dim
 
 @kernel

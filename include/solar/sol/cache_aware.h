@@ -1,13 +1,15 @@
-// Cache-aware (Orojenesis-style) DRAM traffic of an einsum graph with a finite on-chip buffer
-// (docs/sol-modes.md, "Cache-aware"). Three layers, each usable alone:
+// The best schedule found for an einsum graph with a finite on-chip buffer: an achievable
+// DRAM traffic, reported beside the cache-aware bound (sol/io_bound.h) and never called a
+// bound (docs/sol-modes.md, "Cache-aware"). Three layers, each usable alone:
 //
 //   tiling:    one einsum on a two-level hierarchy (DRAM + one buffer of capacity C): every
 //              tile size per rank and every order of the DRAM loops; the Pareto frontier of
 //              (buffer bytes, DRAM bytes). Memoised by the problem's signature.
-//   residency: a sequence of nests (a node, or the whole graph) whose tensors touched by two
-//              or more nests may stay on chip whole between their first and last touch, if
-//              they fit beside the nests' tiles (greedy along the topological order).
-//   curve:     DRAM bytes versus capacity, for the graph and per node.
+//   schedule:  a sequence of nests (a node, or the whole graph): tensors touched by two or
+//              more nests kept on chip whole between their first and last touch if they fit,
+//              and runs of consecutive nests fused tile by tile along a shared dim (greedy
+//              along the topological order, linear in the number of nests).
+//   curve:     the bound and the schedule versus capacity, for the graph and per node.
 #pragma once
 
 #include <cstdint>
@@ -73,8 +75,9 @@ struct OuterTiling {
   bool empty() const { return ranks.empty(); }
 };
 
-// Tile sizes searched for a rank of `size`: its divisors, the powers of two below it and the
-// size itself, ascending.
+// Tile sizes searched for a rank of `size`, ascending: the powers of two below it,
+// ceil(size / 2^k), the size itself and its divisors (all of them up to size 2^16, those up to
+// 64 and their cofactors above). At most 255 values for any size; no overflow.
 std::vector<int64_t> tile_candidates(int64_t size);
 
 // The problem of one einsum of `node` (operand dtypes, sparsities and extents from the graph;
