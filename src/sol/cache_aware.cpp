@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "solar/base/error.h"
+#include "solar/sol/analysis.h"
 #include "solar/sol/io_bound.h"
 
 namespace solar {
@@ -757,13 +758,20 @@ struct ProblemClass {
   std::string signature;
   std::vector<std::optional<std::vector<int>>> plain;  // per tensor: plain_dims
   std::vector<int64_t> full_bytes;                     // per tensor: its whole footprint
-  struct Entry {
+  // (mask, rank, tile) -> frontier of the process-wide memo.
+  struct Lookup {
     uint32_t mask;
     int rank;
     int64_t tile;
-    const Frontier* frontier;
+    bool operator==(const Lookup&) const = default;
   };
-  std::vector<Entry> frontiers;
+  struct LookupHash {
+    size_t operator()(const Lookup& l) const {
+      return std::hash<uint64_t>()((uint64_t{l.mask} << 32) ^ static_cast<uint64_t>(l.rank + 1) ^
+                                   (static_cast<uint64_t>(l.tile) * 0x9E3779B97F4A7C15ull));
+    }
+  };
+  std::unordered_map<Lookup, const Frontier*, LookupHash> frontiers;
 
   explicit ProblemClass(TilingProblem p) : problem(std::move(p)) {
     signature = problem_signature(problem);
@@ -775,11 +783,11 @@ struct ProblemClass {
   }
   // Tensors `mask` on chip elsewhere; rank >= 0: that rank tiled by `tile`, its loop outermost.
   const Frontier& frontier(uint32_t mask, int rank = -1, int64_t tile = 0) {
-    for (const Entry& e : frontiers)
-      if (e.mask == mask && e.rank == rank && e.tile == tile) return *e.frontier;
+    const Lookup key{mask, rank, tile};
+    if (auto it = frontiers.find(key); it != frontiers.end()) return *it->second;
     const OuterTiling outer = rank >= 0 ? OuterTiling{{rank}, {tile}} : OuterTiling{};
     const Frontier& f = memo_frontier(problem, signature, mask, outer);
-    frontiers.push_back({mask, rank, tile, &f});
+    frontiers.emplace(key, &f);
     return f;
   }
 };
@@ -880,9 +888,53 @@ void index_steps(Steps& out) {
   }
 }
 
+std::vector<std::pair<int, int>>& scratch_remap() {
+  thread_local std::vector<std::pair<int, int>> v;
+  return v;
+}
+std::vector<char>& scratch_written() {
+  thread_local std::vector<char> v;
+  return v;
+}
+
+// A text that identifies the schedule of the steps [first, last) of `all` taken alone (one
+// node): their classes, pinned inputs and keys renumbered in order of first use, and the
+// keys' bytes, kinds and whether the steps write them.
+void sub_key(const Steps& all, size_t first, size_t last, std::string* memo) {
+  std::vector<std::pair<int, int>>& remap = scratch_remap();
+  remap.clear();
+  std::vector<char>& written = scratch_written();
+  written.clear();
+  auto key = [&](int k) {
+    for (const auto& [from, to] : remap)
+      if (from == k) return to;
+    remap.emplace_back(k, static_cast<int>(remap.size()));
+    written.push_back(0);
+    return static_cast<int>(remap.size()) - 1;
+  };
+  auto put = [&](const auto& v) { memo->append(reinterpret_cast<const char*>(&v), sizeof v); };
+  for (size_t i = first; i < last; ++i) {
+    const Step& s = all.steps[i];
+    put(s.cls);
+    put(s.pinned);
+    for (int k : s.keys) put(key(k));
+    for (const auto& [k, b] : s.fixed_traffic) put(key(k)), put(b);
+    if (!s.fixed) written[static_cast<size_t>(key(s.keys.back()))] = 1;
+    for (size_t j = s.fixed_inputs; s.fixed && j < s.fixed_traffic.size(); ++j)
+      written[static_cast<size_t>(key(s.fixed_traffic[j].first))] = 1;
+    memo->push_back(';');
+  }
+  for (size_t k = 0; k < remap.size(); ++k) {
+    const Key& kk = all.keys[static_cast<size_t>(remap[k].first)];
+    put(kk.bytes);
+    memo->push_back(kk.graph_tensor ? 'g' : 'l');
+    memo->push_back(written[k] ? 'w' : '-');
+  }
+}
+
 // The steps [first, last) of `all` as a sequence of their own (one node alone), keys
-// renumbered in order of first use; `memo` gets a text that identifies the result.
-Steps sub_steps(const Steps& all, size_t first, size_t last, std::string* memo) {
+// renumbered in order of first use.
+Steps sub_steps(const Steps& all, size_t first, size_t last) {
   Steps out;
   std::vector<std::pair<int, int>> remap;
   auto key = [&](int k) {
@@ -892,24 +944,13 @@ Steps sub_steps(const Steps& all, size_t first, size_t last, std::string* memo) 
     out.keys.push_back(all.keys[static_cast<size_t>(k)]);
     return static_cast<int>(out.keys.size()) - 1;
   };
-  auto put = [&](const auto& v) { memo->append(reinterpret_cast<const char*>(&v), sizeof v); };
   for (size_t i = first; i < last; ++i) {
     Step s = all.steps[i];
     for (int& k : s.keys) k = key(k);
     for (auto& kb : s.fixed_traffic) kb.first = key(kb.first);
-    put(s.cls);
-    put(s.pinned);
-    for (int k : s.keys) put(k);
-    for (const auto& [k, b] : s.fixed_traffic) put(k), put(b);
-    memo->push_back(';');
     out.steps.push_back(std::move(s));
   }
   index_steps(out);
-  for (size_t k = 0; k < out.keys.size(); ++k) {
-    put(out.keys[k].bytes);
-    memo->push_back(out.keys[k].graph_tensor ? 'g' : 'l');
-    memo->push_back(out.written[k] ? 'w' : '-');
-  }
   return out;
 }
 
@@ -1067,6 +1108,7 @@ class Schedule {
     starts_.assign(n_, 0.0);
     cost_.assign(n_, 0);
     dropped_.assign(n_, {});
+    current_.assign(n_, {0, nullptr});
     for (size_t i = 0; i < n_; ++i) {
       auto c = cost_with(i, 0, -1, cap_);
       if (!c) return std::nullopt;  // this nest has no tiling that fits at all
@@ -1112,6 +1154,20 @@ class Schedule {
     return std::nullopt;
   }
 
+  // Step i with its current mask at a smaller `capacity` (its frontier looked up once).
+  std::optional<int64_t> same_mask(size_t i, double capacity) {
+    Step& s = st_.steps[i];
+    if (s.fixed) return cost_[i];
+    if (current_[i].first != mask_[i] || !current_[i].second)
+      current_[i] = {mask_[i], &s.cls->frontier(mask_[i] | s.pinned)};
+    const int64_t pinned = s.pinned_read(mask_[i]);
+    if (const TilingPoint* p =
+            best_point(*current_[i].second, capacity - static_cast<double>(pinned)))
+      return p->dram_bytes + pinned;
+    return single(i, mask_[i], capacity);
+  }
+  std::vector<std::pair<uint32_t, const Frontier*>> current_;  // per step: its mask's frontier
+
   // Step i (einsum or data movement) with key k kept whole too (k = -1: none).
   std::optional<int64_t> cost_with(size_t i, uint32_t mask, int k, double capacity) {
     Step& s = st_.steps[i];
@@ -1146,11 +1202,26 @@ class Schedule {
       if (size > cap_) continue;
       const int64_t own =
           (st_.steps[first].reads_first(k) ? key.bytes : 0) + (write_out(k) ? key.bytes : 0);
+      // The steps touching k first (only they can gain), then the others (they only lose
+      // capacity), stopping as soon as keeping k cannot pay.
       int64_t delta = own;
       bool fits = true;
-      for (size_t i = first; i <= last && fits; ++i) {
+      for (size_t i : at) {
         const auto c =
             cost_with(i, mask_[i] | st_.steps[i].mask_of(k), k, cap_ - reserved_[i] - size);
+        if (!c) {
+          fits = false;
+          break;
+        }
+        next[i - first] = *c;
+        delta += *c - cost_[i];
+      }
+      for (size_t i = first, t = 0; i <= last && fits && delta < 0; ++i) {
+        if (t < at.size() && at[t] == i) {
+          ++t;
+          continue;
+        }
+        const auto c = same_mask(i, cap_ - reserved_[i] - size);
         if (!c) fits = false;
         if (fits) {
           next[i - first] = *c;
@@ -1435,17 +1506,23 @@ struct CacheSchedules::State {
   // Nodes alone: equal sequences of nests (most nodes of a model repeat) are scheduled once.
   std::unordered_map<std::string, std::optional<int64_t>> node_memo;
   std::string memo_key;
-  explicit State(const Graph& g) : graph(g) { steps = build_steps(g, classes, output_storages(g)); }
+  int64_t fused = 0;  // the graph's compulsory traffic: no schedule moves less
+  State(const Graph& g, std::optional<int64_t> f) : graph(g), fused(f ? *f : fused_bytes(g)) {
+    steps = build_steps(g, classes, output_storages(g));
+  }
 };
 
-CacheSchedules::CacheSchedules(const Graph& graph) : state_(std::make_unique<State>(graph)) {}
+CacheSchedules::CacheSchedules(const Graph& graph, std::optional<int64_t> fused)
+    : state_(std::make_unique<State>(graph, fused)) {}
 CacheSchedules::~CacheSchedules() = default;
 
 // The greedy choices are not monotone in the capacity, but a schedule found for a smaller
 // buffer also fits a larger one: the best of those found at C, C/2 and C/4.
-static std::optional<int64_t> best_schedule(Steps& steps, double capacity, bool graph_scope) {
+// `floor`: traffic no schedule goes below (the compulsory bytes): reaching it ends the search.
+static std::optional<int64_t> best_schedule(Steps& steps, double capacity, bool graph_scope,
+                                            int64_t floor) {
   std::optional<int64_t> best;
-  for (int k = 0; k < kSmallerCapacities; ++k) {
+  for (int k = 0; k < kSmallerCapacities && !(best && *best <= floor); ++k) {
     const auto b = Schedule(steps, std::ldexp(capacity, -k), graph_scope).run();
     if (b && (!best || *b < *best)) best = b;
   }
@@ -1453,7 +1530,7 @@ static std::optional<int64_t> best_schedule(Steps& steps, double capacity, bool 
 }
 
 std::optional<int64_t> CacheSchedules::graph_bytes(double capacity_bytes) {
-  return best_schedule(state_->steps, capacity_bytes, true);
+  return best_schedule(state_->steps, capacity_bytes, true, state_->fused);
 }
 
 std::optional<int64_t> CacheSchedules::node_bytes(NodeId node, double capacity_bytes) {
@@ -1462,10 +1539,11 @@ std::optional<int64_t> CacheSchedules::node_bytes(NodeId node, double capacity_b
   if (n.kind == NodeKind::kDataMovement || !n.einsums) return n.bytes();
   const auto [first, last] = s.steps.node_steps.at(static_cast<size_t>(node));
   s.memo_key.assign(reinterpret_cast<const char*>(&capacity_bytes), sizeof capacity_bytes);
-  Steps st = sub_steps(s.steps, first, last, &s.memo_key);
+  sub_key(s.steps, first, last, &s.memo_key);
   auto it = s.node_memo.find(s.memo_key);
   if (it != s.node_memo.end()) return it->second;
-  const auto bytes = best_schedule(st, capacity_bytes, false);
+  Steps st = sub_steps(s.steps, first, last);
+  const auto bytes = best_schedule(st, capacity_bytes, false, n.bytes());
   s.node_memo.emplace(s.memo_key, bytes);
   return bytes;
 }
@@ -1506,8 +1584,9 @@ static void keep_best_below(std::vector<CurvePoint>& points) {
 
 std::vector<CurvePoint> cache_aware_curve(const Graph& graph,
                                           const std::vector<double>& capacities) {
-  CacheSchedules schedules(graph);
-  IoBounds bounds(graph);
+  const int64_t fused = fused_bytes(graph);
+  CacheSchedules schedules(graph, fused);
+  IoBounds bounds(graph, fused);
   std::vector<CurvePoint> out;
   for (double c : capacities) out.push_back({c, bounds.graph_bytes(c), schedules.graph_bytes(c)});
   keep_best_below(out);
@@ -1516,8 +1595,9 @@ std::vector<CurvePoint> cache_aware_curve(const Graph& graph,
 
 std::vector<std::vector<CurvePoint>> cache_aware_node_curves(
     const Graph& graph, const std::vector<double>& capacities) {
-  CacheSchedules schedules(graph);
-  IoBounds bounds(graph);
+  const int64_t fused = fused_bytes(graph);
+  CacheSchedules schedules(graph, fused);
+  IoBounds bounds(graph, fused);
   std::vector<std::vector<CurvePoint>> out;
   for (const Node& n : graph.nodes) {
     std::vector<CurvePoint> points;

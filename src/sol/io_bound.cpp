@@ -492,8 +492,8 @@ std::optional<BoundProblem> einsum_bound_problem(const Graph& graph, const Node&
 
 // --- IoBounds ----------------------------------------------------------------------------------
 
-IoBounds::IoBounds(const Graph& graph) : graph_(graph) {
-  fused_ = fused_bytes(graph);
+IoBounds::IoBounds(const Graph& graph, std::optional<int64_t> fused) : graph_(graph) {
+  fused_ = fused ? *fused : fused_bytes(graph);
   const std::vector<char> outputs = graph_outputs(graph);
   std::unordered_map<const Einsum*, NestShape> shapes;
   // Problems are interned by the nest and its constrained operands (which fix the problem).

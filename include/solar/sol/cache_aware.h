@@ -132,7 +132,8 @@ const TilingPoint* best_point(const Frontier& frontier, double capacity_bytes);
 // Schedules of one graph at any number of capacities, sharing the tiling searches.
 class CacheSchedules {
  public:
-  explicit CacheSchedules(const Graph& graph);
+  // `fused`: fused_bytes(graph) when the caller has it (computed here otherwise).
+  explicit CacheSchedules(const Graph& graph, std::optional<int64_t> fused = std::nullopt);
   ~CacheSchedules();
   CacheSchedules(const CacheSchedules&) = delete;
   CacheSchedules& operator=(const CacheSchedules&) = delete;

@@ -72,7 +72,8 @@ std::optional<BoundProblem> einsum_bound_problem(const Graph& graph, const Node&
 // Bounds of one graph at any number of capacities, sharing the per-nest work.
 class IoBounds {
  public:
-  explicit IoBounds(const Graph& graph);
+  // `fused`: fused_bytes(graph) when the caller has it (computed here otherwise).
+  explicit IoBounds(const Graph& graph, std::optional<int64_t> fused = std::nullopt);
   // max(fused bytes, max over the graph's nests in graph scope).
   int64_t graph_bytes(double capacity_bytes);
   // max(the node's unfused bytes, max over its nests in node scope).
