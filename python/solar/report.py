@@ -119,19 +119,30 @@ def schedule_gap(gap: float) -> str:
 
 
 def node_table(graph, analysis) -> str:
+    """One row per node; with a cache-aware mode also its bound alone ("Cache-aware B") and the
+    best schedule found for it alone ("Schedule B", achievable)."""
+    cached = analysis.cache_aware is not None
     rows = []
     for node, sol in zip(graph.nodes, analysis.nodes, strict=True):
-        rows.append(
-            [
-                node.name,
-                node.einsum or "(data movement)",
-                f"{node.macs:,}",
-                f"{node.vector_flops:,}",
-                f"{node.bytes:,}",
-                seconds(sol.seconds),
-                bottleneck_text(sol.bottleneck) if sol.seconds > 0 else "-",
-            ]
-        )
+        row = [
+            node.name,
+            node.einsum or "(data movement)",
+            f"{node.macs:,}",
+            f"{node.vector_flops:,}",
+            f"{node.bytes:,}",
+        ]
+        if cached:
+            sched = sol.cache_schedule_bytes
+            row += [f"{sol.cache_aware_bytes:,}", "-" if sched is None else f"{sched:,}"]
+        row += [
+            seconds(sol.seconds),
+            bottleneck_text(sol.bottleneck) if sol.seconds > 0 else "-",
+        ]
+        rows.append(row)
+    head = ["Node", "Einsum", "MACs", "Vector FLOPs", "Bytes"]
+    head += ["Cache-aware B", "Schedule B"] if cached else []
+    head += ["SOL", "Bottleneck"]
+    return table(head, rows, right=set(range(2, len(head) - 1)))
     return table(
         ["Node", "Einsum", "MACs", "Vector FLOPs", "Bytes", "SOL", "Bottleneck"],
         rows,

@@ -214,3 +214,17 @@ def test_elementwise_chain_is_bounded_by_the_fused_traffic(tmp_path):
     assert "best schedule found: 2.15 GB (2,147,483,648 B; achievable, 1.00x the bound)" in (
         r.stdout
     )
+
+
+def test_per_node_table_has_the_bound_and_the_schedule():
+    # --per-node: each node's bound alone and its best schedule alone; at the H100 L2 both are
+    # the node's unfused bytes (linear#0: 1,312,768 B; matmul#0: 720,896 B, see above).
+    r = solar_cli("analyze", str(EXAMPLE), "--arch", "H100_PCIe", "--per-node")
+    assert r.returncode == 0, r.stderr
+    header = next(line for line in r.stdout.splitlines() if line.startswith("Node "))
+    assert "Cache-aware B" in header and "Schedule B" in header
+    row = next(line for line in r.stdout.splitlines() if line.startswith("matmul#0"))
+    assert row.count("720,896") == 3  # unfused bytes, bound, schedule
+    r = solar_cli("analyze", str(EXAMPLE), "--arch", "B200", "--per-node")
+    header = next(line for line in r.stdout.splitlines() if line.startswith("Node "))
+    assert "Cache-aware B" not in header
