@@ -1193,7 +1193,6 @@ class Schedule {
              st_.touches(static_cast<size_t>(b)).front();
     });
     std::vector<int64_t> next(kWholeWindow + 1);
-    std::vector<char> dropped_fixed;
     for (int k : candidates) {
       const Key& key = st_.keys[static_cast<size_t>(k)];
       const auto at = st_.touches(static_cast<size_t>(k));

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <numeric>
 #include <unordered_map>
@@ -167,24 +166,27 @@ EinsumBound evaluate(const BoundProblem& p, const std::vector<std::vector<double
     if (covered & (uint64_t{1} << r)) log_points += std::log(static_cast<Real>(p.sizes[r]));
   best.points = static_cast<double>(std::exp(log_points));
   std::vector<Real> bytes, log_cap;
-  bool inputs = false, outputs = false;
   for (const BoundTensor& t : p.tensors) {
     bytes.push_back(static_cast<Real>(t.bytes_per_element));
     Real lc = 0;
     for (size_t r = 0; r < p.sizes.size() && r < 64; ++r)
       if (t.ranks & (uint64_t{1} << r)) lc += std::log(static_cast<Real>(p.sizes[r]));
     log_cap.push_back(lc);
-    (t.is_output ? outputs : inputs) = true;
   }
-  const Real groups = static_cast<Real>(inputs) + static_cast<Real>(outputs);
   const Real c = static_cast<Real>(capacity);
   // Rounding: F_max is inflated by this factor, so the quotient points / F_max can only be
   // rounded down (long double logs and exps are accurate to ~1e-18 relative).
   constexpr Real kSlack = 1e-9L;
   constexpr Real kMaxBytes = static_cast<Real>(std::numeric_limits<int64_t>::max() / 2);
   for (const auto& s : candidates) {
+    // Only tensors with s_j > 0 enter the budget: one C per kind (inputs, outputs) among them.
     Real sigma = 0;
-    for (double v : s) sigma += static_cast<Real>(v);
+    bool inputs = false, outputs = false;
+    for (size_t j = 0; j < s.size(); ++j) {
+      sigma += static_cast<Real>(s[j]);
+      if (s[j] > 0.0) (p.tensors[j].is_output ? outputs : inputs) = true;
+    }
+    const Real groups = static_cast<Real>(inputs) + static_cast<Real>(outputs);
     std::vector<Real> segments;
     for (int k = -4; k <= 12; ++k) segments.push_back(c * std::pow(2.0L, static_cast<Real>(k) / 2));
     if (sigma > 1) segments.push_back(std::max(groups, Real{1}) * c / (sigma - 1));
