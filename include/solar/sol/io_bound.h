@@ -8,7 +8,8 @@
 // Scanlon, Yelick 2013; for coordinate projections Shearer / Bollobas-Thomason, the AGM
 // fractional-edge-cover bound): cut any execution into segments of M bytes of DRAM I/O; one
 // segment can execute at most F_max(g C + M) points, where g is the number of kinds (inputs,
-// outputs) of constrained tensors; so Q >= M (ceil(points / F_max) - 1). Only tensors that
+// outputs) among the constrained tensors with a positive exponent; so
+// Q >= M (ceil(points / F_max) - 1). Only tensors that
 // must cross DRAM constrain a nest; everything this module drops only weakens the bound.
 #pragma once
 
