@@ -8,7 +8,8 @@ timed, kept in memory), then times, in this one process:
   (same ranks, sizes, projections, dtypes) are searched once;
 - warm: the same again (every einsum a memo hit);
 - graph-level: the cache-aware analysis of every graph (`_core.analyze`, which adds the
-  residency rule over each graph and each node to the unfused and fused modes), warm memo.
+  proven bound and the best schedule found, over each graph and each node, to the unfused
+  and fused modes), warm memo.
 
 Prints the einsum count, the distinct signatures searched and the seconds. Target: cold
 under 30 s on this machine.

@@ -1,5 +1,6 @@
 // Times the whole shape-only pipeline on generated programs:
-// read -> parse -> check -> trace (+ lift) -> unfused + fused analysis.
+// read -> parse -> check -> trace (+ lift) -> the analysis with every mode (unfused, fused,
+// cache-aware bound and schedule), and without the cache-aware mode (pipeline_no_cache).
 //
 //   bench_pipeline PROGRAM.py [PROGRAM.py ...] [--benchmark_* flags]
 //
@@ -27,11 +28,15 @@ double peak_rss_mb() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-void run_pipeline(benchmark::State& state, const std::string& path, const solar::ArchSpec& arch) {
+// The whole pipeline; `cache_aware` false skips the cache-aware bound and schedule.
+void run_pipeline(benchmark::State& state, const std::string& path, const solar::ArchSpec& arch,
+                  bool cache_aware) {
   size_t nodes = 0;
+  solar::AnalysisOptions options;
+  options.cache_aware = cache_aware;
   for (auto _ : state) {
     solar::Graph g = solar::graph_from_file(path, {});
-    solar::Analysis a = solar::analyze(g, arch, {});
+    solar::Analysis a = solar::analyze(g, arch, options);
     benchmark::DoNotOptimize(a.fused.seconds);
     nodes = g.nodes.size();
   }
@@ -77,7 +82,10 @@ int main(int argc, char** argv) {
   const solar::ArchSpec arch = solar::resolve_arch("H100_PCIe", SOLAR_ARCH_DIR);
   for (const std::string& path : programs) {
     const std::string label = path.substr(path.find_last_of('/') + 1);
-    benchmark::RegisterBenchmark(("pipeline/" + label).c_str(), run_pipeline, path, arch)
+    benchmark::RegisterBenchmark(("pipeline/" + label).c_str(), run_pipeline, path, arch, true)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("pipeline_no_cache/" + label).c_str(), run_pipeline, path, arch,
+                                 false)
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("parse_check/" + label).c_str(), run_front_end, path)
         ->Unit(benchmark::kMillisecond);

@@ -1,16 +1,19 @@
-"""Pipeline benchmark: parse -> check -> trace -> lift -> unfused + fused analysis.
+"""Pipeline benchmark: parse -> check -> trace -> lift -> the default analysis (every mode:
+unfused, fused, the cache-aware bound and best schedule), and the same without the
+cache-aware mode.
 
 Generates transformer programs of 5k-40k nodes in two styles (bench/gen_program.py), then for
 each program, side by side in one run:
 
-- C++: bench_pipeline (Google Benchmark), steady-state time per pipeline run, one process
-  per program so that each peak RSS is its own;
+- C++: bench_pipeline (Google Benchmark), steady-state time per pipeline run with every mode
+  and without the cache-aware mode ("no cache"), one process per program so that each peak
+  RSS is its own;
 - Python: solar.trace + solar.analyze through the binding, first (cold) run and best of 5,
   in a fresh process, with its peak RSS.
 
 Prints one table with ns per node and the growth of ns/node against the smallest program
-(linear scaling = 1.00x). Targets (issue 2): < 100 ms for 20k nodes, growth within 10% from
-5k to 40k, peak memory < 500 MB.
+(linear scaling = 1.00x). Targets (issues 2 and 10): < 100 ms for 20k nodes with every mode,
+growth within 10% from 5k to 40k, peak memory < 500 MB.
 
     .venv/bin/python bench/run_bench.py [--sizes 5000,10000,20000,40000] [--styles flat,loop]
 """
@@ -77,11 +80,22 @@ def run_cpp(path: Path) -> dict:
         text=True,
     ).stdout
     rows = json.loads(out)["benchmarks"]
-    median = next(r for r in rows if r.get("aggregate_name") == "median")
+
+    def median(prefix: str) -> dict:
+        return next(
+            r
+            for r in rows
+            if r.get("aggregate_name") == "median" and r["name"].startswith(prefix + "/")
+        )
+
+    full, plain = median("pipeline"), median("pipeline_no_cache")
     return {
-        "ms": median["real_time"],
-        "nodes": int(median["nodes"]),
-        "peak_mb": median["peak_rss_MB"],
+        "ms": full["real_time"],
+        "cpu_ms": full["cpu_time"],
+        "no_cache_ms": plain["real_time"],
+        "no_cache_cpu_ms": plain["cpu_time"],
+        "nodes": int(full["nodes"]),
+        "peak_mb": full["peak_rss_MB"],
     }
 
 
@@ -107,25 +121,32 @@ def main() -> None:
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     sizes = [int(s) for s in a.sizes.split(",")]
     header = (
-        f"{'style':5s} {'nodes':>6s} | {'C++ ms':>7s} {'ns/node':>8s} {'growth':>7s} "
-        f"{'peak MB':>8s} | {'Py ms':>7s} {'Py cold':>8s} {'Py/C++':>7s} {'peak MB':>8s}"
+        f"{'style':5s} {'nodes':>6s} | {'C++ ms':>7s} {'cpu':>6s} {'ns/node':>8s} {'growth':>7s} "
+        f"{'no cache':>8s} {'cpu':>6s} {'growth':>7s} {'peak MB':>8s} | {'Py ms':>7s} "
+        f"{'Py cold':>8s} {'Py/C++':>7s} {'peak MB':>8s}"
     )
     print(header)
     print("-" * len(header))
     for style in a.styles.split(","):
-        base = None
+        base = base_plain = None
         for n in sizes:
             path = generate(style, n)
             cpp = run_cpp(path)
             py = run_python(path)
             per_node = cpp["ms"] * 1e6 / cpp["nodes"]
+            plain = cpp["no_cache_ms"] * 1e6 / cpp["nodes"]
             base = base or per_node
+            base_plain = base_plain or plain
             print(
-                f"{style:5s} {cpp['nodes']:6d} | {cpp['ms']:7.1f} {per_node:8.0f} "
-                f"{per_node / base:6.2f}x {cpp['peak_mb']:8.1f} | {py['ms']:7.1f} "
-                f"{py['cold_ms']:8.1f} {py['ms'] / cpp['ms']:6.2f}x {py['peak_mb']:8.1f}"
+                f"{style:5s} {cpp['nodes']:6d} | {cpp['ms']:7.1f} {cpp['cpu_ms']:6.1f} "
+                f"{per_node:8.0f} {per_node / base:6.2f}x {cpp['no_cache_ms']:8.1f} "
+                f"{cpp['no_cache_cpu_ms']:6.1f} {plain / base_plain:6.2f}x "
+                f"{cpp['peak_mb']:8.1f} | {py['ms']:7.1f} {py['cold_ms']:8.1f} "
+                f"{py['ms'] / cpp['ms']:6.2f}x {py['peak_mb']:8.1f}"
             )
-    print("\ngrowth: ns/node relative to the smallest program of the style (1.00x = linear)")
+    print("\nC++ ms: every mode (the default analysis), wall time (cpu: process CPU time, less")
+    print("sensitive to other load); no cache: the same without the cache-aware mode")
+    print("growth: ns/node relative to the smallest program of the style (1.00x = linear)")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@
 #include "solar/sol/analysis.h"
 #include "solar/sol/cache_aware.h"
 #include "solar/sol/inverse.h"
+#include "solar/sol/io_bound.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -304,7 +305,8 @@ NB_MODULE(_core, m) {
       .def_ro("intensity", &solar::NodeSol::intensity)
       .def_ro("math_mode", &solar::NodeSol::math_mode)
       .def_ro("cache_aware_bytes", &solar::NodeSol::cache_aware_bytes)
-      .def_ro("cache_aware_seconds", &solar::NodeSol::cache_aware_seconds);
+      .def_ro("cache_aware_seconds", &solar::NodeSol::cache_aware_seconds)
+      .def_ro("cache_schedule_bytes", &solar::NodeSol::cache_schedule_bytes);
   nb::class_<solar::UnitSol>(m, "UnitSol")
       .def_ro("unit", &solar::UnitSol::unit)
       .def_ro("bytes_read", &solar::UnitSol::bytes_read)
@@ -326,7 +328,13 @@ NB_MODULE(_core, m) {
       .def_ro("available", &solar::CacheLevel::available)
       .def_ro("level", &solar::CacheLevel::level)
       .def_ro("capacity_bytes", &solar::CacheLevel::capacity_bytes)
+      .def_ro("bound_capacity_bytes", &solar::CacheLevel::bound_capacity_bytes)
       .def_ro("reason", &solar::CacheLevel::reason);
+  nb::class_<solar::CacheSchedule>(m, "CacheSchedule")
+      .def_ro("found", &solar::CacheSchedule::found)
+      .def_ro("bytes", &solar::CacheSchedule::bytes)
+      .def_ro("seconds", &solar::CacheSchedule::seconds)
+      .def_ro("gap", &solar::CacheSchedule::gap);
   nb::class_<solar::GraphSol>(m, "GraphSol")
       .def_ro("mode", &solar::GraphSol::mode)
       .def_ro("flops", &solar::GraphSol::flops)
@@ -355,10 +363,18 @@ NB_MODULE(_core, m) {
       .def_ro("fused", &solar::Analysis::fused)
       .def_ro("cache", &solar::Analysis::cache)
       // None when the arch has no cache level (Analysis.cache.reason says why).
-      .def_prop_ro("cache_aware", [](const solar::Analysis& a) -> std::optional<solar::GraphSol> {
-        if (!a.cache.available) return std::nullopt;
-        return a.cache_aware;
-      });
+      .def_prop_ro("cache_aware",
+                   [](const solar::Analysis& a) -> std::optional<solar::GraphSol> {
+                     if (!a.cache.available) return std::nullopt;
+                     return a.cache_aware;
+                   })
+      // The best schedule found (achievable, not a bound); None without a cache level or
+      // when no tiling fits.
+      .def_prop_ro("cache_schedule",
+                   [](const solar::Analysis& a) -> std::optional<solar::CacheSchedule> {
+                     if (!a.cache.available || !a.cache_schedule.found) return std::nullopt;
+                     return a.cache_schedule;
+                   });
 
   m.def(
       "analyze",
@@ -483,16 +499,15 @@ NB_MODULE(_core, m) {
         {
           nb::gil_scoped_release release;
           graph_curve = solar::cache_aware_curve(g, caps);
-          if (per_node)
-            for (const solar::Node& n : g.nodes)
-              node_curves.push_back(solar::cache_aware_node_curve(g, n.id, caps));
+          if (per_node) node_curves = solar::cache_aware_node_curves(g, caps);
         }
         auto points = [](const std::vector<solar::CurvePoint>& curve) {
           nb::list out;
           for (const auto& p : curve) {
             nb::dict d;
             d["capacity_bytes"] = p.capacity_bytes;
-            d["dram_bytes"] = p.dram_bytes;
+            d["dram_bytes"] = p.bound_bytes;
+            d["schedule_bytes"] = p.schedule_bytes;
             out.append(d);
           }
           return out;
@@ -507,17 +522,29 @@ NB_MODULE(_core, m) {
         nb::list graph_points = points(graph_curve);
         return nb::make_tuple(graph_points, nodes);
       },
-      "graph"_a, "platform_capacity_bytes"_a = 0.0, "per_node"_a = false);
+      "graph"_a, "platform_capacity_bytes"_a = 0.0, "per_node"_a = false,
+      "Curve points {capacity_bytes, dram_bytes (the proven bound), schedule_bytes (the best "
+      "schedule found, None if none fits)} of the graph, and of every node when per_node.");
   m.def(
-      "cache_aware_bytes",
+      "cache_aware_bound_bytes",
       [](const solar::Graph& g, double capacity, std::optional<int> node) {
         nb::gil_scoped_release release;
-        return node ? solar::cache_aware_node_bytes(g, *node, capacity)
-                    : solar::cache_aware_graph_bytes(g, capacity);
+        return node ? solar::io_bound_node_bytes(g, *node, capacity)
+                    : solar::io_bound_graph_bytes(g, capacity);
       },
       "graph"_a, "capacity_bytes"_a, "node"_a = nb::none(),
-      "Cache-aware DRAM bytes of the graph (or of one node alone) with a buffer of "
-      "capacity_bytes.");
+      "The proven lower bound on DRAM bytes of the graph (or of one node alone) when the chip "
+      "holds capacity_bytes.");
+  m.def(
+      "cache_schedule_bytes",
+      [](const solar::Graph& g, double capacity, std::optional<int> node) {
+        nb::gil_scoped_release release;
+        return node ? solar::schedule_node_bytes(g, *node, capacity)
+                    : solar::schedule_graph_bytes(g, capacity);
+      },
+      "graph"_a, "capacity_bytes"_a, "node"_a = nb::none(),
+      "DRAM bytes of the best schedule found for the graph (or one node alone) with a buffer "
+      "of capacity_bytes: achievable, not a bound; None if no tiling fits.");
   m.def("cache_aware_memo_stats", [] {
     const auto s = solar::memo_stats();
     return std::make_pair(s.hits, s.misses);

@@ -115,8 +115,8 @@ def analyze(
     """SOL analysis (unfused, fused and, unless cache_aware=False, cache-aware) on one
     architecture of: an einsum graph, an IR file, a PyTorch problem file, or an nn.Module with
     example inputs. For PyTorch the result also carries the emitted IR and its validation
-    (solar.pytorch.PyTorchResult). cache_aware=False skips the tiling search (0.5-5 s on the
-    largest graphs); the result's cache_aware is then None and cache.reason says why."""
+    (solar.pytorch.PyTorchResult). cache_aware=False skips the cache-aware bound and the
+    tiling search; the result's cache_aware is then None and cache.reason says why."""
     if _is_torch_module(graph) or (
         isinstance(graph, (str, os.PathLike)) and _is_pytorch_file(graph)
     ):
@@ -139,9 +139,11 @@ def analyze(
 
 def cache_aware_curve(graph, arch="H100_PCIe") -> list[dict]:
     """The graph's cache-aware DRAM traffic versus on-chip capacity, as plain data:
-    [{"capacity_bytes": float, "dram_bytes": int}, ...] ascending in capacity, at powers of
-    two from 1 KiB up to past the sum of all tensor bytes, plus the capacity of the arch's
-    cache level (if it has one). `graph` is a Graph or an IR file; `arch` a name or spec."""
+    [{"capacity_bytes": float, "dram_bytes": int, "schedule_bytes": int or None}, ...]
+    ascending in capacity; dram_bytes is the proven lower bound, schedule_bytes the best
+    schedule found (achievable, not a bound). Capacities: powers of two from 1 KiB up to past
+    the sum of all tensor bytes, plus the capacity of the arch's cache level (if it has one).
+    `graph` is a Graph or an IR file; `arch` a name or spec."""
     from .curve import curves
 
     return curves(*_graph_and_arch(graph, arch))[0]
@@ -149,7 +151,7 @@ def cache_aware_curve(graph, arch="H100_PCIe") -> list[dict]:
 
 def cache_aware_node_curves(graph, arch="H100_PCIe") -> list[dict]:
     """The same curve for every node alone: [{"node": name, "points": [{"capacity_bytes",
-    "dram_bytes"}, ...]}, ...] in execution order, at the same capacities."""
+    "dram_bytes", "schedule_bytes"}, ...]}, ...] in execution order, at the same capacities."""
     from .curve import curves
 
     return curves(*_graph_and_arch(graph, arch), per_node=True)[1]

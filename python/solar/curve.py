@@ -1,6 +1,7 @@
 """The cache-aware traffic-versus-capacity curve as plain data, and its CSV / JSON files.
 
-The numbers come from the C++ core (src/sol/cache_aware.cpp); this module only shapes them.
+The numbers come from the C++ core (src/sol/io_bound.cpp: the bound; src/sol/cache_aware.cpp:
+the best schedule found); this module only shapes them.
 """
 
 from __future__ import annotations
@@ -24,14 +25,17 @@ def platform_capacity(arch) -> float:
 
 def curves(graph, arch, per_node: bool = False) -> tuple[list[dict], list[dict]]:
     """(graph points, per-node curves): points are {"capacity_bytes": float, "dram_bytes":
-    int}, ascending in capacity; per-node curves are {"node": name, "points": [...]}."""
+    int (the proven lower bound), "schedule_bytes": int or None (the best schedule found:
+    achievable, not a bound)}, ascending in capacity; per-node curves are {"node": name,
+    "points": [...]}."""
     points, nodes = _core.cache_aware_curve(graph, platform_capacity(arch), per_node)
     return list(points), list(nodes)
 
 
 def write_curve(path: str, graph, arch) -> None:
-    """Writes the graph's and every node's curve: .csv (scope,capacity_bytes,dram_bytes;
-    scope "graph" or a node name) or .json (schema solar.cache_curve/1)."""
+    """Writes the graph's and every node's curve: .csv (scope,capacity_bytes,dram_bytes,
+    schedule_bytes; scope "graph" or a node name; dram_bytes the bound, schedule_bytes the
+    best schedule found, empty when none fits) or .json (schema solar.cache_curve/2)."""
     suffix = Path(path).suffix.lower()
     if suffix not in (".csv", ".json"):
         raise argument_error(
@@ -40,7 +44,7 @@ def write_curve(path: str, graph, arch) -> None:
     points, nodes = curves(graph, arch, per_node=True)
     if suffix == ".json":
         doc = {
-            "schema": "solar.cache_curve/1",
+            "schema": "solar.cache_curve/2",
             "source": graph.source,
             "arch": arch.name,
             "cache_level": arch.cache_level or None,
@@ -52,10 +56,15 @@ def write_curve(path: str, graph, arch) -> None:
         return
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(["scope", "capacity_bytes", "dram_bytes"])
+    w.writerow(["scope", "capacity_bytes", "dram_bytes", "schedule_bytes"])
+
+    def row(scope, p):
+        sched = "" if p["schedule_bytes"] is None else p["schedule_bytes"]
+        w.writerow([scope, f"{p['capacity_bytes']:.0f}", p["dram_bytes"], sched])
+
     for p in points:
-        w.writerow(["graph", f"{p['capacity_bytes']:.0f}", p["dram_bytes"]])
+        row("graph", p)
     for n in nodes:
         for p in n["points"]:
-            w.writerow([n["node"], f"{p['capacity_bytes']:.0f}", p["dram_bytes"]])
+            row(n["node"], p)
     Path(path).write_text(out.getvalue())

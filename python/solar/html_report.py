@@ -14,7 +14,7 @@ import html
 from pathlib import Path
 
 from . import __version__, plots
-from .report import bottleneck_text, fusion_benefit_text, rate, seconds, si
+from .report import bottleneck_text, cache_line, fusion_benefit_text, rate, seconds, si
 
 _CSS = """
 :root { --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --head: #f6f8fa; --warn: #d62728; }
@@ -192,6 +192,12 @@ def _sol_tables(graph, archs, analyses) -> str:
             + [bottleneck_text(g.bottleneck)]
             for name, g in (("Unfused", r.unfused), ("Fused", r.fused))
         ]
+        if r.cache_aware is not None:
+            g = r.cache_aware
+            rows.append(
+                ["Cache-aware (bound)", si(g.flops, "FLOP"), si(g.bytes, "B"), seconds(g.seconds)]
+                + [bottleneck_text(g.bottleneck)]
+            )
         parts.append(
             f"<h3>{_e(a.name)} — {_e(a.description)}</h3>"
             f'<p class="note">math mode: {_e(r.math_mode)}; peaks: matrix '
@@ -200,6 +206,9 @@ def _sol_tables(graph, archs, analyses) -> str:
             f"{_e(rate(r.dram_bytes_per_second, 'B'))}</p>"
             + _table(["Mode", "Compute", "Memory", "SOL", "Bottleneck"], rows, numeric={1, 2, 3})
             + f'<p class="note">fusion benefit (unfused / fused): {_e(fusion_benefit_text(r))}</p>'
+            + '<p class="note">'
+            + "<br>".join(_e(line.strip()) for line in cache_line(r).splitlines())
+            + "</p>"
         )
     parts.append("</section>")
     return "".join(parts)

@@ -220,7 +220,16 @@ def cache_curve_figure(points, marks=(), title: str = ""):
     x_hi = max(xs + [m["capacity_bytes"] for m in d["marks"]]) * 2
     (line,) = ax.step(xs + [x_hi], ys + [ys[-1]], where="post", color=PALETTE[0], linewidth=2)
     line.set_gid("solar-cache-curve")
-    ax.scatter(xs, ys, s=16, color=PALETTE[0], zorder=3, label="Pareto points")
+    ax.scatter(xs, ys, s=16, color=PALETTE[0], zorder=3, label="proven lower bound")
+    sched = [(p["capacity_bytes"], p.get("schedule_bytes")) for p in d["points"]]
+    sched = [(x, y) for x, y in sched if y]
+    if sched:  # the best schedule found at each capacity: achievable, above the bound
+        sx, sy = [x for x, _ in sched], [y for _, y in sched]
+        (sline,) = ax.step(
+            sx + [x_hi], sy + [sy[-1]], where="post", color=PALETTE[0], linestyle=":", linewidth=1.5
+        )
+        sline.set_gid("solar-cache-schedule")
+        sline.set_label("best schedule found (achievable)")
     for i, m in enumerate(d["marks"]):
         c = colour(i + 1)
         name = f"{m.get('arch', '')} {m['level']}".strip()

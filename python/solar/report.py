@@ -91,42 +91,67 @@ def sol_table(graph, arch, analysis, validation: str = "none") -> str:
 
 
 def cache_line(analysis) -> str:
-    """Which on-chip level the cache-aware row used, or why there is no such row."""
+    """Which on-chip level the cache-aware row used, or why there is no such row, and the
+    best schedule found beside the bound (achievable, not a bound)."""
     c = analysis.cache
     if not c.available:
         return f"  cache-aware: none ({c.reason})"
     size = f"{si(c.capacity_bytes, 'B')} ({c.capacity_bytes:,.0f} B)"
-    return f"  cache-aware: on-chip level {c.level}, {size}"
+    line = f"  cache-aware: on-chip level {c.level}, {size}; the row is a proven lower bound"
+    if c.bound_capacity_bytes != c.capacity_bytes:
+        line += f" at all on-chip storage, {c.bound_capacity_bytes:,.0f} B"
+    return line + "\n" + schedule_line(analysis)
+
+
+def schedule_line(analysis) -> str:
+    """'best schedule found: 1.07 GB (achievable, 1.00x the bound)'."""
+    s = analysis.cache_schedule
+    if s is None:
+        return "  best schedule found: none (no tiling of some nest fits the capacity)"
+    return (
+        f"  best schedule found: {si(s.bytes, 'B')} ({s.bytes:,} B; achievable, "
+        f"{schedule_gap(s.gap)} the bound)"
+    )
+
+
+def schedule_gap(gap: float) -> str:
+    return f"{gap:.2f}x" if gap > 0 else "-"
 
 
 def node_table(graph, analysis) -> str:
-    """One row per node (each alone: its bytes and SOL). When the program groups nodes into
-    source operators (`with unit(...)`), a Unit column names each node's unit: the unfused
-    mode runs a unit as one, with its inner intermediates on chip."""
+    """One row per node (each alone: its bytes and SOL); with a cache-aware mode also its
+    bound alone ("Cache-aware B") and the best schedule found for it alone ("Schedule B",
+    achievable). When the program groups nodes into source operators (`with unit(...)`), a
+    Unit column names each node's unit: the unfused mode runs a unit as one, with its inner
+    intermediates on chip."""
+    cached = analysis.cache_aware is not None
     units = graph.units
     grouped = any(u.declared for u in units)
     rows = []
     for node, sol in zip(graph.nodes, analysis.nodes, strict=True):
         unit = units[node.unit] if 0 <= node.unit < len(units) else None
-        rows.append(
-            [
-                node.name,
-                *([unit.name if unit is not None and unit.declared else ""] if grouped else []),
-                node.einsum or "(data movement)",
-                f"{node.macs:,}",
-                f"{node.vector_flops:,}",
-                f"{node.bytes:,}",
-                seconds(sol.seconds),
-                bottleneck_text(sol.bottleneck) if sol.seconds > 0 else "-",
-            ]
-        )
-    headers = ["Node", *(["Unit"] if grouped else []), "Einsum", "MACs", "Vector FLOPs"]
-    shift = 1 if grouped else 0
-    return table(
-        [*headers, "Bytes", "SOL", "Bottleneck"],
-        rows,
-        right={2 + shift, 3 + shift, 4 + shift, 5 + shift},
-    )
+        row = [node.name]
+        if grouped:
+            row.append(unit.name if unit is not None and unit.declared else "")
+        row += [
+            node.einsum or "(data movement)",
+            f"{node.macs:,}",
+            f"{node.vector_flops:,}",
+            f"{node.bytes:,}",
+        ]
+        if cached:
+            sched = sol.cache_schedule_bytes
+            row += [f"{sol.cache_aware_bytes:,}", "-" if sched is None else f"{sched:,}"]
+        row += [
+            seconds(sol.seconds),
+            bottleneck_text(sol.bottleneck) if sol.seconds > 0 else "-",
+        ]
+        rows.append(row)
+    head = ["Node", *(["Unit"] if grouped else []), "Einsum", "MACs", "Vector FLOPs", "Bytes"]
+    head += ["Cache-aware B", "Schedule B"] if cached else []
+    head += ["SOL", "Bottleneck"]
+    first = 3 if grouped else 2
+    return table(head, rows, right=set(range(first, len(head) - 1)))
 
 
 def cross_table(rows: list[tuple[str, object]]) -> str:

@@ -174,6 +174,8 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
     e.output = make_operand(nest.updates.front().target, true);
     e.output_is_local = !k.tensors[static_cast<size_t>(nest.output)].returned;
     e.output_dtype = dtype_of(nest.output);
+    e.guarded = std::any_of(nest.updates.begin(), nest.updates.end(),
+                            [](const Update& u) { return u.guard != nullptr; });
     for (const Update& u : nest.updates) {
       if (u.is_mac) {
         const Access& a = u.reads[static_cast<size_t>(u.mac_operand_a)];

@@ -49,11 +49,14 @@ ordered document(const Graph& graph, const ArchSpec& arch, const Analysis& a,
   // The cache-aware mode's fields are null when the arch has no cache level.
   const bool cached = a.cache.available;
   auto or_null = [&](auto value) { return cached ? ordered(value) : ordered(nullptr); };
-  doc["cache"] =
-      cached ? ordered{{"level", a.cache.level},
-                       {"capacity_bytes", a.cache.capacity_bytes},
-                       {"reason", ""}}
-             : ordered{{"level", nullptr}, {"capacity_bytes", nullptr}, {"reason", a.cache.reason}};
+  doc["cache"] = cached ? ordered{{"level", a.cache.level},
+                                  {"capacity_bytes", a.cache.capacity_bytes},
+                                  {"bound_capacity_bytes", a.cache.bound_capacity_bytes},
+                                  {"reason", ""}}
+                        : ordered{{"level", nullptr},
+                                  {"capacity_bytes", nullptr},
+                                  {"bound_capacity_bytes", nullptr},
+                                  {"reason", a.cache.reason}};
   FlopCounts all;
   for (const Node& n : graph.nodes) all += n.flops;
   doc["totals"] = ordered{
@@ -79,6 +82,12 @@ ordered document(const Graph& graph, const ArchSpec& arch, const Analysis& a,
                             {"cache_aware", or_null(a.cache_aware.intensity)}}},
       {"fusion_benefit", a.fused.seconds > 0 ? a.unfused.seconds / a.fused.seconds : 1.0},
   };
+  // The best schedule found beside the cache-aware bound: achievable, not a bound.
+  const CacheSchedule& sched = a.cache_schedule;
+  doc["totals"]["cache_schedule"] =
+      cached && sched.found
+          ? ordered{{"bytes", sched.bytes}, {"seconds", sched.seconds}, {"gap", sched.gap}}
+          : ordered(nullptr);
   const std::vector<Unit> units = effective_units(graph);
   ordered unit_docs = ordered::array();
   for (const Unit& u : units) {
@@ -123,6 +132,8 @@ ordered document(const Graph& graph, const ArchSpec& arch, const Analysis& a,
         {"bytes_read", n.bytes_read},
         {"bytes_written", n.bytes_written},
         {"bytes_cache_aware", or_null(s.cache_aware_bytes)},
+        {"bytes_cache_schedule",
+         cached && s.cache_schedule_bytes ? ordered(*s.cache_schedule_bytes) : ordered(nullptr)},
         {"intensity", s.intensity},
         {"math_mode", s.math_mode},
         {"seconds", ordered{{"unfused", s.seconds},

@@ -7,6 +7,7 @@
 
 #include "solar/base/error.h"
 #include "solar/sol/cache_aware.h"
+#include "solar/sol/io_bound.h"
 
 namespace solar {
 namespace {
@@ -345,6 +346,8 @@ CacheLevel cache_level(const ArchSpec& arch) {
     out.available = true;
     out.level = level.name;
     out.capacity_bytes = level.capacity_bytes;
+    for (const MemoryLevel& any : arch.on_chip)
+      out.bound_capacity_bytes += std::max(any.capacity_bytes, 0.0);
     return out;
   }
   out.reason = "arch '" + arch.name + "' names cache_level '" + arch.cache_level +
@@ -419,18 +422,30 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
     cached.vector_flops = fused.vector_flops;
     cached.matrix_seconds = fused.matrix_seconds;
     cached.vector_seconds = fused.vector_seconds;
-    cached.bytes = cache_aware_graph_bytes(graph, out.cache.capacity_bytes);
+    IoBounds bounds(graph, fused.bytes);
+    CacheSchedules schedules(graph, fused.bytes);
+    const double bound_c = out.cache.bound_capacity_bytes, schedule_c = out.cache.capacity_bytes;
+    cached.bytes = bounds.graph_bytes(bound_c);
     cached.memory_seconds = static_cast<double>(cached.bytes) / out.dram_bytes_per_second;
     cached.seconds =
         std::max({cached.matrix_seconds, cached.vector_seconds, cached.memory_seconds});
     cached.bottleneck =
         pick_bottleneck(cached.matrix_seconds, cached.vector_seconds, cached.memory_seconds);
     cached.intensity = ratio(cached.flops, cached.bytes);
+    CacheSchedule& schedule = out.cache_schedule;
+    if (const auto b = schedules.graph_bytes(schedule_c)) {
+      schedule.found = true;
+      schedule.bytes = *b;
+      schedule.seconds = std::max({cached.matrix_seconds, cached.vector_seconds,
+                                   static_cast<double>(*b) / out.dram_bytes_per_second});
+      schedule.gap = ratio(*b, cached.bytes);
+    }
     for (NodeSol& sol : out.nodes) {
-      sol.cache_aware_bytes = cache_aware_node_bytes(graph, sol.node, out.cache.capacity_bytes);
+      sol.cache_aware_bytes = bounds.node_bytes(sol.node, bound_c);
       sol.cache_aware_seconds =
           std::max({sol.matrix_seconds, sol.vector_seconds,
                     static_cast<double>(sol.cache_aware_bytes) / out.dram_bytes_per_second});
+      sol.cache_schedule_bytes = schedules.node_bytes(sol.node, schedule_c);
     }
   }
 

@@ -9,9 +9,12 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
+#include <span>
 #include <unordered_map>
 
 #include "solar/base/error.h"
+#include "solar/sol/analysis.h"
+#include "solar/sol/io_bound.h"
 
 namespace solar {
 namespace {
@@ -138,6 +141,7 @@ struct TilingCosts {
   std::vector<int64_t> sum;         // per tensor
   std::vector<int64_t> irrelevant;  // per tensor: product of trips of loops not indexing it
   int64_t buffer_bytes = 0;
+  int64_t persistent_bytes = 0;  // tensors no loop indexes: held while the whole nest runs
 };
 
 template <typename TileOf>
@@ -174,7 +178,9 @@ TilingCosts tiling_costs(const TilingProblem& p, const std::vector<int64_t>& til
     c.relevant.push_back(rel);
     c.sum.push_back(tt.sum_elements);
     c.irrelevant.push_back(irr);
-    c.buffer_bytes = add_sat(c.buffer_bytes, tensor_bytes(p.tensors[i], tt.tile_elements));
+    const int64_t tile_bytes = tensor_bytes(p.tensors[i], tt.tile_elements);
+    c.buffer_bytes = add_sat(c.buffer_bytes, tile_bytes);
+    if (rel == 0) c.persistent_bytes = add_sat(c.persistent_bytes, tile_bytes);
   }
   return c;
 }
@@ -372,13 +378,23 @@ void check_problem(const TilingProblem& p) {
 
 std::vector<int64_t> tile_candidates(int64_t size) {
   std::vector<int64_t> out;
-  for (int64_t d = 1; d * d <= size; ++d) {
+  if (size <= 1) return {1};
+  // Divisors of small sizes (O(sqrt size) <= 256 steps); above, only those up to 64.
+  constexpr int64_t kAllDivisorsUpTo = int64_t{1} << 16;
+  const int64_t divisor_limit = size <= kAllDivisorsUpTo ? size : 64;
+  for (int64_t d = 1; d <= divisor_limit && d <= size / d; ++d) {
     if (size % d == 0) {
       out.push_back(d);
       out.push_back(size / d);
     }
   }
-  for (int64_t p = 1; p < size; p *= 2) out.push_back(p);
+  // Powers of two below the size and ceil(size / 2^k): 2 x 63 values at most, no overflow.
+  for (int k = 0; k < 63; ++k) {
+    const int64_t p = int64_t{1} << k;
+    if (p >= size) break;
+    out.push_back(p);
+    out.push_back(size / p + (size % p != 0 ? 1 : 0));
+  }
   out.push_back(size);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -427,7 +443,7 @@ TilingProblem tiling_problem(const Graph& graph, const Node& node, const Einsum&
         SOLAR_INTERNAL_CHECK(size != full_size.end(), "einsum '" + einsum.text + "' of node '" +
                                                           node.name + "' indexes unknown rank '" +
                                                           term.rank + "'");
-        span += std::abs(term.coefficient) * (size->second - 1);
+        span = add_sat(span, mul_sat(std::abs(term.coefficient), size->second - 1));
         auto it = rank_index.find(term.rank);
         if (it == rank_index.end() || term.coefficient == 0) continue;
         terms.push_back({it->second, term.coefficient});
@@ -440,6 +456,7 @@ TilingProblem tiling_problem(const Graph& graph, const Node& node, const Einsum&
       }
       t.dims.push_back(std::move(terms));
       t.extents.push_back(std::max<int64_t>(extent, 1));
+      t.offsets.push_back(d < op.offsets.size() ? op.offsets[d] : 0);
     }
     if (is_output) {
       t.accumulates = einsum.reduce != ReduceOp::kNone;
@@ -553,7 +570,7 @@ Frontier search_tilings(const TilingProblem& problem, uint32_t excluded, int64_t
     auto [dram, order] = best_order(problem, costs, excluded, outer);
     if (dram >= best) continue;  // dominated by a smaller buffer already found
     best = dram;
-    points.push_back({costs.buffer_bytes, dram, used, std::move(order)});
+    points.push_back({costs.buffer_bytes, dram, used, std::move(order), costs.persistent_bytes});
   }
   return pareto(std::move(points));
 }
@@ -570,12 +587,16 @@ Frontier brute_force_tilings(const TilingProblem& problem, uint32_t excluded,
     std::vector<int> loops;
     for (size_t r = 0; r < tiles.size(); ++r)
       if (ceil_div(problem.sizes[r], tiles[r]) > 1) loops.push_back(static_cast<int>(r));
-    int64_t buffer = 0;
+    int64_t buffer = 0, persistent = 0;
     std::vector<TensorTiling> per_tensor;
+    uint32_t looping = 0;
+    for (int r : loops) looping |= 1u << r;
     for (size_t i = 0; i < problem.tensors.size(); ++i) {
       per_tensor.push_back(tile_tensor(problem.tensors[i], problem.sizes, tiles));
-      if (!(excluded & (1u << i)))
-        buffer += tensor_bytes(problem.tensors[i], per_tensor.back().tile_elements);
+      if (excluded & (1u << i)) continue;
+      const int64_t bytes = tensor_bytes(problem.tensors[i], per_tensor.back().tile_elements);
+      buffer += bytes;
+      if ((per_tensor.back().relevant & looping) == 0) persistent += bytes;
     }
     std::sort(loops.begin(), loops.end());
     // The constrained loops that loop, outermost first: every order must start with them.
@@ -601,7 +622,7 @@ Frontier brute_force_tilings(const TilingProblem& problem, uint32_t excluded,
         }
         dram += tensor_traffic(problem.tensors[i], per_tensor[i].sum_elements, visits);
       }
-      points.push_back({buffer, dram, tiles, loops});
+      points.push_back({buffer, dram, tiles, loops, persistent});
     } while (std::next_permutation(loops.begin(), loops.end()));
   });
   return pareto(std::move(points));
@@ -683,9 +704,25 @@ std::optional<int64_t> min_dram_bytes(const Frontier& frontier, double capacity_
   return std::prev(it)->dram_bytes;
 }
 
-// --- residency --------------------------------------------------------------------------------
+const TilingPoint* best_point(const Frontier& frontier, double capacity_bytes) {
+  auto it = std::upper_bound(
+      frontier.begin(), frontier.end(), capacity_bytes,
+      [](double cap, const TilingPoint& p) { return cap < static_cast<double>(p.buffer_bytes); });
+  return it == frontier.begin() ? nullptr : &*std::prev(it);
+}
+
+// --- the best schedule found ------------------------------------------------------------------
 
 namespace {
+
+// Longest span (in steps) of a tensor kept whole, and longest run of fused steps: both keep
+// the graph pass linear in the number of steps.
+constexpr size_t kWholeWindow = 64;
+constexpr size_t kMaxGroup = 16;
+// Tile sizes tried for the dim a fused run tiles.
+constexpr size_t kGroupTiles = 4;
+// A schedule is also sought at C / 2 and C / 4 (CacheSchedules::graph_bytes).
+constexpr int kSmallerCapacities = 3;
 
 // One tensor (a graph storage or a kernel-local) as residency sees it.
 struct Key {
@@ -694,12 +731,72 @@ struct Key {
   bool graph_tensor = false;  // not kernel-local: must be in DRAM after its node
 };
 
+// The rank of each dim of tensor `t` (-1 for a dim no rank of size > 1 indexes) when every
+// dim is one rank with coefficient 1 and offset 0 that covers the dim's extent; nullopt
+// otherwise.
+std::optional<std::vector<int>> plain_dims(const TilingProblem& p, const TileTensor& t) {
+  std::vector<int> out;
+  for (size_t d = 0; d < t.dims.size(); ++d) {
+    if (d < t.offsets.size() && t.offsets[d] != 0) return std::nullopt;
+    if (t.dims[d].empty()) {
+      if (t.extents[d] != 1) return std::nullopt;
+      out.push_back(-1);
+      continue;
+    }
+    if (t.dims[d].size() != 1 || t.dims[d][0].coefficient != 1) return std::nullopt;
+    const int r = t.dims[d][0].rank;
+    if (p.sizes[static_cast<size_t>(r)] != t.extents[d]) return std::nullopt;
+    out.push_back(r);
+  }
+  return out;
+}
+
+// One einsum problem shared by the steps whose nests are equal (the same lifted nest, operand
+// dtypes, densities, views and initialisation): its frontiers are looked up once.
+struct ProblemClass {
+  TilingProblem problem;
+  std::string signature;
+  std::vector<std::optional<std::vector<int>>> plain;  // per tensor: plain_dims
+  std::vector<int64_t> full_bytes;                     // per tensor: its whole footprint
+  // (mask, rank, tile) -> frontier of the process-wide memo.
+  struct Lookup {
+    uint32_t mask;
+    int rank;
+    int64_t tile;
+    bool operator==(const Lookup&) const = default;
+  };
+  struct LookupHash {
+    size_t operator()(const Lookup& l) const {
+      return std::hash<uint64_t>()((uint64_t{l.mask} << 32) ^ static_cast<uint64_t>(l.rank + 1) ^
+                                   (static_cast<uint64_t>(l.tile) * 0x9E3779B97F4A7C15ull));
+    }
+  };
+  std::unordered_map<Lookup, const Frontier*, LookupHash> frontiers;
+
+  explicit ProblemClass(TilingProblem p) : problem(std::move(p)) {
+    signature = problem_signature(problem);
+    for (const TileTensor& t : problem.tensors) {
+      plain.push_back(plain_dims(problem, t));
+      full_bytes.push_back(
+          tensor_bytes(t, tile_tensor(t, problem.sizes, problem.sizes).tile_elements));
+    }
+  }
+  // Tensors `mask` on chip elsewhere; rank >= 0: that rank tiled by `tile`, its loop outermost.
+  const Frontier& frontier(uint32_t mask, int rank = -1, int64_t tile = 0) {
+    const Lookup key{mask, rank, tile};
+    if (auto it = frontiers.find(key); it != frontiers.end()) return *it->second;
+    const OuterTiling outer = rank >= 0 ? OuterTiling{{rank}, {tile}} : OuterTiling{};
+    const Frontier& f = memo_frontier(problem, signature, mask, outer);
+    frontiers.emplace(key, &f);
+    return f;
+  }
+};
+
 // One step of the sequence: an einsum nest, or a data-movement node with fixed traffic.
 struct Step {
   NodeId node = 0;
-  TilingProblem problem;
-  std::string signature;
-  std::vector<int> keys;  // nest: per problem tensor
+  ProblemClass* cls = nullptr;  // einsum nests
+  std::vector<int> keys;        // nest: per problem tensor
   bool fixed = false;
   std::vector<std::pair<int, int64_t>> fixed_traffic;  // data movement: (key, bytes)
   size_t fixed_inputs = 0;  // fixed_traffic[0, fixed_inputs) are reads, the rest writes
@@ -707,15 +804,8 @@ struct Step {
   // show, e.g. reshaped after broadcasting): held on chip whole, read once at storage size.
   uint32_t pinned = 0;
   std::vector<int64_t> pinned_bytes;  // per problem tensor (0 if not pinned)
-  std::vector<std::pair<uint32_t, const Frontier*>> frontiers;  // cache per excluded mask
 
-  const Frontier& frontier(uint32_t excluded) {
-    for (const auto& [mask, f] : frontiers)
-      if (mask == excluded) return *f;
-    const Frontier& f = memo_frontier(problem, signature, excluded);
-    frontiers.emplace_back(excluded, &f);
-    return f;
-  }
+  const TilingProblem& problem() const { return cls->problem; }
   // Whether the first thing this step does with key k is a read.
   bool reads_first(int k) const {
     if (fixed) {
@@ -725,7 +815,7 @@ struct Step {
     }
     for (size_t i = 0; i < keys.size(); ++i) {
       if (keys[i] != k) continue;
-      const TileTensor& t = problem.tensors[i];
+      const TileTensor& t = problem().tensors[i];
       if (!t.is_output || t.initialized) return true;
     }
     return false;
@@ -744,36 +834,184 @@ struct Step {
       if (keys[i] == k) mask |= 1u << i;
     return mask;
   }
+  // Bytes of the pinned inputs that `mask` does not already keep on chip.
+  int64_t pinned_read(uint32_t mask) const {
+    int64_t total = 0;
+    for (size_t i = 0; i < pinned_bytes.size(); ++i)
+      if ((pinned & (1u << i)) && !(mask & (1u << i))) total += pinned_bytes[i];
+    return total;
+  }
 };
 
 struct Steps {
   std::vector<Key> keys;
   std::vector<Step> steps;
+  // Per key: the steps touching it, ascending, and whether any writes it.
+  // Per key: the steps touching it, ascending (CSR: touch_steps[touch_start[k], ...[k + 1])),
+  // and whether any writes it.
+  std::vector<size_t> touch_start, touch_steps;
+  std::vector<char> written;
+  std::span<const size_t> touches(size_t k) const {
+    return {touch_steps.data() + touch_start[k], touch_start[k + 1] - touch_start[k]};
+  }
+  std::vector<std::pair<size_t, size_t>> node_steps;  // per node: its steps [first, last)
 };
 
-// The nests of `graph` in execution order (all nodes, or only `only`).
-Steps build_steps(const Graph& graph, std::optional<NodeId> only) {
+// Fills the touch lists and Steps::written from the steps.
+void index_steps(Steps& out) {
+  const size_t nk = out.keys.size();
+  out.written.assign(nk, 0);
+  std::vector<size_t> count(nk, 0), last(nk, SIZE_MAX);
+  auto each_key = [&](const Step& s, auto fn) {
+    for (int k : s.keys) fn(static_cast<size_t>(k));
+    for (const auto& kb : s.fixed_traffic) fn(static_cast<size_t>(kb.first));
+  };
+  for (size_t i = 0; i < out.steps.size(); ++i) {
+    each_key(out.steps[i], [&](size_t k) {
+      if (last[k] != i) ++count[k], last[k] = i;
+    });
+  }
+  out.touch_start.assign(out.keys.size() + 1, 0);
+  for (size_t k = 0; k < nk; ++k) out.touch_start[k + 1] = out.touch_start[k] + count[k];
+  out.touch_steps.assign(out.touch_start[nk], 0);
+  std::fill(last.begin(), last.end(), SIZE_MAX);
+  std::vector<size_t> at(nk);
+  for (size_t k = 0; k < nk; ++k) at[k] = out.touch_start[k];
+  for (size_t i = 0; i < out.steps.size(); ++i) {
+    const Step& s = out.steps[i];
+    each_key(s, [&](size_t k) {
+      if (last[k] != i) out.touch_steps[at[k]++] = i, last[k] = i;
+    });
+    if (!s.fixed) out.written[static_cast<size_t>(s.keys.back())] = 1;
+    for (size_t j = s.fixed_inputs; s.fixed && j < s.fixed_traffic.size(); ++j)
+      out.written[static_cast<size_t>(s.fixed_traffic[j].first)] = 1;
+  }
+}
+
+std::vector<std::pair<int, int>>& scratch_remap() {
+  thread_local std::vector<std::pair<int, int>> v;
+  return v;
+}
+std::vector<char>& scratch_written() {
+  thread_local std::vector<char> v;
+  return v;
+}
+
+// A text that identifies the schedule of the steps [first, last) of `all` taken alone (one
+// node): their classes, pinned inputs and keys renumbered in order of first use, and the
+// keys' bytes, kinds and whether the steps write them.
+void sub_key(const Steps& all, size_t first, size_t last, std::string* memo) {
+  std::vector<std::pair<int, int>>& remap = scratch_remap();
+  remap.clear();
+  std::vector<char>& written = scratch_written();
+  written.clear();
+  auto key = [&](int k) {
+    for (const auto& [from, to] : remap)
+      if (from == k) return to;
+    remap.emplace_back(k, static_cast<int>(remap.size()));
+    written.push_back(0);
+    return static_cast<int>(remap.size()) - 1;
+  };
+  auto put = [&](const auto& v) { memo->append(reinterpret_cast<const char*>(&v), sizeof v); };
+  for (size_t i = first; i < last; ++i) {
+    const Step& s = all.steps[i];
+    put(s.cls);
+    put(s.pinned);
+    for (int k : s.keys) put(key(k));
+    for (const auto& [k, b] : s.fixed_traffic) put(key(k)), put(b);
+    if (!s.fixed) written[static_cast<size_t>(key(s.keys.back()))] = 1;
+    for (size_t j = s.fixed_inputs; s.fixed && j < s.fixed_traffic.size(); ++j)
+      written[static_cast<size_t>(key(s.fixed_traffic[j].first))] = 1;
+    memo->push_back(';');
+  }
+  for (size_t k = 0; k < remap.size(); ++k) {
+    const Key& kk = all.keys[static_cast<size_t>(remap[k].first)];
+    put(kk.bytes);
+    memo->push_back(kk.graph_tensor ? 'g' : 'l');
+    memo->push_back(written[k] ? 'w' : '-');
+  }
+}
+
+// The steps [first, last) of `all` as a sequence of their own (one node alone), keys
+// renumbered in order of first use.
+Steps sub_steps(const Steps& all, size_t first, size_t last) {
   Steps out;
-  std::vector<char> is_output(graph.tensors.size(), 0);
-  for (TensorId t : graph.outputs)
-    is_output[static_cast<size_t>(graph.tensors[static_cast<size_t>(t)].storage)] = 1;
-  std::unordered_map<TensorId, int> graph_key;  // storage -> key, made on first use
+  std::vector<std::pair<int, int>> remap;
+  auto key = [&](int k) {
+    for (const auto& [from, to] : remap)
+      if (from == k) return to;
+    remap.emplace_back(k, static_cast<int>(out.keys.size()));
+    out.keys.push_back(all.keys[static_cast<size_t>(k)]);
+    return static_cast<int>(out.keys.size()) - 1;
+  };
+  for (size_t i = first; i < last; ++i) {
+    Step s = all.steps[i];
+    for (int& k : s.keys) k = key(k);
+    for (auto& kb : s.fixed_traffic) kb.first = key(kb.first);
+    out.steps.push_back(std::move(s));
+  }
+  index_steps(out);
+  return out;
+}
+
+// --- building the steps ------------------------------------------------------------------------
+
+// Interns problem classes: the key is what tiling_problem reads of the graph for one nest.
+// Calls that share lifted einsums have equal shapes, dtypes and sparsities (the tracer's lift
+// key), so the nest, its initialisation and the broadcast views among its operands suffice.
+class ClassTable {
+ public:
+  ProblemClass* get(const Graph& graph, const Node& node, const Einsum& e, bool initialized) {
+    key_.clear();
+    auto put = [&](const auto& v) { key_.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    const Einsum* ptr = &e;
+    put(ptr);
+    key_.push_back(initialized ? 'z' : '-');
+    auto operand = [&](const Operand& op) {
+      const TensorId id = node.operand_tensor(op);
+      if (id < 0) return;
+      const TensorInfo& info = graph.tensors[static_cast<size_t>(id)];
+      if (info.producer == kNoNode) return;
+      const Node& producer = graph.nodes[static_cast<size_t>(info.producer)];
+      if (producer.op != "broadcast") return;
+      put(op.slot);
+      for (int64_t a : producer.attrs) put(a);
+    };
+    for (const Operand& op : e.inputs) operand(op);
+    operand(e.output);
+    auto it = index_.find(key_);
+    if (it != index_.end()) return it->second;
+    classes_.push_back(std::make_unique<ProblemClass>(tiling_problem(graph, node, e, initialized)));
+    index_.emplace(key_, classes_.back().get());
+    return classes_.back().get();
+  }
+
+ private:
+  std::string key_;  // reused: a hit allocates nothing
+  std::unordered_map<std::string, ProblemClass*> index_;
+  std::vector<std::unique_ptr<ProblemClass>> classes_;
+};
+
+// The nests of `graph` in execution order.
+Steps build_steps(const Graph& graph, ClassTable& classes, const std::vector<char>& is_output) {
+  Steps out;
+  std::vector<int> graph_key(graph.tensors.size(), -1);  // storage -> key, made on first use
   auto storage = [&](TensorId t) {
     const TensorId id = graph.tensors.at(static_cast<size_t>(t)).storage;
-    auto [it, inserted] = graph_key.emplace(id, static_cast<int>(out.keys.size()));
-    if (inserted) {
+    int& key = graph_key[static_cast<size_t>(id)];
+    if (key < 0) {
+      key = static_cast<int>(out.keys.size());
       Key k;
       k.bytes = graph.tensors[static_cast<size_t>(id)].bytes();
       k.graph_tensor = true;
       k.graph_output = is_output[static_cast<size_t>(id)] != 0;
       out.keys.push_back(k);
     }
-    return it->second;
+    return key;
   };
-  for (const Node& node : graph.nodes) {
-    if (only && node.id != *only) continue;
+  auto add_node = [&](const Node& node) {
     if (node.kind == NodeKind::kDataMovement || !node.einsums) {
-      if (node.bytes() == 0) continue;  // a view moves nothing
+      if (node.bytes() == 0) return;  // a view moves nothing
       Step s;
       s.node = node.id;
       s.fixed = true;
@@ -787,342 +1025,534 @@ Steps build_steps(const Graph& graph, std::optional<NodeId> only) {
         left -= b;
       }
       out.steps.push_back(std::move(s));
-      continue;
+      return;
     }
-    std::map<int, int> local_key;  // kernel slot -> key
-    std::vector<bool> written(node.slot_tensors.size() + 64, false);
+    std::vector<std::pair<int, int>> local_key;  // kernel slot -> key
+    std::vector<int> written_slots;
     for (const Einsum& e : *node.einsums) {
       auto key_of = [&](const Operand& op) {
         const TensorId id = node.operand_tensor(op);
         if (id >= 0) return storage(id);
-        auto it = local_key.find(op.slot);
-        if (it != local_key.end()) return it->second;
+        for (const auto& [slot, k] : local_key)
+          if (slot == op.slot) return k;
         const int k = static_cast<int>(out.keys.size());
         out.keys.push_back(Key{});
-        local_key[op.slot] = k;
+        local_key.emplace_back(op.slot, k);
         return k;
       };
-      const size_t slot = static_cast<size_t>(std::max(e.output.slot, 0));
-      if (slot >= written.size()) written.resize(slot + 1, false);
+      const bool initialized = std::find(written_slots.begin(), written_slots.end(),
+                                         e.output.slot) != written_slots.end();
+      if (!initialized) written_slots.push_back(e.output.slot);
       Step s;
       s.node = node.id;
-      s.problem = tiling_problem(graph, node, e, written[slot]);
-      written[slot] = true;
-      s.signature = problem_signature(s.problem);
+      s.cls = classes.get(graph, node, e, initialized);
       for (const Operand& op : e.inputs) s.keys.push_back(key_of(op));
       s.keys.push_back(key_of(e.output));
       // A local's size: its full footprint in the nest that touches it. An input whose
       // footprint exceeds its storage is pinned.
-      s.pinned_bytes.assign(s.keys.size(), 0);
       for (size_t i = 0; i < s.keys.size(); ++i) {
         Key& k = out.keys[static_cast<size_t>(s.keys[i])];
+        const int64_t full = s.cls->full_bytes[i];
         if (k.graph_tensor) {
-          const TileTensor& t = s.problem.tensors[i];
-          if (t.is_output || s.keys.size() > 31) continue;
-          const TensorTiling tt = tile_tensor(t, s.problem.sizes, s.problem.sizes);
-          if (tensor_bytes(t, tt.tile_elements) > k.bytes) {
+          if (s.problem().tensors[i].is_output || s.keys.size() > 31) continue;
+          if (full > k.bytes) {
             s.pinned |= 1u << i;
+            s.pinned_bytes.resize(s.keys.size(), 0);
             s.pinned_bytes[i] = k.bytes;
           }
           continue;
         }
-        const TileTensor& t = s.problem.tensors[i];
-        const TensorTiling tt = tile_tensor(t, s.problem.sizes, s.problem.sizes);
-        k.bytes = std::max(k.bytes, tensor_bytes(t, tt.tile_elements));
+        k.bytes = std::max(k.bytes, full);
       }
       out.steps.push_back(std::move(s));
     }
+  };
+  for (const Node& node : graph.nodes) {
+    const size_t first = out.steps.size();
+    add_node(node);
+    out.node_steps.emplace_back(first, out.steps.size());
   }
+  index_steps(out);
   return out;
 }
 
-// What residency has taken out of one step: the tensors (einsum) or traffic entries (data
-// movement) that stay on chip.
-struct StepState {
-  uint32_t mask = 0;          // einsum: bit i = problem tensor i
-  std::vector<char> dropped;  // data movement: per fixed_traffic entry
+// --- one schedule ------------------------------------------------------------------------------
+
+// A run of consecutive einsum steps fused tile by tile: one rank per step (the same dim of
+// every tensor they share), tiled by `tile` with its loop outermost; each outer tile runs the
+// steps one after another. `internal` keys stay on chip one tile at a time.
+struct Group {
+  size_t first = 0, last = 0;  // steps [first, last]
+  std::vector<int> rank;       // per step of the run
+  int64_t tile = 0;
+  struct Internal {
+    int key;
+    int64_t rest_elements;     // elements of one tile per unit of the tiled dim
+    const TileTensor* layout;  // the first operand touching it (its bits, density)
+    bool read_once;            // its first touch in the run reads it: one read of the whole tensor
+    bool write_once;           // written in the run and needed after it: one write
+  };
+  std::vector<Internal> internal;
+  std::vector<uint32_t> masks;  // per step: the operands of internal keys
+  int64_t cost = 0;             // traffic of its steps and internal keys
 };
 
-// `state` with key `k` dropped from step `s` (unchanged if the step does not touch it).
-StepState drop_key(const Step& s, StepState state, int k) {
-  if (s.fixed) {
-    state.dropped.resize(s.fixed_traffic.size(), 0);
-    for (size_t j = 0; j < s.fixed_traffic.size(); ++j)
-      if (s.fixed_traffic[j].first == k) state.dropped[j] = 1;
-  } else {
-    state.mask |= s.mask_of(k);
-  }
-  return state;
-}
+class Schedule {
+ public:
+  Schedule(Steps& st, double capacity, bool graph_scope)
+      : st_(st), cap_(capacity), graph_scope_(graph_scope), n_(st.steps.size()) {}
 
-// Bytes of the pinned inputs of `s` that residency has not already kept on chip (`mask`):
-// each is read once and held on chip while the step runs.
-int64_t pinned_read_bytes(const Step& s, uint32_t mask) {
-  int64_t total = 0;
-  for (size_t i = 0; i < s.pinned_bytes.size(); ++i)
-    if ((s.pinned & (1u << i)) && !(mask & (1u << i))) total += s.pinned_bytes[i];
-  return total;
-}
-
-// Traffic of one step in `state` with `capacity` left for its tiles; nullopt if no tiling
-// fits. `fallback`: a nest whose tiles never fit is charged its smallest-buffer tiling.
-std::optional<int64_t> step_bytes(Step& s, const StepState& state, double capacity, bool fallback) {
-  if (s.fixed) {
-    int64_t total = 0;
-    for (size_t j = 0; j < s.fixed_traffic.size(); ++j)
-      if (j >= state.dropped.size() || !state.dropped[j]) total += s.fixed_traffic[j].second;
+  std::optional<int64_t> run() {
+    mask_.assign(n_, 0);
+    reserved_.assign(n_, 0.0);
+    starts_.assign(n_, 0.0);
+    cost_.assign(n_, 0);
+    dropped_.assign(n_, {});
+    current_.assign(n_, {0, nullptr});
+    for (size_t i = 0; i < n_; ++i) {
+      auto c = cost_with(i, 0, -1, cap_);
+      if (!c) return std::nullopt;  // this nest has no tiling that fits at all
+      cost_[i] = *c;
+    }
+    whole();
+    fuse();
+    int64_t total = extra_;
+    for (int64_t c : cost_) total = add_sat(total, c);
     return total;
   }
-  const Frontier& f = s.frontier(state.mask | s.pinned);
-  if (f.empty()) return std::nullopt;
-  const int64_t pinned = pinned_read_bytes(s, state.mask);
-  auto best = min_dram_bytes(f, capacity - static_cast<double>(pinned));
-  if (!best && fallback) best = f.front().dram_bytes;
-  if (!best) return std::nullopt;
-  return *best + pinned;
-}
 
-// The rank of each dim of tensor `t` (-1 for a dim no rank of size > 1 indexes) when every
-// dim is one rank with coefficient 1 that covers the dim's extent; nullopt otherwise.
-std::optional<std::vector<int>> plain_dims(const TilingProblem& p, const TileTensor& t) {
-  std::vector<int> out;
-  for (size_t d = 0; d < t.dims.size(); ++d) {
-    if (t.dims[d].empty()) {
-      if (t.extents[d] != 1) return std::nullopt;
-      out.push_back(-1);
-      continue;
+ private:
+  Steps& st_;
+  double cap_;
+  bool graph_scope_;
+  size_t n_;
+  std::vector<uint32_t> mask_;    // per step: tensors kept whole elsewhere (no traffic here)
+  std::vector<double> reserved_;  // per step: bytes of the tensors kept whole over it
+  std::vector<double> starts_;    // per step: bytes of the whole tensors whose span starts here
+  std::vector<int64_t> cost_;     // per step (a fused run: its cost on its first step)
+  int64_t extra_ = 0;             // reads and writes of the tensors kept on chip
+  std::vector<std::vector<int>> dropped_;  // data-movement steps: keys kept whole over them
+
+  // Whether key k must be in DRAM after its last touch.
+  bool write_out(int k) const {
+    const Key& key = st_.keys[static_cast<size_t>(k)];
+    return graph_scope_ ? key.graph_output
+                        : (key.graph_tensor && st_.written[static_cast<size_t>(k)]);
+  }
+
+  // Traffic of einsum step i alone with the tensors `mask` kept elsewhere and `capacity` for
+  // its tiles and pinned inputs; nullopt if no tiling fits. A pinned input that does not fit
+  // is read through its view instead (more bytes, but it fits).
+  std::optional<int64_t> single(size_t i, uint32_t mask, double capacity) {
+    Step& s = st_.steps[i];
+    const int64_t pinned = s.pinned_read(mask);
+    if (const TilingPoint* p =
+            best_point(s.cls->frontier(mask | s.pinned), capacity - static_cast<double>(pinned)))
+      return p->dram_bytes + pinned;
+    if (s.pinned & ~mask)
+      if (const TilingPoint* p = best_point(s.cls->frontier(mask), capacity)) return p->dram_bytes;
+    return std::nullopt;
+  }
+
+  // Step i with its current mask at a smaller `capacity` (its frontier looked up once).
+  std::optional<int64_t> same_mask(size_t i, double capacity) {
+    Step& s = st_.steps[i];
+    if (s.fixed) return cost_[i];
+    if (current_[i].first != mask_[i] || !current_[i].second)
+      current_[i] = {mask_[i], &s.cls->frontier(mask_[i] | s.pinned)};
+    const int64_t pinned = s.pinned_read(mask_[i]);
+    if (const TilingPoint* p =
+            best_point(*current_[i].second, capacity - static_cast<double>(pinned)))
+      return p->dram_bytes + pinned;
+    return single(i, mask_[i], capacity);
+  }
+  std::vector<std::pair<uint32_t, const Frontier*>> current_;  // per step: its mask's frontier
+
+  // Step i (einsum or data movement) with key k kept whole too (k = -1: none).
+  std::optional<int64_t> cost_with(size_t i, uint32_t mask, int k, double capacity) {
+    Step& s = st_.steps[i];
+    if (!s.fixed) return single(i, mask, capacity);
+    int64_t total = 0;
+    const auto& gone = dropped_[i];
+    for (const auto& [key, bytes] : s.fixed_traffic)
+      if (key != k && std::find(gone.begin(), gone.end(), key) == gone.end()) total += bytes;
+    return total;
+  }
+
+  // --- tensors kept whole --------------------------------------------------------------------
+
+  void whole() {
+    std::vector<int> candidates;
+    for (size_t k = 0; k < st_.keys.size(); ++k) {
+      const auto at = st_.touches(k);
+      if (at.size() >= 2 && at.back() - at.front() < kWholeWindow)
+        candidates.push_back(static_cast<int>(k));
     }
-    if (t.dims[d].size() != 1 || t.dims[d][0].coefficient != 1) return std::nullopt;
-    const int r = t.dims[d][0].rank;
-    if (p.sizes[static_cast<size_t>(r)] != t.extents[d]) return std::nullopt;
-    out.push_back(r);
+    std::stable_sort(candidates.begin(), candidates.end(), [&](int a, int b) {
+      return st_.touches(static_cast<size_t>(a)).front() <
+             st_.touches(static_cast<size_t>(b)).front();
+    });
+    std::vector<int64_t> next(kWholeWindow + 1);
+    for (int k : candidates) {
+      const Key& key = st_.keys[static_cast<size_t>(k)];
+      const auto at = st_.touches(static_cast<size_t>(k));
+      const size_t first = at.front(), last = at.back();
+      const double size = static_cast<double>(key.bytes);
+      if (size > cap_) continue;
+      const int64_t own =
+          (st_.steps[first].reads_first(k) ? key.bytes : 0) + (write_out(k) ? key.bytes : 0);
+      // The steps touching k first (only they can gain), then the others (they only lose
+      // capacity), stopping as soon as keeping k cannot pay.
+      int64_t delta = own;
+      bool fits = true;
+      for (size_t i : at) {
+        const auto c =
+            cost_with(i, mask_[i] | st_.steps[i].mask_of(k), k, cap_ - reserved_[i] - size);
+        if (!c) {
+          fits = false;
+          break;
+        }
+        next[i - first] = *c;
+        delta += *c - cost_[i];
+      }
+      for (size_t i = first, t = 0; i <= last && fits && delta < 0; ++i) {
+        if (t < at.size() && at[t] == i) {
+          ++t;
+          continue;
+        }
+        const auto c = same_mask(i, cap_ - reserved_[i] - size);
+        if (!c) fits = false;
+        if (fits) {
+          next[i - first] = *c;
+          delta += *c - cost_[i];
+        }
+      }
+      if (!fits || delta >= 0) continue;
+      for (size_t i = first; i <= last; ++i) {
+        cost_[i] = next[i - first];
+        mask_[i] |= st_.steps[i].mask_of(k);
+        if (st_.steps[i].fixed) dropped_[i].push_back(k);
+        reserved_[i] += size;
+      }
+      starts_[first] += size;
+      extra_ = add_sat(extra_, own);
+    }
   }
-  return out;
-}
 
-// The tensor index of key `k` in an einsum step (-1 if absent).
-int tensor_of(const Step& s, int k) {
-  for (size_t i = 0; i < s.keys.size(); ++i)
-    if (s.keys[i] == k) return static_cast<int>(i);
-  return -1;
-}
+  // --- fused runs ----------------------------------------------------------------------------
 
-// Keeping `k` one tile at a time through a run of steps that touch it (fusion-friendly: one
-// dim of `k` tiled, its rank's loop outermost in every step of the run, the other dims
-// whole). Returns each step's traffic and the tile's bytes for the best such tiling that
-// fits, or nullopt.
-struct TiledRun {
-  std::vector<int64_t> costs;
-  double tile_bytes = 0.0;
-};
-
-// The rank per dim of every operand of step `s` that is key `k` (all must agree), or nullopt.
-std::optional<std::vector<int>> shared_dims(const Step& s, int k,
-                                            const std::vector<int64_t>& extents) {
-  std::optional<std::vector<int>> dims;
-  for (size_t i = 0; i < s.keys.size(); ++i) {
-    if (s.keys[i] != k) continue;
-    const TileTensor& t = s.problem.tensors[i];
-    auto d = plain_dims(s.problem, t);
-    if (!d || t.extents != extents || (dims && *dims != *d)) return std::nullopt;
-    dims = d;
+  // The dim of the operand (tensor j of step i) that the step's group rank `rank` indexes
+  // alone, when the operand is plain; -1 otherwise.
+  int tiled_dim(size_t i, size_t j, int rank) const {
+    const auto& plain = st_.steps[i].cls->plain[j];
+    if (!plain) return -1;
+    int found = -1;
+    for (size_t d = 0; d < plain->size(); ++d) {
+      if ((*plain)[d] != rank) continue;
+      if (found >= 0) return -1;  // the rank indexes two dims (a diagonal)
+      found = static_cast<int>(d);
+    }
+    return found;
   }
-  return dims;
-}
 
-std::optional<TiledRun> tiled_run(const std::vector<Step*>& run, int k,
-                                  const std::vector<uint32_t>& masks_before,
-                                  const std::vector<double>& capacities) {
-  const int t0 = tensor_of(*run[0], k);
-  if (t0 < 0) return std::nullopt;
-  const TileTensor& first = run[0]->problem.tensors[static_cast<size_t>(t0)];
-  const std::vector<int64_t> extents = first.extents;
-  std::vector<std::vector<int>> dims;
-  std::vector<uint32_t> masks;
-  std::vector<int64_t> pinned;
-  for (size_t j = 0; j < run.size(); ++j) {
-    if (run[j]->fixed) return std::nullopt;
-    auto d = shared_dims(*run[j], k, extents);
-    if (!d) return std::nullopt;
-    dims.push_back(*d);
-    masks.push_back(masks_before[j] | run[j]->mask_of(k));
-    pinned.push_back(pinned_read_bytes(*run[j], masks.back()));
+  // Internal keys and per-step masks of a run, or nullopt when a value produced in the run is
+  // read in it by an operand that is not tiled alike (it would need a later tile).
+  bool analyse(Group& g) const {
+    g.internal.clear();
+    g.masks.assign(g.last - g.first + 1, 0);
+    std::vector<int> keys;
+    for (size_t i = g.first; i <= g.last; ++i)
+      for (int k : st_.steps[i].keys) keys.push_back(k);
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    for (int k : keys) {
+      int dim = -2;  // -2: not seen yet; -1: not aligned
+      std::vector<int64_t> extents;
+      int touching = 0;
+      size_t writer = g.last + 1, first_touch = g.last + 1;
+      bool read_after_write = false;
+      for (size_t i = g.first; i <= g.last; ++i) {
+        const Step& s = st_.steps[i];
+        bool touched = false;
+        for (size_t j = 0; j < s.keys.size(); ++j) {
+          if (s.keys[j] != k) continue;
+          touched = true;
+          const TileTensor& t = s.problem().tensors[j];
+          const int d = tiled_dim(i, j, g.rank[i - g.first]);
+          if (dim == -2) {
+            dim = d;
+            extents = t.extents;
+          } else if (d != dim || t.extents != extents) {
+            dim = -1;
+          }
+          const bool reads = !t.is_output || t.initialized;
+          if (reads && writer < i) read_after_write = true;
+        }
+        if (!touched) continue;
+        ++touching;
+        first_touch = std::min(first_touch, i);
+        if (s.writes(k) && writer > g.last) writer = i;
+      }
+      if (read_after_write && dim < 0) return false;
+      if (touching < 2 || dim < 0) continue;
+      const bool kept = (mask_[first_touch] & st_.steps[first_touch].mask_of(k)) != 0;
+      if (kept) continue;  // already on chip whole
+      Group::Internal in;
+      in.key = k;
+      in.rest_elements = 1;
+      for (size_t e = 0; e < extents.size(); ++e)
+        if (static_cast<int>(e) != dim) in.rest_elements = mul_sat(in.rest_elements, extents[e]);
+      const Step& s0 = st_.steps[first_touch];
+      in.layout = nullptr;
+      for (size_t j = 0; j < s0.keys.size() && !in.layout; ++j)
+        if (s0.keys[j] == k) in.layout = &s0.problem().tensors[j];
+      in.read_once = st_.steps[first_touch].reads_first(k);
+      const auto at = st_.touches(static_cast<size_t>(k));
+      const bool later = at.back() > g.last;
+      in.write_once = writer <= g.last && (later || write_out(k));
+      g.internal.push_back(in);
+      for (size_t i = g.first; i <= g.last; ++i) g.masks[i - g.first] |= st_.steps[i].mask_of(k);
+    }
+    return true;
   }
-  std::optional<TiledRun> best;
-  int64_t best_total = 0;
-  for (size_t d = 0; d < extents.size(); ++d) {
-    if (std::any_of(dims.begin(), dims.end(), [&](const auto& v) { return v[d] < 0; })) continue;
-    std::vector<int64_t> tiles = tile_candidates(extents[d]);
-    tiles.pop_back();           // the whole dim: that is keeping the tensor whole
-    while (tiles.size() > 4) {  // at most 4 tile sizes per dim: every other one, 1 kept
+
+  // Traffic of run `g` with its tile (analyse first); nullopt if it does not fit. Every step's
+  // tiles fit beside the whole tensors over the run, the internal tiles and the other steps'
+  // persistent tiles (which stay on chip across outer tiles).
+  std::optional<int64_t> group_cost(const Group& g) {
+    const size_t len = g.last - g.first + 1;
+    double reserved = reserved_[g.first];
+    for (size_t i = g.first + 1; i <= g.last; ++i) reserved += starts_[i];
+    for (const auto& in : g.internal)
+      reserved += static_cast<double>(tensor_bytes(*in.layout, mul_sat(g.tile, in.rest_elements)));
+    if (reserved >= cap_) return std::nullopt;
+    std::vector<const Frontier*> f(len);
+    std::vector<int64_t> pin(len), persist(len, 0);
+    std::vector<const TilingPoint*> pt(len, nullptr);
+    for (size_t j = 0; j < len; ++j) {
+      Step& s = st_.steps[g.first + j];
+      const uint32_t mask = mask_[g.first + j] | g.masks[j];
+      f[j] = &s.cls->frontier(mask | s.pinned, g.rank[j], g.tile);
+      pin[j] = s.pinned_read(mask);
+    }
+    auto choose = [&](auto cap_of) {
+      for (size_t j = 0; j < len; ++j) {
+        pt[j] = best_point(*f[j], cap_of(j));
+        if (!pt[j]) return false;
+      }
+      return true;
+    };
+    bool ok = false;
+    for (int round = 0; round < 3; ++round) {
+      int64_t total = 0;
+      for (size_t j = 0; j < len; ++j) total += persist[j];
+      if (!choose([&](size_t j) {
+            return cap_ - reserved - static_cast<double>(pin[j] + total - persist[j]);
+          }))
+        break;
+      bool same = true;
+      for (size_t j = 0; j < len; ++j) {
+        const int64_t p = pt[j]->persistent_bytes + pin[j];
+        same = same && p == persist[j];
+        persist[j] = p;
+      }
+      int64_t sum = 0;
+      for (size_t j = 0; j < len; ++j) sum += persist[j];
+      ok = true;
+      for (size_t j = 0; j < len && ok; ++j)
+        ok =
+            reserved + static_cast<double>(pt[j]->buffer_bytes + pin[j] + sum - persist[j]) <= cap_;
+      if (ok || same) break;
+    }
+    if (!ok) {  // an equal share each: the steps' tiles fit side by side
+      int64_t pins = 0;
+      for (int64_t p : pin) pins += p;
+      const double share = (cap_ - reserved - static_cast<double>(pins)) / static_cast<double>(len);
+      if (share <= 0 || !choose([&](size_t) { return share; })) return std::nullopt;
+    }
+    int64_t total = 0;
+    for (size_t j = 0; j < len; ++j) total = add_sat(total, add_sat(pt[j]->dram_bytes, pin[j]));
+    for (const auto& in : g.internal) {
+      const int64_t bytes = st_.keys[static_cast<size_t>(in.key)].bytes;
+      if (in.read_once) total = add_sat(total, bytes);
+      if (in.write_once) total = add_sat(total, bytes);
+    }
+    return total;
+  }
+
+  // The best tile for run `g` (its ranks set); false if no tile makes a valid run that fits.
+  // Tile sizes tried for a fused run over a dim of `extent`: its candidates without the whole
+  // dim (that is keeping the tensors whole), thinned to kGroupTiles (every other one, 1 kept).
+  const std::vector<int64_t>& group_tiles(int64_t extent) {
+    for (const auto& [e, tiles] : tiles_)
+      if (e == extent) return tiles;
+    std::vector<int64_t> tiles = tile_candidates(extent);
+    tiles.pop_back();
+    while (tiles.size() > kGroupTiles) {
       std::vector<int64_t> thinned;
       for (size_t i = 0; i < tiles.size(); i += 2) thinned.push_back(tiles[i]);
       tiles = std::move(thinned);
     }
-    for (int64_t tile : tiles) {
-      int64_t elements = tile;
-      for (size_t e = 0; e < extents.size(); ++e)
-        if (e != d) elements = mul_sat(elements, extents[e]);
-      TiledRun candidate;
-      candidate.tile_bytes = static_cast<double>(tensor_bytes(first, elements));
-      int64_t total = 0;
-      bool fits = true;
-      for (size_t j = 0; j < run.size() && fits; ++j) {
-        const Frontier& f =
-            memo_frontier(run[j]->problem, run[j]->signature, masks[j] | run[j]->pinned,
-                          OuterTiling{{dims[j][d]}, {tile}});
-        const auto c = min_dram_bytes(
-            f, capacities[j] - static_cast<double>(pinned[j]) - candidate.tile_bytes);
-        if (!c) fits = false;
-        if (fits) {
-          candidate.costs.push_back(*c + pinned[j]);
-          total += *c + pinned[j];
-        }
-      }
-      if (fits && (!best || total < best_total)) {
-        best = std::move(candidate);
-        best_total = total;
-      }
-    }
+    tiles_.emplace_back(extent, std::move(tiles));
+    return tiles_.back().second;
   }
-  return best;
-}
+  std::vector<std::pair<int64_t, std::vector<int64_t>>> tiles_;
 
-// Greedy residency over `steps` at `capacity` (docs/sol-modes.md). `graph_scope`: tensors
-// must reach DRAM at the end only if they are graph outputs; otherwise (one node) every graph
-// tensor the steps write must.
-int64_t residency_bytes(Steps& st, double capacity, bool graph_scope) {
-  const size_t n = st.steps.size();
-  std::vector<StepState> state(n);
-  std::vector<char> locked(n, 0);  // in a tiled pair: takes part in nothing else
-  std::vector<double> reserved(n, 0.0);
-  std::vector<int64_t> cost(n, 0);
-  for (size_t i = 0; i < n; ++i) cost[i] = *step_bytes(st.steps[i], state[i], capacity, true);
-  // The steps touching each key, in order, and whether any writes it.
-  std::vector<std::vector<size_t>> touches(st.keys.size());
-  std::vector<char> written(st.keys.size(), 0);
-  for (size_t i = 0; i < n; ++i) {
-    const Step& s = st.steps[i];
-    std::vector<int> keys = s.keys;
-    if (s.fixed)
-      for (const auto& kb : s.fixed_traffic) keys.push_back(kb.first);
-    std::sort(keys.begin(), keys.end());
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    for (int k : keys) touches[static_cast<size_t>(k)].push_back(i);
-    if (!s.fixed) written[static_cast<size_t>(s.keys.back())] = 1;
-    for (size_t j = s.fixed_inputs; s.fixed && j < s.fixed_traffic.size(); ++j)
-      written[static_cast<size_t>(s.fixed_traffic[j].first)] = 1;
+  bool best_tile(Group& g, int64_t extent) {
+    if (!analyse(g)) return false;
+    bool found = false;
+    Group best;
+    for (int64_t tile : group_tiles(extent)) {
+      g.tile = tile;
+      const auto c = group_cost(g);
+      if (c && (!found || *c < best.cost)) {
+        best = g;
+        best.cost = *c;
+        found = true;
+      }
+    }
+    if (found) g = std::move(best);
+    return found;
   }
-  std::vector<int> candidates;
-  for (size_t k = 0; k < st.keys.size(); ++k)
-    if (touches[k].size() >= 2) candidates.push_back(static_cast<int>(k));
-  std::stable_sort(candidates.begin(), candidates.end(), [&](int a, int b) {
-    return touches[static_cast<size_t>(a)].front() < touches[static_cast<size_t>(b)].front();
-  });
-  int64_t residency = 0;
-  std::vector<StepState> next_state;
-  std::vector<int64_t> next_cost;
-  for (int k : candidates) {
-    const Key& key = st.keys[static_cast<size_t>(k)];
-    const std::vector<size_t>& at = touches[static_cast<size_t>(k)];
-    const size_t first = at.front(), last = at.back();
-    const bool read_in = st.steps[first].reads_first(k);
-    const bool write_out =
-        graph_scope ? key.graph_output : (key.graph_tensor && written[static_cast<size_t>(k)]);
-    const int64_t read_cost = read_in ? key.bytes : 0;
-    const double size = static_cast<double>(key.bytes);
-    auto is_locked = [&](size_t from, size_t to) {
-      for (size_t i = from; i <= to; ++i)
-        if (locked[i]) return true;
-      return false;
-    };
-    // Option 1: the whole tensor on chip from its first to its last touch.
-    std::optional<int64_t> whole;
-    if (size <= capacity && !is_locked(first, last)) {
-      int64_t delta = read_cost + (write_out ? key.bytes : 0);
-      next_state.assign(state.begin() + static_cast<std::ptrdiff_t>(first),
-                        state.begin() + static_cast<std::ptrdiff_t>(last) + 1);
-      next_cost.assign(last - first + 1, 0);
-      bool fits = true;
-      for (size_t i = first; i <= last && fits; ++i) {
-        next_state[i - first] = drop_key(st.steps[i], state[i], k);
-        auto b =
-            step_bytes(st.steps[i], next_state[i - first], capacity - reserved[i] - size, false);
-        if (!b) {
-          fits = false;
-          break;
+
+  // Candidate ranks for step j joining run g: for a key it shares with the run, the rank of j
+  // that indexes the dim the run tiles. For a run of one step, every dim both index plainly.
+  std::vector<std::pair<int, int>> join_ranks(const Group& g, size_t j) const {
+    std::vector<std::pair<int, int>> out;  // (rank of the run's first step, rank of j)
+    const Step& s = st_.steps[j];
+    for (size_t b = 0; b < s.keys.size(); ++b) {
+      const int k = s.keys[b];
+      const auto& pj = s.cls->plain[b];
+      // A key kept whole already moves nothing: fusing over it cannot lower the traffic.
+      if (!pj || (mask_[j] & (1u << b))) continue;
+      for (size_t i = g.first; i <= g.last; ++i) {
+        const Step& r = st_.steps[i];
+        for (size_t a = 0; a < r.keys.size(); ++a) {
+          if (r.keys[a] != k) continue;
+          const auto& pi = r.cls->plain[a];
+          if (!pi || pi->size() != pj->size()) continue;
+          if (r.problem().tensors[a].extents != s.problem().tensors[b].extents) continue;
+          for (size_t d = 0; d < pi->size(); ++d) {
+            if ((*pi)[d] < 0 || (*pj)[d] < 0) continue;
+            if (g.first == g.last) {
+              out.emplace_back((*pi)[d], (*pj)[d]);
+            } else if ((*pi)[d] == g.rank[i - g.first]) {
+              out.emplace_back(g.rank[0], (*pj)[d]);
+            }
+          }
         }
-        next_cost[i - first] = *b;
-        delta += *b - cost[i];
       }
-      if (fits) whole = delta;
     }
-    if (whole && *whole < 0) {
-      for (size_t i = first; i <= last; ++i) {
-        cost[i] = next_cost[i - first];
-        state[i] = std::move(next_state[i - first]);
-        reserved[i] += size;
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+  void fuse() {
+    size_t i = 0;
+    while (i < n_) {
+      if (st_.steps[i].fixed) {
+        ++i;
+        continue;
       }
-      residency += read_cost + (write_out ? key.bytes : 0);
-      continue;
-    }
-    if (whole) continue;  // it could stay whole but that does not pay
-    // Option 2, only when it cannot stay whole: one tile at a time through the run of its
-    // first touches (einsum steps, not in another tiled run; steps between that do not
-    // touch it are taken to run before or after the run); later touches use DRAM.
-    size_t m = 0;
-    while (m < at.size() && !locked[at[m]] && !st.steps[at[m]].fixed) ++m;
-    if (m < 2) continue;
-    std::vector<size_t> lengths = {m};  // the longest run, then a pair
-    if (m > 2) lengths.push_back(2);
-    for (size_t length : lengths) {
-      std::vector<Step*> run;
-      std::vector<uint32_t> masks;
-      std::vector<double> caps;
-      for (size_t j = 0; j < length; ++j) {
-        run.push_back(&st.steps[at[j]]);
-        masks.push_back(state[at[j]].mask);
-        caps.push_back(capacity - reserved[at[j]]);
+      Group g;
+      g.first = g.last = i;
+      g.cost = cost_[i];
+      size_t j = i + 1;
+      for (; j < n_ && j - i < kMaxGroup && !st_.steps[j].fixed; ++j) {
+        const int64_t apart = add_sat(g.cost, cost_[j]);
+        bool joined = false;
+        Group best;
+        for (const auto& [rank0, rank_j] : join_ranks(g, j)) {
+          Group c = g;
+          c.last = j;
+          if (g.first == g.last) c.rank = {rank0};
+          c.rank.push_back(rank_j);
+          const int64_t extent = st_.steps[j].problem().sizes[static_cast<size_t>(rank_j)];
+          if (extent != st_.steps[g.first].problem().sizes[static_cast<size_t>(c.rank[0])])
+            continue;
+          if (!best_tile(c, extent) || c.cost >= apart) continue;
+          if (!joined || c.cost < best.cost) {
+            best = std::move(c);
+            joined = true;
+          }
+        }
+        if (!joined) break;
+        g = std::move(best);
       }
-      const auto tiled = tiled_run(run, k, masks, caps);
-      if (!tiled) continue;
-      int64_t delta = 0;
-      bool run_writes = false;
-      for (size_t j = 0; j < length; ++j) {
-        delta += tiled->costs[j] - cost[at[j]];
-        run_writes = run_writes || st.steps[at[j]].writes(k);
+      if (g.last > g.first) {
+        for (size_t s = g.first; s <= g.last; ++s) cost_[s] = 0;
+        cost_[g.first] = g.cost;
       }
-      const int64_t own =
-          read_cost + (run_writes && (write_out || at.size() > length) ? key.bytes : 0);
-      if (own + delta >= 0) continue;
-      for (size_t j = 0; j < length; ++j) {
-        const size_t i = at[j];
-        cost[i] = tiled->costs[j];
-        state[i] = drop_key(st.steps[i], state[i], k);
-        reserved[i] += tiled->tile_bytes;
-        locked[i] = 1;
-      }
-      residency += own;
-      break;
+      i = g.last + 1;
     }
   }
-  int64_t total = residency;
-  for (int64_t c : cost) total = add_sat(total, c);
-  return total;
+};
+
+std::vector<char> output_storages(const Graph& graph) {
+  std::vector<char> out(graph.tensors.size(), 0);
+  for (TensorId t : graph.outputs)
+    out[static_cast<size_t>(graph.tensors[static_cast<size_t>(t)].storage)] = 1;
+  return out;
 }
 
 }  // namespace
 
-int64_t cache_aware_graph_bytes(const Graph& graph, double capacity_bytes) {
-  Steps st = build_steps(graph, std::nullopt);
-  return residency_bytes(st, capacity_bytes, true);
+struct CacheSchedules::State {
+  const Graph& graph;
+  ClassTable classes;
+  Steps steps;
+  // Nodes alone: equal sequences of nests (most nodes of a model repeat) are scheduled once.
+  std::unordered_map<std::string, std::optional<int64_t>> node_memo;
+  std::string memo_key;
+  int64_t fused = 0;  // the graph's compulsory traffic: no schedule moves less
+  State(const Graph& g, std::optional<int64_t> f) : graph(g), fused(f ? *f : fused_bytes(g)) {
+    steps = build_steps(g, classes, output_storages(g));
+  }
+};
+
+CacheSchedules::CacheSchedules(const Graph& graph, std::optional<int64_t> fused)
+    : state_(std::make_unique<State>(graph, fused)) {}
+CacheSchedules::~CacheSchedules() = default;
+
+// The greedy choices are not monotone in the capacity, but a schedule found for a smaller
+// buffer also fits a larger one: the best of those found at C, C/2 and C/4.
+// `floor`: traffic no schedule goes below (the compulsory bytes): reaching it ends the search.
+static std::optional<int64_t> best_schedule(Steps& steps, double capacity, bool graph_scope,
+                                            int64_t floor) {
+  std::optional<int64_t> best;
+  for (int k = 0; k < kSmallerCapacities && !(best && *best <= floor); ++k) {
+    const auto b = Schedule(steps, std::ldexp(capacity, -k), graph_scope).run();
+    if (b && (!best || *b < *best)) best = b;
+  }
+  return best;
 }
 
-int64_t cache_aware_node_bytes(const Graph& graph, NodeId node, double capacity_bytes) {
-  const Node& n = graph.nodes.at(static_cast<size_t>(node));
+std::optional<int64_t> CacheSchedules::graph_bytes(double capacity_bytes) {
+  return best_schedule(state_->steps, capacity_bytes, true, state_->fused);
+}
+
+std::optional<int64_t> CacheSchedules::node_bytes(NodeId node, double capacity_bytes) {
+  State& s = *state_;
+  const Node& n = s.graph.nodes.at(static_cast<size_t>(node));
   if (n.kind == NodeKind::kDataMovement || !n.einsums) return n.bytes();
-  Steps st = build_steps(graph, node);
-  return residency_bytes(st, capacity_bytes, false);
+  const auto [first, last] = s.steps.node_steps.at(static_cast<size_t>(node));
+  s.memo_key.assign(reinterpret_cast<const char*>(&capacity_bytes), sizeof capacity_bytes);
+  sub_key(s.steps, first, last, &s.memo_key);
+  auto it = s.node_memo.find(s.memo_key);
+  if (it != s.node_memo.end()) return it->second;
+  Steps st = sub_steps(s.steps, first, last);
+  const auto bytes = best_schedule(st, capacity_bytes, false, n.bytes());
+  s.node_memo.emplace(s.memo_key, bytes);
+  return bytes;
+}
+
+std::optional<int64_t> schedule_graph_bytes(const Graph& graph, double capacity_bytes) {
+  return CacheSchedules(graph).graph_bytes(capacity_bytes);
+}
+
+std::optional<int64_t> schedule_node_bytes(const Graph& graph, NodeId node, double capacity_bytes) {
+  return CacheSchedules(graph).node_bytes(node, capacity_bytes);
 }
 
 std::vector<double> curve_capacities(const Graph& graph, double platform_capacity_bytes) {
@@ -1141,24 +1571,40 @@ std::vector<double> curve_capacities(const Graph& graph, double platform_capacit
   return out;
 }
 
+// A schedule found for a smaller capacity fits every larger one: each point keeps the best
+// schedule of the points at or below its capacity (the points are ascending).
+static void keep_best_below(std::vector<CurvePoint>& points) {
+  std::optional<int64_t> best;
+  for (CurvePoint& p : points) {
+    if (p.schedule_bytes && (!best || *p.schedule_bytes < *best)) best = p.schedule_bytes;
+    p.schedule_bytes = best;
+  }
+}
+
 std::vector<CurvePoint> cache_aware_curve(const Graph& graph,
                                           const std::vector<double>& capacities) {
-  Steps st = build_steps(graph, std::nullopt);
+  const int64_t fused = fused_bytes(graph);
+  CacheSchedules schedules(graph, fused);
+  IoBounds bounds(graph, fused);
   std::vector<CurvePoint> out;
-  for (double c : capacities) out.push_back({c, residency_bytes(st, c, true)});
+  for (double c : capacities) out.push_back({c, bounds.graph_bytes(c), schedules.graph_bytes(c)});
+  keep_best_below(out);
   return out;
 }
 
-std::vector<CurvePoint> cache_aware_node_curve(const Graph& graph, NodeId node,
-                                               const std::vector<double>& capacities) {
-  const Node& n = graph.nodes.at(static_cast<size_t>(node));
-  std::vector<CurvePoint> out;
-  if (n.kind == NodeKind::kDataMovement || !n.einsums) {
-    for (double c : capacities) out.push_back({c, n.bytes()});
-    return out;
+std::vector<std::vector<CurvePoint>> cache_aware_node_curves(
+    const Graph& graph, const std::vector<double>& capacities) {
+  const int64_t fused = fused_bytes(graph);
+  CacheSchedules schedules(graph, fused);
+  IoBounds bounds(graph, fused);
+  std::vector<std::vector<CurvePoint>> out;
+  for (const Node& n : graph.nodes) {
+    std::vector<CurvePoint> points;
+    for (double c : capacities)
+      points.push_back({c, bounds.node_bytes(n.id, c), schedules.node_bytes(n.id, c)});
+    keep_best_below(points);
+    out.push_back(std::move(points));
   }
-  Steps st = build_steps(graph, node);
-  for (double c : capacities) out.push_back({c, residency_bytes(st, c, false)});
   return out;
 }
 

@@ -11,6 +11,8 @@
 #include "solar/pipeline/pipeline.h"
 #include "solar/sol/analysis.h"
 #include "solar/sol/cache_aware.h"
+#include "solar/sol/io_bound.h"
+#include "solar/trace/tracer.h"
 
 namespace solar {
 namespace {
@@ -278,11 +280,11 @@ TEST(CacheAwareGraph, IntermediateStaysOnChipOnlyIfItFits) {
   // Fused: x + w1 + w2 + z = 4 x 64 = 256 B; unfused: 2 x (3 x 64) = 384 B.
   ASSERT_EQ(fused_bytes(g), 256);
   // 1 MiB: y (64 B) stays on chip, every nest at its compulsory traffic: the fused 256 B.
-  EXPECT_EQ(cache_aware_graph_bytes(g, 1 << 20), 256);
+  EXPECT_EQ(*schedule_graph_bytes(g, 1 << 20), 256);
   // 96 B: y whole (64 B) leaves 32 B (8 elements) for each nest's other two tensors: mm#0
   // with tiles (M,K,N) = (4,1,4): x tile 4 + w1 tile 4, one K loop: x and w1 once = 128 B;
   // mm#1 likewise 128 B; 256 B < 2 x 192 B (both nests at 96 B spilling y): kept.
-  EXPECT_EQ(cache_aware_graph_bytes(g, 96), 256);
+  EXPECT_EQ(*schedule_graph_bytes(g, 96), 256);
   // 64 B: y whole would fill the buffer. Spilled, each nest at 64 B (16 elements) moves 64
   // elements = 256 B (Tiling.Matmul4x4x4HandDerived, 14 elements): 512 B. Tiled fusion does
   // better: M tiled by 2, outermost in both nests, a 2 x 4 tile of y (32 B) on chip, 8
@@ -290,17 +292,17 @@ TEST(CacheAwareGraph, IntermediateStaysOnChipOnlyIfItFits) {
   // then K: x once (16), w1 once per M tile (2 x 16): 48 elements = 192 B. mm#1: tiles
   // (M,N,P) = (2,2,2), w2 tile 4 + z tile 4, loops M, P, then N: z once (16, N below it),
   // w2 once per M tile (32): 192 B. 384 B in all.
-  EXPECT_EQ(cache_aware_graph_bytes(g, 64), 384);
+  EXPECT_EQ(*schedule_graph_bytes(g, 64), 384);
   // 16 B (4 elements): no tile of y fits beside anything (its smallest, 1 x 4, is 16 B), so
   // it spills. Each nest at 4 elements: tiles 1, loops M, N, then K: Z once (16), A and B
   // 4 times (64 each): 144 elements = 576 B; 1,152 B in all.
-  EXPECT_EQ(cache_aware_graph_bytes(g, 16), 1152);
+  EXPECT_EQ(*schedule_graph_bytes(g, 16), 1152);
   // Node by node at 1 MiB: each node alone, its compulsory 192 B.
-  EXPECT_EQ(cache_aware_node_bytes(g, 0, 1 << 20), 192);
-  EXPECT_EQ(cache_aware_node_bytes(g, 1, 1 << 20), 192);
+  EXPECT_EQ(*schedule_node_bytes(g, 0, 1 << 20), 192);
+  EXPECT_EQ(*schedule_node_bytes(g, 1, 1 << 20), 192);
   // Never below the fused traffic at any capacity of the curve.
   for (const CurvePoint& point : cache_aware_curve(g, curve_capacities(g, 96))) {
-    EXPECT_GE(point.dram_bytes, fused_bytes(g)) << point.capacity_bytes;
+    EXPECT_GE(point.bound_bytes, fused_bytes(g)) << point.capacity_bytes;
   }
 }
 
@@ -323,7 +325,7 @@ TEST(CacheAwareGraph, TiledFusionWhenTheIntermediateDoesNotFitWhole) {
   // outermost in both nests: a y tile of 1 x 4 = 16 B stays on chip; mm#0 keeps W1 whole (64
   // B) and a 1 x 4 tile of x (16 B) in the 240 B left: x once + W1 once = 1,088 B; mm#1
   // likewise W2 + z = 1,088 B: 2,176 B, the fused traffic.
-  EXPECT_EQ(cache_aware_graph_bytes(b.g, 256), 2176);
+  EXPECT_EQ(*schedule_graph_bytes(b.g, 256), 2176);
 }
 
 TEST(CacheAwareGraph, TracedConvWithPaddingAndABiasNest) {
@@ -336,7 +338,7 @@ TEST(CacheAwareGraph, TracedConvWithPaddingAndABiasNest) {
       graph_from_file(std::string(SOLAR_SOURCE_DIR) + "/examples/ir/conv2d.py", TraceOptions{});
   ASSERT_EQ(g.nodes[0].name, "conv2d#0");
   EXPECT_EQ(g.nodes[0].bytes(), 411776);
-  EXPECT_EQ(cache_aware_node_bytes(g, 0, 1 << 30), 411776);
+  EXPECT_EQ(*schedule_node_bytes(g, 0, 1 << 30), 411776);
   // The MAC nest's problem: ranks N O P Q C R S (all > 1), X's rows capped at 32, its output
   // accumulates into the bias (initialised).
   const TilingProblem p = tiling_problem(g, g.nodes[0], (*g.nodes[0].einsums)[1], true);
@@ -370,8 +372,8 @@ TEST(CacheAwareGraph, BroadcastDimsAreNotRefetched) {
   b.g.tensors[static_cast<size_t>(view)].storage = bias;
   b.contraction("add#0", {{"M", 4}, {"N", 4}}, x, view, y);
   b.output(y);
-  EXPECT_EQ(cache_aware_node_bytes(b.g, 1, 1 << 20), 144);
-  EXPECT_EQ(cache_aware_graph_bytes(b.g, 1 << 20), 144);
+  EXPECT_EQ(*schedule_node_bytes(b.g, 1, 1 << 20), 144);
+  EXPECT_EQ(*schedule_graph_bytes(b.g, 1 << 20), 144);
   // The same view reshaped to [16] hides the broadcast from the projection: the 16-element
   // operand is larger than its 4-element storage, so b is pinned: read once (16 B) and held:
   // x2 64 + b 16 + y2 64 = 144 B.
@@ -381,7 +383,78 @@ TEST(CacheAwareGraph, BroadcastDimsAreNotRefetched) {
   b.g.tensors[static_cast<size_t>(flat)].storage = bias;
   b.contraction("add#1", {{"K", 16}}, x2, flat, y2);
   b.output(y2);
-  EXPECT_EQ(cache_aware_node_bytes(b.g, 2, 1 << 20), 144);
+  EXPECT_EQ(*schedule_node_bytes(b.g, 2, 1 << 20), 144);
+}
+
+Graph trace_text(const std::string& text) {
+  return trace_program(load_program_source(text, "test.py"), TraceOptions{});
+}
+
+TEST(CacheAwareSchedule, ChainsFuseTileByTile) {
+  // x[N] -> a -> b -> c, three elementwise kernels over N = 64 fp32 (256 B each); fused =
+  // x + c = 512 B. At 64 B no intermediate can stay whole. The three nests run as one fused
+  // run tiled along N (tiles tried: 1, 4, 16 of 1..32): with tile t the tiles of a and b stay
+  // on chip (8t B) beside x's tile in the first nest and c's in the last (4t B each, one nest
+  // at a time): 12t <= 64 for t = 4 (t = 16 does not fit). x is read once and c written once:
+  // 512 B. Before (5dd0d0b) a nest took part in one tiled pair only, so b spilled: 512 + 2 x
+  // 256 = 1,024 B.
+  const char* text = R"(from solar.ir import kernel, Tensor, Dim
+
+@kernel
+def inc(X: Tensor("N")) -> Tensor("N"):
+    Y = Tensor(N=X.shape[0])
+    for n in Dim("N"):
+        Y[n] = X[n] + 1.0
+    return Y
+
+DIMS = {"N": 64}
+
+def model(x: Tensor("N", role="input")):
+    return inc(inc(inc(x)))
+)";
+  const Graph g = trace_text(text);
+  ASSERT_EQ(fused_bytes(g), 512);
+  EXPECT_EQ(schedule_graph_bytes(g, 64), std::optional<int64_t>(512));
+  EXPECT_EQ(io_bound_graph_bytes(g, 64), 512);
+  // 8 B: the run of three needs 12 B even at t = 1, but the first two fit: a's one-element
+  // tile (4 B) beside x's (4 B) in the first nest and b's in the second: x read and b written
+  // once (512 B); the last nest alone, one element at a time (8 B), reads b and writes c
+  // (512 B): 1,024 B.
+  EXPECT_EQ(schedule_graph_bytes(g, 8), std::optional<int64_t>(1024));
+  // 4 B: no nest has a tiling that fits (one element of input and output is 8 B): none.
+  EXPECT_EQ(schedule_graph_bytes(g, 4), std::nullopt);
+}
+
+TEST(CacheAwareSchedule, AReductionAlongAKeptRankReadsItsRowsOnce) {
+  // RMS-norm-like: R[s] += X[s,d]^2 then Y[s,d] = X[s,d] / R[s], S = 16, D = 8, fp32: X and
+  // Y 512 B, R 64 B (kernel-local). The node alone moves X + Y = 1,024 B unfused. At 128 B
+  // X cannot stay whole; tiled along S by t, the X tile (32t B), the R tile (4t B) and a Y
+  // tile (>= 4t B) fit for t = 2 (80 B): X is read once, Y written once: 1,024 B. Without the
+  // fused run X is read by both nests: 1,536 B. At 5dd0d0b: 1,152 B (X went through a tiled
+  // pair, which then kept R from staying on chip: R written and read back, 2 x 64 B).
+  const char* text = R"(from solar.ir import kernel, Tensor, Dim
+
+@kernel
+def norm(X: Tensor("S,D")) -> Tensor("S,D"):
+    R = Tensor(S=X.shape[0])
+    Y = Tensor(S=X.shape[0], D=X.shape[1])
+    for s in Dim("S"):
+        for d in Dim("D"):
+            R[s] += X[s, d] * X[s, d]
+    for s in Dim("S"):
+        for d in Dim("D"):
+            Y[s, d] = X[s, d] / R[s]
+    return Y
+
+DIMS = {"S": 16, "D": 8}
+
+def model(x: Tensor("S,D", role="input")):
+    return norm(x)
+)";
+  const Graph g = trace_text(text);
+  ASSERT_EQ(g.nodes[0].bytes(), 1024);
+  EXPECT_EQ(schedule_node_bytes(g, 0, 128), std::optional<int64_t>(1024));
+  EXPECT_EQ(schedule_graph_bytes(g, 128), std::optional<int64_t>(1024));
 }
 
 TEST(CacheAwareGraph, CurveCapacities) {
@@ -405,7 +478,7 @@ TEST(CacheAwareGraph, IdenticalEinsumsAreSearchedOnce) {
   b.output(z);
   clear_memo();
   // No tensor is shared, so nothing to keep: 2 x 192 B.
-  EXPECT_EQ(cache_aware_graph_bytes(b.g, 1 << 20), 384);
+  EXPECT_EQ(*schedule_graph_bytes(b.g, 1 << 20), 384);
   EXPECT_EQ(memo_stats().misses, 1);
   EXPECT_EQ(memo_stats().hits, 1);
 }

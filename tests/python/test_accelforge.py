@@ -55,7 +55,7 @@ AF_PYTHON = _accelforge_python()
 def solar_bytes(tmp_path, name: str, source: str, capacity: int) -> int:
     path = tmp_path / f"{name}.py"
     path.write_text(textwrap.dedent(source))
-    return _core.cache_aware_bytes(solar.trace(path), float(capacity))
+    return _core.cache_schedule_bytes(solar.trace(path), float(capacity))
 
 
 def accelforge_bytes(tmp_path, name: str, workload: str, capacities) -> dict[int, float]:
@@ -226,3 +226,19 @@ def test_accelforge_never_above_solar_below_the_working_set(
             f"ratio {ours / theirs:.3f}"
         )
         assert compulsory <= theirs <= ours * (1 + 1e-9), (name, capacity)
+
+
+@pytest.mark.parametrize("name,ir,workload,sizes,compulsory", _cases())
+def test_the_bound_is_never_above_accelforge(
+    tmp_path, accelforge_results, name, ir, workload, sizes, compulsory
+):
+    # The cache-aware bound holds for every schedule that fits, so also for the mapping
+    # AccelForge finds at each capacity (1/16 to 4 times the working set): bound <= its
+    # minimum. Every graph tensor here is an input or the output, so the graph bound uses all.
+    path = tmp_path / f"{name}.py"
+    path.write_text(textwrap.dedent(ir.format(**sizes)))
+    graph = solar.trace(path)
+    for capacity, theirs in accelforge_results[name].items():
+        bound = _core.cache_aware_bound_bytes(graph, float(capacity))
+        print(f"{name} @ {capacity} B: bound {bound} B, accelforge {theirs:.0f} B")
+        assert compulsory <= bound <= theirs * (1 + 1e-9), (name, capacity)

@@ -88,6 +88,9 @@ struct Einsum {
   DType compute_dtype = DType::kFp32;  // dtype of the MAC operands (matrix rate lookup)
   DType output_dtype = DType::kFp32;   // dtype of the written tensor
   bool output_is_local = false;        // writes a kernel-local tensor that is not returned
+  // A statement of the nest is under a guard (`if`): an implementation may skip the points
+  // it excludes (the counts above still treat the space as dense, docs/ir.md 7.1).
+  bool guarded = false;
 };
 
 enum class NodeKind : uint8_t { kEinsum, kDataMovement };

@@ -4,14 +4,16 @@
 //            max(matrix s, vector s, bytes / beta)
 //   fused:   intermediates stay on chip; only graph inputs, weights and outputs cross DRAM;
 //            T = max(sum matrix s, sum vector s, fused bytes / beta)
-//   cache_aware: the on-chip level `ArchSpec::cache_level` has a finite capacity; DRAM bytes
-//            from the tiling search and residency rule of sol/cache_aware.h;
-//            T = max(sum matrix s, sum vector s, cache-aware bytes / beta)
+//   cache_aware: the chip holds at most C bytes (its on-chip levels); DRAM bytes = the proven
+//            lower bound of sol/io_bound.h, max(fused bytes, per-nest I/O bounds at C);
+//            T = max(sum matrix s, sum vector s, bound bytes / beta). Beside it, the best
+//            schedule found (sol/cache_aware.h): an achievable traffic, not a bound.
 //
 // Matrix seconds = 2 * MACs / matrix peak of the MACs' math mode; vector seconds = non-MAC
 // FLOPs / vector peak. The math mode of fp32 contractions is explicit (Fp32Math).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,10 +49,13 @@ struct NodeSol {
   double intensity = 0.0;  // FLOPs per unfused byte (0 if no bytes)
   std::string math_mode;   // math mode of its MACs ("tf32", "bf16", ...; "" if no MACs)
   double matrix_flops_per_second = 0.0;  // the peak used for its MACs
-  // Cache-aware mode (only when Analysis::cache.available): the node alone with the finite
-  // buffer, its DRAM bytes and max(matrix, vector, those bytes / beta).
+  // Cache-aware mode (only when Analysis::cache.available): the node alone with C bytes on
+  // chip: the proven lower bound on its DRAM bytes and max(matrix, vector, those bytes / beta).
   int64_t cache_aware_bytes = 0;
   double cache_aware_seconds = 0.0;
+  // The best schedule found for the node alone at the cache level's capacity: achievable
+  // DRAM bytes (>= the bound); nullopt if no tiling of some nest fits.
+  std::optional<int64_t> cache_schedule_bytes;
 };
 
 // One source operator alone (the unfused mode's unit, Graph::units): what it reads from
@@ -97,8 +102,20 @@ struct GraphSol {
 struct CacheLevel {
   bool available = false;
   std::string level;            // "L2"
-  double capacity_bytes = 0.0;  // its capacity
-  std::string reason;           // when not available: "arch 'B200' has no on-chip level ..."
+  double capacity_bytes = 0.0;  // its capacity: the schedules search tilings that fit it
+  // Every on-chip level of the spec together: the capacity C the bound assumes (data may sit
+  // in any level), equal to capacity_bytes when the spec lists one level.
+  double bound_capacity_bytes = 0.0;
+  std::string reason;  // when not available: "arch 'B200' has no on-chip level ..."
+};
+
+// The best schedule found for the whole graph at the cache level's capacity (an achievable
+// traffic, not a bound), beside the cache-aware bound.
+struct CacheSchedule {
+  bool found = false;    // false: no tiling of some nest fits the capacity
+  int64_t bytes = 0;     // its DRAM bytes (>= Analysis::cache_aware.bytes)
+  double seconds = 0.0;  // max(sum matrix s, sum vector s, bytes / beta)
+  double gap = 0.0;      // bytes / the bound's bytes (>= 1; 0 when the bound is 0)
 };
 
 struct Analysis {
@@ -116,7 +133,8 @@ struct Analysis {
   GraphSol unfused;
   GraphSol fused;
   CacheLevel cache;      // the level used by `cache_aware`
-  GraphSol cache_aware;  // meaningful only if cache.available (mode "cache_aware")
+  GraphSol cache_aware;  // the bound; meaningful only if cache.available (mode "cache_aware")
+  CacheSchedule cache_schedule;  // meaningful only if cache.available
 };
 
 // The level named by arch.cache_level, or why the cache-aware mode has none.

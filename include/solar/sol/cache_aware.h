@@ -1,16 +1,19 @@
-// Cache-aware (Orojenesis-style) DRAM traffic of an einsum graph with a finite on-chip buffer
-// (docs/sol-modes.md, "Cache-aware"). Three layers, each usable alone:
+// The best schedule found for an einsum graph with a finite on-chip buffer: an achievable
+// DRAM traffic, reported beside the cache-aware bound (sol/io_bound.h) and never called a
+// bound (docs/sol-modes.md, "Cache-aware"). Three layers, each usable alone:
 //
 //   tiling:    one einsum on a two-level hierarchy (DRAM + one buffer of capacity C): every
 //              tile size per rank and every order of the DRAM loops; the Pareto frontier of
 //              (buffer bytes, DRAM bytes). Memoised by the problem's signature.
-//   residency: a sequence of nests (a node, or the whole graph) whose tensors touched by two
-//              or more nests may stay on chip whole between their first and last touch, if
-//              they fit beside the nests' tiles (greedy along the topological order).
-//   curve:     DRAM bytes versus capacity, for the graph and per node.
+//   schedule:  a sequence of nests (a node, or the whole graph): tensors touched by two or
+//              more nests kept on chip whole between their first and last touch if they fit,
+//              and runs of consecutive nests fused tile by tile along a shared dim (greedy
+//              along the topological order, linear in the number of nests).
+//   curve:     the bound and the schedule versus capacity, for the graph and per node.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +35,7 @@ struct TileTensor {
   std::string name;
   std::vector<std::vector<TileTerm>> dims;  // one affine index per tensor dim
   std::vector<int64_t> extents;             // per dim: the tensor's size (footprints are capped)
+  std::vector<int64_t> offsets;             // per dim: the index's constant term (e.g. -pad)
   int bits = 32;                            // storage bits per element
   double density = 1.0;                     // 1 - sparsity: bytes scale by it
   bool is_output = false;
@@ -54,6 +58,9 @@ struct TilingPoint {
   int64_t dram_bytes = 0;    // reads + writes of every (non-excluded) tensor
   std::vector<int64_t> tiles;
   std::vector<int> order;
+  // Bytes of the tiles of tensors that no loop with more than one trip indexes: loaded once
+  // and held for the whole nest (the rest of the buffer is re-filled as the loops run).
+  int64_t persistent_bytes = 0;
 };
 
 // Sorted by buffer_bytes ascending with dram_bytes strictly descending: the minimum DRAM
@@ -68,8 +75,9 @@ struct OuterTiling {
   bool empty() const { return ranks.empty(); }
 };
 
-// Tile sizes searched for a rank of `size`: its divisors, the powers of two below it and the
-// size itself, ascending.
+// Tile sizes searched for a rank of `size`, ascending: the powers of two below it,
+// ceil(size / 2^k), the size itself and its divisors (all of them up to size 2^16, those up to
+// 64 and their cofactors above). At most 255 values for any size; no overflow.
 std::vector<int64_t> tile_candidates(int64_t size);
 
 // The problem of one einsum of `node` (operand dtypes, sparsities and extents from the graph;
@@ -110,31 +118,57 @@ int64_t compulsory_bytes(const TilingProblem& problem, uint32_t excluded = 0);
 // The least dram_bytes of a point with buffer_bytes <= capacity; nullopt if none fits.
 std::optional<int64_t> min_dram_bytes(const Frontier& frontier, double capacity_bytes);
 
-// --- residency and the graph ------------------------------------------------------------------
+// The least-traffic point with buffer_bytes <= capacity (nullptr if none fits).
+const TilingPoint* best_point(const Frontier& frontier, double capacity_bytes);
+
+// --- the best schedule found: residency and fusion over the graph ------------------------------
+//
+// An achievable DRAM traffic, not a bound (the bound is sol/io_bound.h): every nest at a
+// tiling that fits, tensors shared by several nests kept on chip whole between their first
+// and last touch, and runs of consecutive nests fused tile by tile (docs/sol-modes.md,
+// "Cache-aware", "The best schedule found"). nullopt: at this capacity some nest has no
+// tiling that fits (a few hundred bytes at most).
+
+// Schedules of one graph at any number of capacities, sharing the tiling searches.
+class CacheSchedules {
+ public:
+  // `fused`: fused_bytes(graph) when the caller has it (computed here otherwise).
+  explicit CacheSchedules(const Graph& graph, std::optional<int64_t> fused = std::nullopt);
+  ~CacheSchedules();
+  CacheSchedules(const CacheSchedules&) = delete;
+  CacheSchedules& operator=(const CacheSchedules&) = delete;
+  // The whole graph: graph inputs are read from DRAM, graph outputs written to it.
+  std::optional<int64_t> graph_bytes(double capacity_bytes);
+  // One node alone: its inputs come from DRAM, its outputs go to DRAM; the tensors its nests
+  // share (kernel locals, an output initialised then accumulated) stay on chip only if they
+  // fit. Data-movement nodes: their unfused bytes.
+  std::optional<int64_t> node_bytes(NodeId node, double capacity_bytes);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+std::optional<int64_t> schedule_graph_bytes(const Graph& graph, double capacity_bytes);
+std::optional<int64_t> schedule_node_bytes(const Graph& graph, NodeId node, double capacity_bytes);
+
+// --- the curve --------------------------------------------------------------------------------
 
 struct CurvePoint {
   double capacity_bytes = 0.0;
-  int64_t dram_bytes = 0;
+  int64_t bound_bytes = 0;                // the proven lower bound (sol/io_bound.h)
+  std::optional<int64_t> schedule_bytes;  // the best schedule found (achievable)
 };
-
-// DRAM bytes of the whole graph with an on-chip buffer of `capacity_bytes`: every einsum
-// nest at its best tiling, tensors shared between nests (intermediates, re-read inputs) kept
-// on chip where that fits and lowers the traffic (greedy, topological order): whole, or one
-// tile at a time between a producer and the next nest that consumes it under a
-// fusion-friendly mapping (the intermediate's ranks tiled alike and outermost in both).
-int64_t cache_aware_graph_bytes(const Graph& graph, double capacity_bytes);
-// The same for one node alone: its inputs come from DRAM, its outputs go to DRAM, the
-// tensors its nests share (kernel locals, an output initialised then accumulated) stay on
-// chip only if they fit. Data-movement nodes: their unfused bytes.
-int64_t cache_aware_node_bytes(const Graph& graph, NodeId node, double capacity_bytes);
 
 // Capacities of a curve: powers of two from 1 KiB up to the first one at or above the sum of
 // all tensor bytes of the graph (at least 1 KiB), plus `platform_capacity_bytes` if > 0;
 // ascending, without duplicates.
 std::vector<double> curve_capacities(const Graph& graph, double platform_capacity_bytes);
+// The bound and the best schedule of the graph, and of every node alone (`per_node`: one
+// curve per node, indexed like graph.nodes), at each capacity.
 std::vector<CurvePoint> cache_aware_curve(const Graph& graph,
                                           const std::vector<double>& capacities);
-std::vector<CurvePoint> cache_aware_node_curve(const Graph& graph, NodeId node,
-                                               const std::vector<double>& capacities);
+std::vector<std::vector<CurvePoint>> cache_aware_node_curves(const Graph& graph,
+                                                             const std::vector<double>& capacities);
 
 }  // namespace solar
