@@ -35,7 +35,11 @@ def test_cache_aware_equals_fused_when_everything_fits():
     # moves every tensor once: the same 985,088 B (gap 1.00).
     a = solar.analyze(solar.trace(EXAMPLE), arch="H100_PCIe")
     assert a.cache.available and a.cache.level == "L2"
-    assert a.cache.capacity_bytes == 52_428_800 == a.cache.bound_capacity_bytes
+    assert a.cache.capacity_bytes == 52_428_800
+    # The bound's capacity is all on-chip storage: L2 52,428,800 + L1/shared 114 x 256 KiB
+    # (29,884,416) + constant caches 114 x 8 KiB (933,888) + registers 114 x 256 KiB
+    # (29,884,416) = 113,131,520 B.
+    assert a.cache.bound_capacity_bytes == 113_131_520
     assert a.cache_aware.bytes == FUSED == a.fused.bytes
     assert a.cache_schedule.bytes == FUSED and a.cache_schedule.gap == 1.0
     # Node by node: linear#0 alone moves x + W + b + y = 1,312,768 B (its bias nest writes y
@@ -131,7 +135,7 @@ def test_cli_table_json_and_curve(tmp_path):
     assert doc["cache"] == {
         "level": "L2",
         "capacity_bytes": 52428800.0,
-        "bound_capacity_bytes": 52428800.0,
+        "bound_capacity_bytes": 113131520.0,  # all on-chip levels (test above)
         "reason": "",
     }
     assert doc["totals"]["bytes"]["cache_aware"] == FUSED
