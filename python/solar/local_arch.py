@@ -30,7 +30,7 @@ AMX_BF16_FLOPS_PER_CYCLE = 1024  # per core: one AMX tile unit, 16x32 bf16 dot p
 AMX_INT8_OPS_PER_CYCLE = 2048  # per core: twice the bf16 rate
 STREAM_TRIALS = 30  # best of N: a shared machine has quiet moments
 STREAM_MIN_ARRAY_BYTES = 64 * 2**20  # each array at least this, and at least 4x the LLC
-SPEC_VERSION = "3"  # bump when the derivation changes: cached specs are then re-derived
+SPEC_VERSION = "4"  # bump when the derivation changes: cached specs are then re-derived
 
 
 @dataclass(frozen=True)
@@ -283,6 +283,49 @@ def last_level_cache() -> tuple[int, int]:
     return sum(instances.values()), level
 
 
+def inner_caches() -> list[tuple[int, int]]:
+    """[(level, bytes)] of every data or unified cache level below the last one, over the
+    usable CPUs, each distinct instance (shared_cpu_list) counted once; outermost first."""
+    instances: dict[tuple[int, str], int] = {}
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [0]
+    for cpu in cpus:
+        for index in Path(f"/sys/devices/system/cpu/cpu{cpu}/cache").glob("index*"):
+            try:
+                lvl = int((index / "level").read_text())
+                kind = (index / "type").read_text().strip()
+                size = _size_text((index / "size").read_text())
+                shared = (index / "shared_cpu_list").read_text().strip()
+            except (OSError, ValueError):
+                continue
+            if kind != "Instruction":
+                instances[(lvl, shared)] = size
+    if not instances:
+        return []
+    last = max(lvl for lvl, _ in instances)
+    totals: dict[int, int] = {}
+    for (lvl, _), size in instances.items():
+        if lvl < last:
+            totals[lvl] = totals.get(lvl, 0) + size
+    return sorted(totals.items(), reverse=True)
+
+
+def register_bytes(flags) -> tuple[int, str]:
+    """Architectural register state of one hardware thread (x86-64: 16 general registers of 8
+    bytes, the vector registers of the widest ISA the flags name, AVX-512's 8 mask registers),
+    with its derivation. Renamed physical registers are not visible to software, which can keep
+    at most this much live data in registers at a time."""
+    general = 16 * 8
+    if "avx512f" in flags:
+        vector, text = 32 * 64, "32 zmm x 64 B"
+        mask = 8 * 8
+    elif "avx" in flags:
+        vector, text, mask = 16 * 32, "16 ymm x 32 B", 0
+    else:
+        vector, text, mask = 16 * 16, "16 xmm x 16 B", 0
+    derivation = f"16 general x 8 B + {text}" + (" + 8 masks x 8 B" if mask else "")
+    return general + vector + mask, derivation
+
+
 def dram_capacity_bytes() -> int:
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
@@ -457,6 +500,7 @@ def spec_yaml(
     dram_bytes: int,
     key: str,
     gemm_flops: float = 0.0,
+    inner: list[tuple[int, int]] | None = None,
 ) -> str:
     """The spec text (docs/arch-spec.md) of this machine."""
     src = "derived on this machine"
@@ -517,6 +561,21 @@ def spec_yaml(
             f"  - name: {name}",
             f"    capacity_bytes: {{value: {float(llc_bytes):.10e}, source: machine, "
             f"derivation: {_q('sysfs cpu*/cache: last level, each instance once')}}}",
+        ]
+        # Every other level that can hold data, for the cache-aware bound's capacity (the sum
+        # of all on-chip levels, docs/arch-spec.md): inner caches and the register state.
+        for lvl, size in inner or []:
+            how = f"sysfs cpu*/cache: level {lvl} data/unified, each instance once"
+            lines += [
+                f"  - name: L{lvl}",
+                f"    capacity_bytes: {{value: {float(size):.10e}, source: machine, "
+                f"derivation: {_q(how)}}}",
+            ]
+        per_thread, how = register_bytes(cpu.flags)
+        lines += [
+            "  - name: RF",
+            f"    capacity_bytes: {{value: {float(per_thread * cores):.10e}, source: machine, "
+            f"derivation: {_q(f'architectural registers: ({how}) x {cores} usable CPUs')}}}",
             f"cache_level: {name}",
         ]
     return "\n".join(lines) + "\n"
@@ -566,6 +625,7 @@ def local_spec_path(refresh: bool | None = None) -> str:
         dram_capacity_bytes(),
         key,
         measure_gemm_flops(),
+        inner_caches(),
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"local.{os.getpid()}.tmp")

@@ -134,7 +134,17 @@ def test_spec_yaml_loads_with_every_number_cited(tmp_path):
     peaks = local_arch.derive_peaks(cpu.flags, 4, 2.0e9)
     bw = local_arch.Bandwidth(20e9, "measured (test)")
     text = local_arch.spec_yaml(
-        cpu, 4, 2.0e9, "test clock", peaks, bw, 32 * 2**20, 3, 16 * 2**30, "k"
+        cpu,
+        4,
+        2.0e9,
+        "test clock",
+        peaks,
+        bw,
+        32 * 2**20,
+        3,
+        16 * 2**30,
+        "k",
+        inner=[(2, 4 * 2**20), (1, 4 * 32 * 2**10)],
     )
     path = tmp_path / "local.yaml"
     path.write_text(text)
@@ -152,6 +162,14 @@ def test_spec_yaml_loads_with_every_number_cited(tmp_path):
     # The LLC is the on-chip level: 32 MiB = 33,554,432 bytes, named L3.
     assert spec.on_chip[0]["name"] == "L3"
     assert spec.on_chip[0]["capacity_bytes"] == 33_554_432  # written exactly (10 digits)
+    # Then the inner caches (4 MiB of L2, 4 x 32 KiB of L1d) and the registers of 4 AVX2 CPUs:
+    # (16 x 8 + 16 x 32) = 640 B each, 2,560 B. The bound's capacity is their sum.
+    assert [(lv["name"], lv["capacity_bytes"]) for lv in spec.on_chip[1:]] == [
+        ("L2", 4 * 2**20),
+        ("L1", 131_072),
+        ("RF", 2_560),
+    ]
+    assert spec.cache_level == "L3"
     # A GEMM measured above the derived peak raises every rate by the same factor:
     # 512e9 / 256e9 = 2 -> fp64 vector 2 x 128e9 = 256e9.
     raised = local_arch.spec_yaml(cpu, 4, 2.0e9, "t", peaks, bw, 0, 0, 0, "k", gemm_flops=512e9)
