@@ -75,8 +75,11 @@ def dropout_at_expectation():
         F.scaled_dot_product_attention = sdpa
 
 
-def golden_run(capture: Capture, seed: int = 0):
-    """Builds the model and inputs for real (seeded as the harness does) and runs it."""
+def golden_run(capture: Capture, seed: int = 0, buffers=()):
+    """Builds the model and inputs for real (seeded as the harness does) and runs it.
+    Returns (model, inputs, outputs, before): `before` holds the values the buffers named in
+    `buffers` had before the forward pass (which updates them, as batch norm's running
+    statistics); their updated values follow the forward's outputs in `outputs`."""
     import torch
 
     from .capture import _as_list, _call_user
@@ -84,10 +87,17 @@ def golden_run(capture: Capture, seed: int = 0):
     p = capture.problem
     if p is None:  # an in-memory module with real example inputs
         copies = [t.clone() if isinstance(t, torch.Tensor) else t for t in capture.example_inputs]
+        before = _buffer_values(capture.module, buffers)
         with torch.no_grad(), dropout_at_expectation():
             out = capture.module(*copies)
         outs = list(out) if isinstance(out, (tuple, list)) else [out]
-        return capture.module, capture.example_inputs, outs
+        outs += list(_buffer_values(capture.module, buffers).values())
+        # The caller's module keeps its state: validation does not advance its statistics.
+        with torch.no_grad():
+            state = {**dict(capture.module.named_buffers()), **capture.module.state_dict()}
+            for k, v in before.items():
+                state[k].copy_(v)
+        return capture.module, capture.example_inputs, outs, before
     torch.manual_seed(seed)
     init = _as_list(
         _call_user(p.get_init_inputs, "get_init_inputs()", p.path), "get_init_inputs", p.path
@@ -98,6 +108,7 @@ def golden_run(capture: Capture, seed: int = 0):
     # The forward pass may update its inputs in place (x.add_(y)): it gets copies, and the IR
     # program the originals.
     copies = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
+    before = _buffer_values(model, buffers)
     with torch.no_grad(), dropout_at_expectation():
         out = _call_user(lambda: model(*copies), "the forward pass", p.path)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
@@ -109,13 +120,22 @@ def golden_run(capture: Capture, seed: int = 0):
                 "programs whose outputs are tensors",
                 file=p.path,
             )
-    return model, inputs, outs
+    return model, inputs, outs + list(_buffer_values(model, buffers).values()), before
 
 
-def ir_inputs(lowered: LoweredProgram, capture: Capture, model, inputs) -> dict:
+def _buffer_values(model, names) -> dict:
+    """Copies of the named state_dict entries (buffers the forward pass updates)."""
+    state = {**dict(model.named_buffers()), **model.state_dict(keep_vars=True)}
+    return {k: state[k].detach().clone() for k in names if k in state}
+
+
+def ir_inputs(lowered: LoweredProgram, capture: Capture, model, inputs, before=None) -> dict:
+    """The IR program's inputs by parameter name; `before` overrides state entries with the
+    values they had before PyTorch's forward pass updated them."""
     import torch
 
     state = dict(model.state_dict(keep_vars=True))
+    state.update(before or {})
     constants = getattr(capture.exported, "constants", {}) or {}
     tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
     result = {}
@@ -360,8 +380,8 @@ def validate_full(
     output."""
     from ..execution import run
 
-    model, inputs, golden = golden_run(capture, seed)
-    feeds = ir_inputs(lowered, capture, model, inputs)
+    model, inputs, golden, before = golden_run(capture, seed, lowered.buffer_outputs)
+    feeds = ir_inputs(lowered, capture, model, inputs, before)
     outs = run(
         program,
         feeds,
@@ -371,8 +391,12 @@ def validate_full(
         max_seconds=max_seconds,
     )
     results = []
+    first_buffer = len(golden) - len(lowered.buffer_outputs)
     for i, want in enumerate(golden):
         got = outs[f"out{i}"]
+        name = f"out{i}"
+        if i >= first_buffer:
+            name += f" (updated buffer {lowered.buffer_outputs[i - first_buffer]})"
         dtype = ir_dtype(want.dtype)
         exact = dtype in ("int64", "int32", "int16", "int8", "uint8", "bool")
         w = want.detach().numpy() if exact else want.detach().float().numpy()
@@ -380,7 +404,7 @@ def validate_full(
         scale = float(finite.max()) if finite.size else 1.0
         rtol = VALIDATION_RTOL.get(dtype, TOLERANCES.get(dtype, (0, 0))[0])
         atol = VALIDATION_ATOL.get(dtype, TOLERANCES.get(dtype, (0, 0))[1]) * max(scale, 1.0)
-        results.append(compare(f"out{i}", got, w, dtype, rtol, atol))
+        results.append(compare(name, got, w, dtype, rtol, atol))
     bad = next((c for c in results if not c.ok), None)
     if bad is None:
         return Validation(
