@@ -1124,6 +1124,24 @@ def test_batch_norm_running_statistics_are_read_and_written():
     assert int(got["out3"]) == int(module.num_batches_tracked) == 1
 
 
+def test_validation_compares_updated_buffers():
+    """Whole-program validation runs PyTorch from the buffers' values before its forward pass,
+    compares the IR's updated buffers with PyTorch's, and leaves the caller's module as it
+    was."""
+    torch.manual_seed(0)
+    module = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU())
+    before = {k: v.clone() for k, v in module.state_dict().items()}
+    result = solar.analyze(module, [R(2, 3, 8, 8)], arch="H100_PCIe", cache_aware=False)
+    assert result.validation.status == "full", result.validation.detail
+    assert [o.name for o in result.validation.outputs] == [
+        "out0",
+        "out1 (updated buffer 1.running_mean)",
+        "out2 (updated buffer 1.running_var)",
+        "out3 (updated buffer 1.num_batches_tracked)",
+    ]
+    assert all(torch.equal(v, module.state_dict()[k]) for k, v in before.items())
+
+
 def test_every_rule_is_exercised_and_documented():
     seen = set()
     for name in [*CASES, *ALIAS_CASES]:
