@@ -2,7 +2,8 @@
 
 Each assertion states how its number was derived from the program's DIMS with the counting
 rules of docs/ir.md §7 (points of a nest = product of its loop sizes, guards never reduce
-it; MACs from `+=` of a product of tensor reads in a nest with a reduction dim; other
+it; MACs from `+=` of a product of tensor reads in a nest with a reduction dim, where a
+kept dim is indexed by only one factor (a square or batched dot product is vector work); other
 arithmetic per point and per kind; bytes = distinct parameter tensors read + returned
 tensors, fp32 = 4 bytes). The literal in each assert is the hand-derived value; the code never
 recomputes it from the same formula.

@@ -7,8 +7,11 @@ tests/python/test_lowering_ops.py, which checks every rule against PyTorch); any
 a clear error naming the operator and the source line. UNSUPPORTED operators (sorting,
 scatters, data-dependent shapes) have rules that give that error with the reason.
 
-Counting: MACs only come from products accumulated into a reduction (contractions,
-convolutions, sums of squares); index arithmetic for data-dependent indexing is vector work.
+Counting: MACs only come from contractions (matrix products, convolutions: docs/ir.md §7.2);
+sums of squares, index arithmetic for data-dependent indexing and every other reduction are
+vector work. Each rule picks the stdlib kernel with the least work for its arguments (a
+square for x ** 2, no multiplication by a parameter equal to 1): docs/pytorch-operators.md,
+"Counts".
 """
 
 from __future__ import annotations
