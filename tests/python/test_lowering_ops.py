@@ -132,6 +132,17 @@ CASES = {
     "silu_mish": lambda: (f(lambda x: F.silu(x) + F.mish(x)), [R(4, 5)]),
     "leaky_relu": lambda: (f(lambda x: F.leaky_relu(x, 0.2)), [R(3, 5)]),
     "elu_selu_celu": lambda: (f(lambda x: F.elu(x, 0.7) + F.selu(x) + F.celu(x, 1.3)), [R(6)]),
+    # aten.elu with every parameter (`elu`) and with scale 1 (`elu_input`); F.elu(x) (`elu_unit`)
+    "elu_parameters": lambda: (
+        f(
+            lambda x: (
+                torch.ops.aten.elu(x, 0.7, 1.2, 0.8)
+                + torch.ops.aten.elu(x, 0.7, 1.0, 0.8)
+                + F.elu(x)
+            )
+        ),
+        [R(6)],
+    ),
     "hardtanh_relu6_clamp": lambda: (
         f(lambda x: F.hardtanh(x, -0.5, 0.5) + F.relu6(x * 4) + x.clamp(min=0.1)),
         [R(3, 4)],
@@ -774,7 +785,7 @@ ALIAS_CASES = {
         [R(2, 3)],
     ),
     "softplus_floor_divide_rsub": lambda: (
-        f(lambda x: F.softplus(x) + x // 0.7 + (2 - x)),
+        f(lambda x: F.softplus(x) + F.softplus(x, beta=2, threshold=3) + x // 0.7 + (2 - x)),
         [R(3, 4) * 3],
     ),
     "setitem_select_scatter": lambda: (

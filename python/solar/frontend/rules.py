@@ -126,7 +126,7 @@ def _leaky_relu(lw, x, slope=0.01):
 @rule("aten.elu.default")
 def _elu(lw, x, alpha=1.0, scale=1.0, input_scale=1.0):
     """The ELU family without multiplications by parameters equal to 1 (stdlib: ELU
-    `elu_unit` / `elu_alpha`, SELU `elu_scaled`, CELU `elu_input`)."""
+    `elu_unit` / `elu_alpha`, SELU `elu_scaled`, scale 1 `elu_input`)."""
     if scale == 1 and input_scale == 1:
         if alpha == 1:
             return elementwise(lw, "elu_unit", [x])
