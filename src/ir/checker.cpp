@@ -1118,8 +1118,32 @@ class Checker {
     return false;
   }
 
-  // Checks a scalar right-hand side and counts its FLOPs (per point).
+  // Whether `e` has the same value at every point of the nest: no tensor read and no loop
+  // variable (literals, scalar parameters, module constants, size(), shapes).
+  bool point_invariant(const Expr& e, const KernelCtx& ctx) const {
+    if (e.kind == ExprKind::kName && loop_index(e.text, ctx) >= 0) return false;
+    if (e.kind == ExprKind::kSubscript && e.items[0]->kind == ExprKind::kName &&
+        ctx.kernel->find_tensor(e.items[0]->text) >= 0)
+      return false;
+    for (const auto& item : e.items)
+      if (item && !point_invariant(*item, ctx)) return false;
+    return true;
+  }
+
+  // Checks a scalar right-hand side and counts its FLOPs (per point). Arithmetic on values
+  // that are the same at every point (`size("N") * size("S")`, `1.0 / p`, `alpha * scale`)
+  // is computed once per call, not per point: it counts nothing (docs/ir.md §7.3).
   void check_value(const Expr& e, KernelCtx* ctx, Update* u, bool in_condition) {
+    if (!point_invariant(e, *ctx)) {
+      check_value_at_point(e, ctx, u, in_condition);
+      return;
+    }
+    const FlopCounts before = u->flops;
+    check_value_at_point(e, ctx, u, in_condition);
+    u->flops = before;
+  }
+
+  void check_value_at_point(const Expr& e, KernelCtx* ctx, Update* u, bool in_condition) {
     Kernel& k = *ctx->kernel;
     switch (e.kind) {
       case ExprKind::kInt:
@@ -1303,37 +1327,62 @@ class Checker {
   void classify_update(Update* u, const Nest& nest) {
     switch (u->kind) {
       case UpdateKind::kAdd: {
-        // MAC: += of a product of >= 2 tensor reads, with a reduction dim.
-        std::vector<bool> indexes_target(nest.loops.size(), false);
+        // MAC (docs/ir.md §7.2): += of a product of two tensor-reading factors in a nest with
+        // a reduction dim, where some dim the target keeps is indexed by only one of the two
+        // factors (GEMM, GEMV, convolution, attention scores). A square X[i,k] * X[i,k] or a
+        // batched dot product A[b,k] * B[b,k] (both factors index every kept dim) is a vector
+        // mul + add.
+        const size_t nloops = nest.loops.size();
+        std::vector<bool> indexes_target(nloops, false);
         for (const auto& idx : u->target.index)
           for (const auto& t : idx.terms) indexes_target[static_cast<size_t>(t.loop)] = true;
         const bool has_reduction =
             std::find(indexes_target.begin(), indexes_target.end(), false) != indexes_target.end();
         std::vector<const Expr*> factors;
         product_factors(*u->value, &factors);
-        std::vector<int> tensor_factors;
-        int read_cursor = 0;
-        // Map factor subscripts to their index in u->reads (reads are in source order).
-        std::vector<int> factor_read(factors.size(), -1);
         std::function<int(const Expr&)> count_reads = [&](const Expr& x) -> int {
           int n = (x.kind == ExprKind::kSubscript && x.items[0]->kind == ExprKind::kName) ? 1 : 0;
           for (const auto& item : x.items) n += count_reads(*item);
           return n;
         };
-        // A factor takes part in the MAC if it reads a tensor (X[..] or an expression of
-        // reads such as (W[..] - Z[..])); its first read is the MAC operand.
-        for (size_t f = 0; f < factors.size(); ++f) {
-          const int reads = count_reads(*factors[f]);
+        // A factor takes part in a MAC if it reads a tensor (X[..] or an expression of reads
+        // such as (W[..] - Z[..])); its first read is the MAC operand, and the dims it
+        // indexes are those of all its reads (reads are in source order).
+        struct Factor {
+          int first_read;
+          std::vector<bool> loops;
+        };
+        std::vector<Factor> tensor_factors;
+        int read_cursor = 0;
+        for (const Expr* f : factors) {
+          const int reads = count_reads(*f);
           if (reads > 0) {
-            factor_read[f] = read_cursor;
-            tensor_factors.push_back(static_cast<int>(f));
+            Factor tf{read_cursor, std::vector<bool>(nloops, false)};
+            for (int r = read_cursor;
+                 r < read_cursor + reads && r < static_cast<int>(u->reads.size()); ++r)
+              for (const auto& idx : u->reads[static_cast<size_t>(r)].index)
+                for (const auto& t : idx.terms) tf.loops[static_cast<size_t>(t.loop)] = true;
+            tensor_factors.push_back(std::move(tf));
           }
           read_cursor += reads;
         }
-        if (has_reduction && tensor_factors.size() >= 2) {
-          u->is_mac = true;
-          u->mac_operand_a = factor_read[static_cast<size_t>(tensor_factors[0])];
-          u->mac_operand_b = factor_read[static_cast<size_t>(tensor_factors[1])];
+        auto contracts = [&](const Factor& a, const Factor& b) {
+          for (size_t l = 0; l < nloops; ++l)
+            if (indexes_target[l] && a.loops[l] != b.loops[l]) return true;
+          return false;
+        };
+        if (has_reduction) {
+          for (size_t i = 0; i < tensor_factors.size() && !u->is_mac; ++i) {
+            for (size_t j = i + 1; j < tensor_factors.size(); ++j) {
+              if (!contracts(tensor_factors[i], tensor_factors[j])) continue;
+              u->is_mac = true;
+              u->mac_operand_a = tensor_factors[i].first_read;
+              u->mac_operand_b = tensor_factors[j].first_read;
+              break;
+            }
+          }
+        }
+        if (u->is_mac) {
           // The product tree's (factors - 1) muls: one belongs to the MAC.
           u->flops.mul -= 1;
         } else {

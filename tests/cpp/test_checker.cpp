@@ -48,6 +48,78 @@ TEST(Checker, SlidingWindowEinsumString) {
   EXPECT_EQ(p.find_kernel("conv")->einsum, "NC(P+R)(Q+S),OCRS->NOPQ");
 }
 
+// docs/ir.md §7.2: a MAC needs a reduction dim and a kept dim that only one of the two factors
+// indexes (GEMM, GEMV, convolution); a square or a batched dot product is a vector mul + add.
+const char* kProducts = R"(
+@kernel
+def products(X: Tensor("M,K"), Z: Tensor("M,K"), V: Tensor("K"), W: Tensor("N,K"), Mu: Tensor("M"), c: float) -> Tensor("M"):
+    Sq = Tensor(M=X.shape[0])
+    Dot = Tensor(M=X.shape[0])
+    Gv = Tensor(M=X.shape[0])
+    Gm = Tensor(M=X.shape[0], N=W.shape[0])
+    Cv = Tensor(M=X.shape[0])
+    Y = Tensor(M=X.shape[0])
+    for m in Dim("M"):
+        for k in Dim("K"):
+            Sq[m] += X[m, k] * X[m, k]
+    for m in Dim("M"):
+        for k in Dim("K"):
+            Dot[m] += X[m, k] * Z[m, k]
+    for m in Dim("M"):
+        for k in Dim("K"):
+            Gv[m] += X[m, k] * V[k]
+    for m in Dim("M"):
+        for n in Dim("N"):
+            for k in Dim("K"):
+                Gm[m, n] += X[m, k] * W[n, k]
+    for m in Dim("M"):
+        for k in Dim("K"):
+            Cv[m] += (X[m, k] - Mu[m]) * (X[m, k] - Mu[m])
+    for m in Dim("M"):
+        Y[m] = Sq[m] * (size("M") * size("K")) + Dot[m] / (size("K") - c) + Gv[m] + Cv[m] + Gm[m, 0]
+    return Y
+def model(x: Tensor("M,K"), z: Tensor("M,K"), v: Tensor("K"), w: Tensor("N,K", role="weight"), mu: Tensor("M")):
+    return products(x, z, v, w, mu, 1.0)
+DIMS = {"M": 4, "K": 8, "N": 3}
+)";
+
+TEST(Checker, MacsNeedADimOnlyOneFactorIndexes) {
+  Program p = check(kProducts);
+  const Kernel& k = *p.find_kernel("products");
+  ASSERT_EQ(k.nests.size(), 6u);
+  auto update = [&](size_t nest) -> const Update& { return k.nests[nest].updates[0]; };
+  // Sq[m] += X[m, k] * X[m, k]: both factors index m: 1 mul + 1 add per point.
+  EXPECT_FALSE(update(0).is_mac);
+  EXPECT_EQ(update(0).flops.mul, 1);
+  EXPECT_EQ(update(0).flops.add, 1);
+  // Dot[m] += X[m, k] * Z[m, k]: a batched dot product, vector work as well.
+  EXPECT_FALSE(update(1).is_mac);
+  EXPECT_EQ(update(1).flops.total(), 2);
+  // GEMV: m is indexed by X only; GEMM: m by X only, n by W only. No FLOPs beside the MAC.
+  EXPECT_TRUE(update(2).is_mac);
+  EXPECT_EQ(update(2).flops.total(), 0);
+  EXPECT_TRUE(update(3).is_mac);
+  EXPECT_EQ(update(3).flops.total(), 0);
+  // (X - Mu)^2 written as a product: both factors index m (through X and Mu): 2 sub, 1 mul,
+  // 1 accumulate.
+  EXPECT_FALSE(update(4).is_mac);
+  EXPECT_EQ(update(4).flops.add, 3);
+  EXPECT_EQ(update(4).flops.mul, 1);
+  // Arithmetic on values equal at every point (size() products, size("K") - c) is done once
+  // per call: Sq * (..) 1 mul, Dot / (..) 1 div, 4 adds.
+  EXPECT_EQ(update(5).flops.mul, 1);
+  EXPECT_EQ(update(5).flops.div, 1);
+  EXPECT_EQ(update(5).flops.add, 4);
+  EXPECT_EQ(update(5).flops.total(), 6);
+}
+
+TEST(Checker, ConvolutionIsAMac) {
+  Program p = check(kConv);
+  const Update& u = p.find_kernel("conv")->nests[0].updates[0];
+  EXPECT_TRUE(u.is_mac);
+  EXPECT_EQ(u.flops.total(), 0);
+}
+
 TEST(Checker, ReportsAllProblemsAtOnce) {
   const char* src = R"(
 @kernel

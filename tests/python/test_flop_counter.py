@@ -2,7 +2,8 @@
 from matmul, convolution and attention operators, 2 x Solar's MACs equals PyTorch's FLOP
 count. (Where they count differently is in docs/pytorch.md: FlopCounterMode gives
 elementwise operators, softmax and normalisations zero FLOPs; Solar counts them as vector
-FLOPs, and counts a normalisation's sum of squares as a MAC reduction.)"""
+FLOPs. A normalisation's sum of squares is vector work, not MACs (docs/ir.md §7.2), so the
+programs with batch, group, layer and instance norms are checked too.)"""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ CONTRACTIONS = {
     "conv2d",
     "conv3d",
     "conv_transpose2d",
+    "conv_transpose3d",
 }
 
 

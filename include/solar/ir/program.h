@@ -55,7 +55,9 @@ struct Update {
   std::vector<Access> reads;  // tensor reads in `value`, in source order
   Loc loc;
   // Derived by the checker (shape-independent, per point of the nest):
-  bool is_mac = false;     // product of >= 2 tensor reads accumulated with += over a reduction
+  // A contraction accumulated with += over a reduction: two factors, one of them alone
+  // indexing some dim the target keeps (docs/ir.md §7.2).
+  bool is_mac = false;
   int mac_operand_a = -1;  // indices into `reads` of the two MAC factors
   int mac_operand_b = -1;
   FlopCounts flops;  // non-MAC FLOPs per point

@@ -7,8 +7,11 @@ tests/python/test_lowering_ops.py, which checks every rule against PyTorch); any
 a clear error naming the operator and the source line. UNSUPPORTED operators (sorting,
 scatters, data-dependent shapes) have rules that give that error with the reason.
 
-Counting: MACs only come from products accumulated into a reduction (contractions,
-convolutions, sums of squares); index arithmetic for data-dependent indexing is vector work.
+Counting: MACs only come from contractions (matrix products, convolutions: docs/ir.md §7.2);
+sums of squares, index arithmetic for data-dependent indexing and every other reduction are
+vector work. Each rule picks the stdlib kernel with the least work for its arguments (a
+square for x ** 2, no multiplication by a parameter equal to 1): docs/pytorch-operators.md,
+"Counts".
 """
 
 from __future__ import annotations
@@ -122,6 +125,16 @@ def _leaky_relu(lw, x, slope=0.01):
 
 @rule("aten.elu.default")
 def _elu(lw, x, alpha=1.0, scale=1.0, input_scale=1.0):
+    """The ELU family without multiplications by parameters equal to 1 (stdlib: ELU
+    `elu_unit` / `elu_alpha`, SELU `elu_scaled`, scale 1 `elu_input`)."""
+    if scale == 1 and input_scale == 1:
+        if alpha == 1:
+            return elementwise(lw, "elu_unit", [x])
+        return elementwise(lw, "elu_alpha", [x], [alpha])
+    if input_scale == 1:
+        return elementwise(lw, "elu_scaled", [x], [alpha, scale])
+    if scale == 1:
+        return elementwise(lw, "elu_input", [x], [alpha, input_scale])
     return elementwise(lw, "elu", [x], [alpha, scale, input_scale])
 
 
@@ -134,11 +147,15 @@ def _clamp(lw, x, lo=None, hi=None):
 
 @rule("aten.softplus.default")
 def _softplus(lw, x, beta=1.0, threshold=20.0):
+    if beta == 1:
+        return elementwise(lw, "softplus_unit", [x], [threshold])
     return elementwise(lw, "softplus", [x], [beta, threshold])
 
 
 @rule("aten.pow.Tensor_Scalar")
 def _pow_scalar(lw, x, e):
+    if e == 2:  # a square is one mul
+        return elementwise(lw, "square", [x])
     return elementwise(lw, "pow_scalar", [x], [e])
 
 
@@ -652,6 +669,17 @@ class _Unused:
 
 @rule("aten._native_batch_norm_legit_functional.default")
 def _batch_norm_functional(lw, x, w, b, rm, rv, training, momentum, eps):
+    """Training mode with running statistics. torch.export shows the buffer updates as
+    results 3 and 4; when the program keeps them (a whole module: they are buffer mutations
+    of the exported graph), `batch_norm_train_stats` also computes them, reading and writing
+    the running mean and variance."""
+    used = {
+        u.args[1]
+        for u in lw.node.users
+        if u.target is operator.getitem and u.name in getattr(lw, "needed", ())
+    }
+    if training and used & {3, 4}:
+        return _batch_norm_with_stats(lw, x, w, b, rm, rv, momentum, eps)
     out = _batch_norm(lw, x, w, b, rm, rv, training, eps)
     return (
         out,
@@ -659,6 +687,31 @@ def _batch_norm_functional(lw, x, w, b, rm, rv, training, momentum, eps):
         _unused(lw, "save_invstd"),
         _unused(lw, "running_mean"),
         _unused(lw, "running_var"),
+    )
+
+
+def _batch_norm_with_stats(lw, x, w, b, rm, rv, momentum, eps):
+    x, rm, rv = tensor(lw, x), tensor(lw, rm), tensor(lw, rv)
+    n, c = x.shape[:2]
+    s = x.numel // (n * c)
+    x3 = lw.reshape(x, (n, c, s))
+    wv = tensor(lw, w) if w is not None else _const(lw, 1.0, (c,))
+    bv = tensor(lw, b) if b is not None else _const(lw, 0.0, (c,))
+    dtype = lw.out_dtype(0)
+    y, new_rm, new_rv = call_multi(
+        lw,
+        "batch_norm_train_stats",
+        [x3.var, wv.var, bv.var, rm.var, rv.var, float(momentum), float(eps)],
+        [x3.shape, (c,), (c,)],
+        [dtype, lw.out_dtype(3), lw.out_dtype(4)],
+        dtype,
+    )
+    return (
+        lw.reshape(y, x.shape),
+        _unused(lw, "save_mean"),
+        _unused(lw, "save_invstd"),
+        new_rm,
+        new_rv,
     )
 
 

@@ -138,8 +138,11 @@ def dropout_at_expectation():
         F.scaled_dot_product_attention = sdpa
 
 
-def golden_run(capture: Capture, seed: int = 0):
-    """Builds the model and inputs for real (seeded as the harness does) and runs it."""
+def golden_run(capture: Capture, seed: int = 0, buffers=()):
+    """Builds the model and inputs for real (seeded as the harness does) and runs it.
+    Returns (model, inputs, outputs, before): `before` holds the values the buffers named in
+    `buffers` had before the forward pass (which updates them, as batch norm's running
+    statistics); their updated values follow the forward's outputs in `outputs`."""
     import torch
 
     from .capture import _as_list, _call_user
@@ -147,10 +150,17 @@ def golden_run(capture: Capture, seed: int = 0):
     p = capture.problem
     if p is None:  # an in-memory module with real example inputs
         copies = [t.clone() if isinstance(t, torch.Tensor) else t for t in capture.example_inputs]
+        before = _buffer_values(capture.module, buffers)
         with torch.no_grad(), dropout_at_expectation():
             out = capture.module(*copies)
         outs = list(out) if isinstance(out, (tuple, list)) else [out]
-        return capture.module, capture.example_inputs, outs
+        outs += list(_buffer_values(capture.module, buffers).values())
+        # The caller's module keeps its state: validation does not advance its statistics.
+        with torch.no_grad():
+            state = {**dict(capture.module.named_buffers()), **capture.module.state_dict()}
+            for k, v in before.items():
+                state[k].copy_(v)
+        return capture.module, capture.example_inputs, outs, before
     torch.manual_seed(seed)
     init = _as_list(
         _call_user(p.get_init_inputs, "get_init_inputs()", p.path), "get_init_inputs", p.path
@@ -161,6 +171,7 @@ def golden_run(capture: Capture, seed: int = 0):
     # The forward pass may update its inputs in place (x.add_(y)): it gets copies, and the IR
     # program the originals.
     copies = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
+    before = _buffer_values(model, buffers)
     with torch.no_grad(), dropout_at_expectation():
         out = _call_user(lambda: model(*copies), "the forward pass", p.path)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
@@ -172,14 +183,16 @@ def golden_run(capture: Capture, seed: int = 0):
                 "programs whose outputs are tensors",
                 file=p.path,
             )
-    return model, inputs, outs
+    return model, inputs, outs + list(_buffer_values(model, buffers).values()), before
 
 
-def perturbed_golden(capture: Capture, model, inputs, seed: int = 0):
+def perturbed_golden(capture: Capture, model, inputs, seed: int = 0, before=None, buffers=()):
     """PyTorch's outputs with every floating input, parameter and buffer moved by one ulp
     (up or down at random), and the perturbation's unit roundoff; None when the module cannot
     run that way. The module itself is left unchanged (torch.func.functional_call on
-    perturbed copies)."""
+    perturbed copies). `before`: buffer values before the golden run's forward pass (it
+    updated them), the state it started from; `buffers`: the updated buffers that follow the
+    outputs, as in golden_run."""
     import numpy as np
     import torch
     from torch.func import functional_call
@@ -187,6 +200,7 @@ def perturbed_golden(capture: Capture, model, inputs, seed: int = 0):
     rng = np.random.default_rng(seed)
     state = {k: perturb(v.detach(), rng) for k, v in model.named_parameters()}
     state.update({k: perturb(v.detach(), rng) for k, v in model.named_buffers()})
+    state.update({k: perturb(v.detach().clone(), rng) for k, v in (before or {}).items()})
     moved = [perturb(t.clone(), rng) if isinstance(t, torch.Tensor) else t for t in inputs]
     try:
         with torch.no_grad(), dropout_at_expectation():
@@ -194,14 +208,24 @@ def perturbed_golden(capture: Capture, model, inputs, seed: int = 0):
     except Exception:  # noqa: BLE001 - a module functional_call cannot drive: no second stage
         return None
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    outs += [state[k] for k in buffers if k in state]  # updated in place by the forward pass
     floating = [t for t in [*state.values(), *moved] if isinstance(t, torch.Tensor)]
     return outs, perturbation_unit(t for t in floating if t.is_floating_point())
 
 
-def ir_inputs(lowered: LoweredProgram, capture: Capture, model, inputs) -> dict:
+def _buffer_values(model, names) -> dict:
+    """Copies of the named state_dict entries (buffers the forward pass updates)."""
+    state = {**dict(model.named_buffers()), **model.state_dict(keep_vars=True)}
+    return {k: state[k].detach().clone() for k in names if k in state}
+
+
+def ir_inputs(lowered: LoweredProgram, capture: Capture, model, inputs, before=None) -> dict:
+    """The IR program's inputs by parameter name; `before` overrides state entries with the
+    values they had before PyTorch's forward pass updated them."""
     import torch
 
     state = dict(model.state_dict(keep_vars=True))
+    state.update(before or {})
     constants = getattr(capture.exported, "constants", {}) or {}
     tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
     result = {}
@@ -475,14 +499,14 @@ def validate_full(
     from ..execution import run
 
     try:
-        model, inputs, golden = golden_run(capture, seed)
+        model, inputs, golden, before = golden_run(capture, seed, lowered.buffer_outputs)
     except (UserError, MemoryError, RuntimeError) as e:
         first = (e.diagnostics[0].message if isinstance(e, UserError) else str(e)).splitlines()
         raise RealModelError(
             f"running the real program {sizes} failed ({first[0] if first else type(e).__name__})"
         ) from None
-    feeds = ir_inputs(lowered, capture, model, inputs)
-    del model, inputs  # tensors the IR does not read (unused buffers) are freed here
+    feeds = ir_inputs(lowered, capture, model, inputs, before)
+    del model, inputs, before  # tensors the IR does not read (unused buffers) are freed here
     outs = run(
         program,
         feeds,
@@ -501,11 +525,22 @@ def validate_full(
     budgets = output_budgets(_core.trace(program, []))
 
     def perturbed():
-        again, again_inputs, _ = golden_run(capture, seed)
-        return perturbed_golden(capture, again, again_inputs, seed)
+        buffers = lowered.buffer_outputs
+        again, again_inputs, _, start = golden_run(capture, seed, buffers)
+        return perturbed_golden(capture, again, again_inputs, seed, start, buffers)
 
+    first_buffer = len(golden) - len(lowered.buffer_outputs)
+    names = [
+        f"out{i}"
+        + (
+            f" (updated buffer {lowered.buffer_outputs[i - first_buffer]})"
+            if i >= first_buffer
+            else ""
+        )
+        for i in range(len(golden))
+    ]
     results = compare_all(
-        [f"out{i}" for i in range(len(golden))],
+        names,
         [outs[f"out{i}"] for i in range(len(golden))],
         golden,
         [ir_dtype(w.dtype) for w in golden],

@@ -32,7 +32,7 @@ def gelu(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
 def gelu_tanh(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
     Y = Tensor(N=X.shape[0], dtype="fp32")
     for i in Dim("N", parallel=True):
-        Y[i] = 0.5 * X[i] * (1.0 + tanh(0.7978845608028654 * (X[i] + 0.044715 * X[i] * X[i] * X[i])))
+        Y[i] = 0.5 * X[i] * (1.0 + tanh(X[i] * (0.7978845608028654 + 0.035677408136300125 * X[i] * X[i])))
     return Y
 
 
@@ -172,11 +172,46 @@ def leaky_relu(X: Tensor("N"), slope: float) -> Tensor("N", dtype="fp32"):
     return Y
 
 
+# ELU family, scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1)). Parameters equal
+# to 1 are not multiplied by: nn.ELU() is `elu_unit`, ELU(alpha) `elu_alpha`, SELU
+# `elu_scaled`, CELU (input_scale = 1 / alpha) `elu_input`, anything else `elu`.
 @kernel
 def elu(X: Tensor("N"), alpha: float, scale: float, input_scale: float) -> Tensor("N", dtype="fp32"):
     Y = Tensor(N=X.shape[0], dtype="fp32")
     for i in Dim("N", parallel=True):
-        Y[i] = scale * select(X[i] > 0.0, X[i], alpha * expm1(X[i] * input_scale))
+        Y[i] = select(X[i] > 0.0, X[i] * scale, expm1(X[i] * input_scale) * (alpha * scale))
+    return Y
+
+
+@kernel
+def elu_scaled(X: Tensor("N"), alpha: float, scale: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] > 0.0, X[i] * scale, expm1(X[i]) * (alpha * scale))
+    return Y
+
+
+@kernel
+def elu_input(X: Tensor("N"), alpha: float, input_scale: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] > 0.0, X[i], alpha * expm1(X[i] * input_scale))
+    return Y
+
+
+@kernel
+def elu_alpha(X: Tensor("N"), alpha: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] > 0.0, X[i], alpha * expm1(X[i]))
+    return Y
+
+
+@kernel
+def elu_unit(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] > 0.0, X[i], expm1(X[i]))
     return Y
 
 
@@ -188,11 +223,24 @@ def clamp(X: Tensor("N"), lo: float, hi: float) -> Tensor("N", dtype="fp32"):
     return Y
 
 
+# softplus: log(1 + exp(beta * x)) / beta, x itself above the threshold. beta * x is computed
+# once (a local, on chip); beta = 1 (the default) multiplies by nothing (`softplus_unit`).
 @kernel
 def softplus(X: Tensor("N"), beta: float, threshold: float) -> Tensor("N", dtype="fp32"):
+    Z = Tensor(N=X.shape[0], dtype="fp64")
     Y = Tensor(N=X.shape[0], dtype="fp32")
     for i in Dim("N", parallel=True):
-        Y[i] = select(X[i] * beta > threshold, X[i], log1p(exp(X[i] * beta)) / beta)
+        Z[i] = X[i] * beta
+    for i in Dim("N", parallel=True):
+        Y[i] = select(Z[i] > threshold, X[i], log1p(exp(Z[i])) / beta)
+    return Y
+
+
+@kernel
+def softplus_unit(X: Tensor("N"), threshold: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = select(X[i] > threshold, X[i], log1p(exp(X[i])))
     return Y
 
 
@@ -201,6 +249,15 @@ def pow_scalar(X: Tensor("N"), e: float) -> Tensor("N", dtype="fp32"):
     Y = Tensor(N=X.shape[0], dtype="fp32")
     for i in Dim("N", parallel=True):
         Y[i] = X[i] ** e
+    return Y
+
+
+# x ** 2 (mse, variances written out, RMS norm): one mul.
+@kernel
+def square(X: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = X[i] * X[i]
     return Y
 
 
@@ -521,12 +578,16 @@ def isinf_(X: Tensor("N")) -> Tensor("N", dtype="bool"):
     return Y
 
 
-# torch.fmod: the remainder has the sign of the dividend (x - trunc(x / s) * s).
+# torch.fmod: the remainder has the sign of the dividend (x - trunc(x / s) * s). The quotient
+# is computed once (an fp64 local, on chip); trunc is select(q < 0, ceil(q), floor(q)).
 @kernel
 def fmod_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="fp32"):
+    Q = Tensor(N=X.shape[0], dtype="fp64")
     Y = Tensor(N=X.shape[0], dtype="fp32")
     for i in Dim("N", parallel=True):
-        Y[i] = X[i] - s * select(X[i] / s < 0.0, ceil(X[i] / s), floor(X[i] / s))
+        Q[i] = X[i] / s
+    for i in Dim("N", parallel=True):
+        Y[i] = X[i] - s * select(Q[i] < 0.0, ceil(Q[i]), floor(Q[i]))
     return Y
 
 
@@ -541,9 +602,12 @@ def remainder_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="fp32"):
 
 @kernel
 def fmod_tensor(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Q = Tensor(N=X.shape[0], dtype="fp64")
     Y = Tensor(N=X.shape[0], dtype="fp32")
     for i in Dim("N", parallel=True):
-        Y[i] = X[i] - Z[i] * select(X[i] / Z[i] < 0.0, ceil(X[i] / Z[i]), floor(X[i] / Z[i]))
+        Q[i] = X[i] / Z[i]
+    for i in Dim("N", parallel=True):
+        Y[i] = X[i] - Z[i] * select(Q[i] < 0.0, ceil(Q[i]), floor(Q[i]))
     return Y
 
 
@@ -565,9 +629,12 @@ def floor_divide(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="fp32"):
 
 @kernel
 def trunc_divide(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="fp32"):
+    Q = Tensor(N=X.shape[0], dtype="fp64")
     Y = Tensor(N=X.shape[0], dtype="fp32")
     for i in Dim("N", parallel=True):
-        Y[i] = select(X[i] / Z[i] < 0.0, ceil(X[i] / Z[i]), floor(X[i] / Z[i]))
+        Q[i] = X[i] / Z[i]
+    for i in Dim("N", parallel=True):
+        Y[i] = select(Q[i] < 0.0, ceil(Q[i]), floor(Q[i]))
     return Y
 
 
@@ -581,9 +648,12 @@ def floor_divide_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="fp32"):
 
 @kernel
 def trunc_divide_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="fp32"):
+    Q = Tensor(N=X.shape[0], dtype="fp64")
     Y = Tensor(N=X.shape[0], dtype="fp32")
     for i in Dim("N", parallel=True):
-        Y[i] = select(X[i] / s < 0.0, ceil(X[i] / s), floor(X[i] / s))
+        Q[i] = X[i] / s
+    for i in Dim("N", parallel=True):
+        Y[i] = select(Q[i] < 0.0, ceil(Q[i]), floor(Q[i]))
     return Y
 
 

@@ -23,29 +23,37 @@ def mm_nt(A: Tensor("M,K"), B: Tensor("N,K")) -> Tensor("M,N", dtype="fp32"):
     return C
 
 
+# beta * bias + alpha * (A @ B): beta * bias once per column, then one multiply-add per
+# element.
 @kernel
 def addmm(Bias: Tensor("N"), A: Tensor("M,K"), B: Tensor("K,N"), beta: float, alpha: float) -> Tensor("M,N", dtype="fp32"):
     C = Tensor(M=A.shape[0], N=B.shape[1], dtype="fp32")
+    Bb = Tensor(N=B.shape[1], dtype="fp32")
     for m in Dim("M", parallel=True):
         for n in Dim("N", parallel=True):
             for k in Dim("K"):
                 C[m, n] += A[m, k] * B[k, n]
+    for n in Dim("N", parallel=True):
+        Bb[n] = beta * Bias[n]
     for m in Dim("M", parallel=True):
         for n in Dim("N", parallel=True):
-            C[m, n] = beta * Bias[n] + alpha * C[m, n]
+            C[m, n] = alpha * C[m, n] + Bb[n]
     return C
 
 
 @kernel
 def addmm_nt(Bias: Tensor("N"), A: Tensor("M,K"), B: Tensor("N,K"), beta: float, alpha: float) -> Tensor("M,N", dtype="fp32"):
     C = Tensor(M=A.shape[0], N=B.shape[0], dtype="fp32")
+    Bb = Tensor(N=B.shape[0], dtype="fp32")
     for m in Dim("M", parallel=True):
         for n in Dim("N", parallel=True):
             for k in Dim("K"):
                 C[m, n] += A[m, k] * B[n, k]
+    for n in Dim("N", parallel=True):
+        Bb[n] = beta * Bias[n]
     for m in Dim("M", parallel=True):
         for n in Dim("N", parallel=True):
-            C[m, n] = beta * Bias[n] + alpha * C[m, n]
+            C[m, n] = alpha * C[m, n] + Bb[n]
     return C
 
 

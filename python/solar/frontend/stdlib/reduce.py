@@ -88,30 +88,43 @@ def argmin_mid(X: Tensor("A,R,B")) -> Tensor("A,B", dtype="int64"):
     return I
 
 
+# Softmax: per element 1 compare (max), 1 sub + 1 exp (stored in Y), 1 add (sum), 1 mul (by
+# the row's reciprocal); per row 1 div. The exponentials are computed once.
 @kernel
 def softmax_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
     M = Tensor(A=X.shape[0], B=X.shape[2], fill=-inf, dtype="fp32")
     S = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
+    Rc = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
     Y = Tensor(A=X.shape[0], R=X.shape[1], B=X.shape[2], dtype="fp32")
     for a in Dim("A", parallel=True):
         for r in Dim("R"):
             for b in Dim("B", parallel=True):
                 M[a, b] = max(M[a, b], X[a, r, b])
     for a in Dim("A", parallel=True):
+        for r in Dim("R", parallel=True):
+            for b in Dim("B", parallel=True):
+                Y[a, r, b] = exp(X[a, r, b] - M[a, b])
+    for a in Dim("A", parallel=True):
         for r in Dim("R"):
             for b in Dim("B", parallel=True):
-                S[a, b] += exp(X[a, r, b] - M[a, b])
+                S[a, b] += Y[a, r, b]
+    for a in Dim("A", parallel=True):
+        for b in Dim("B", parallel=True):
+            Rc[a, b] = 1.0 / S[a, b]
     for a in Dim("A", parallel=True):
         for r in Dim("R", parallel=True):
             for b in Dim("B", parallel=True):
-                Y[a, r, b] = exp(X[a, r, b] - M[a, b]) / S[a, b]
+                Y[a, r, b] = Y[a, r, b] * Rc[a, b]
     return Y
 
 
+# Log-softmax: per element 1 compare, 3 (sub, exp, add: the sum) and 1 sub (x - the row's
+# max + log-sum); per row 1 log + 1 add.
 @kernel
 def log_softmax_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
     M = Tensor(A=X.shape[0], B=X.shape[2], fill=-inf, dtype="fp32")
     S = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
+    L = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
     Y = Tensor(A=X.shape[0], R=X.shape[1], B=X.shape[2], dtype="fp32")
     for a in Dim("A", parallel=True):
         for r in Dim("R"):
@@ -122,9 +135,12 @@ def log_softmax_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
             for b in Dim("B", parallel=True):
                 S[a, b] += exp(X[a, r, b] - M[a, b])
     for a in Dim("A", parallel=True):
+        for b in Dim("B", parallel=True):
+            L[a, b] = M[a, b] + log(S[a, b])
+    for a in Dim("A", parallel=True):
         for r in Dim("R", parallel=True):
             for b in Dim("B", parallel=True):
-                Y[a, r, b] = X[a, r, b] - M[a, b] - log(S[a, b])
+                Y[a, r, b] = X[a, r, b] - L[a, b]
     return Y
 
 
@@ -159,35 +175,31 @@ def cumprod_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
     return Y
 
 
-# Variance with Bessel-style correction: sum((x - mean)^2) / (R - correction).
+# Variance with Bessel-style correction, in one pass: a sum and a sum of squares (3 per
+# element), then (sum(x^2) - sum(x)^2 / R) / (R - correction) per output (exact enough in fp64).
 @kernel
 def var_mid(X: Tensor("A,R,B"), correction: float) -> Tensor("A,B", dtype="fp32"):
     S = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
-    M = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
-    V = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
+    Q = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
     Y = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp32")
     for a in Dim("A", parallel=True):
         for r in Dim("R"):
             for b in Dim("B", parallel=True):
                 S[a, b] += X[a, r, b]
     for a in Dim("A", parallel=True):
-        for b in Dim("B", parallel=True):
-            M[a, b] = S[a, b] / size("R")
-    for a in Dim("A", parallel=True):
         for r in Dim("R"):
             for b in Dim("B", parallel=True):
-                V[a, b] += (X[a, r, b] - M[a, b]) * (X[a, r, b] - M[a, b])
+                Q[a, b] += X[a, r, b] * X[a, r, b]
     for a in Dim("A", parallel=True):
         for b in Dim("B", parallel=True):
-            Y[a, b] = V[a, b] / (size("R") - correction)
+            Y[a, b] = max(Q[a, b] - S[a, b] * S[a, b] / size("R"), 0.0) / (size("R") - correction)
     return Y
 
 
 @kernel
 def var_mean_mid(X: Tensor("A,R,B"), correction: float) -> (Tensor("A,B", dtype="fp32"), Tensor("A,B", dtype="fp32")):
     S = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
-    M = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
-    V = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
+    Q = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp64")
     Y = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp32")
     Z = Tensor(A=X.shape[0], B=X.shape[2], dtype="fp32")
     for a in Dim("A", parallel=True):
@@ -195,18 +207,15 @@ def var_mean_mid(X: Tensor("A,R,B"), correction: float) -> (Tensor("A,B", dtype=
             for b in Dim("B", parallel=True):
                 S[a, b] += X[a, r, b]
     for a in Dim("A", parallel=True):
-        for b in Dim("B", parallel=True):
-            M[a, b] = S[a, b] / size("R")
-    for a in Dim("A", parallel=True):
         for r in Dim("R"):
             for b in Dim("B", parallel=True):
-                V[a, b] += (X[a, r, b] - M[a, b]) * (X[a, r, b] - M[a, b])
+                Q[a, b] += X[a, r, b] * X[a, r, b]
     for a in Dim("A", parallel=True):
         for b in Dim("B", parallel=True):
-            Y[a, b] = V[a, b] / (size("R") - correction)
+            Y[a, b] = max(Q[a, b] - S[a, b] * S[a, b] / size("R"), 0.0) / (size("R") - correction)
     for a in Dim("A", parallel=True):
         for b in Dim("B", parallel=True):
-            Z[a, b] = M[a, b]
+            Z[a, b] = S[a, b] / size("R")
     return Y, Z
 
 

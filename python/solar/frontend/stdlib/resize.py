@@ -57,12 +57,13 @@ def linear_index(n_in: int, n_out: int, scale: float, off: float) -> (Tensor("P"
     return I0, I1, L
 
 
-# G0, G1 = gather(X[A, R, B], I0 / I1, dim=1): [P, A, B] -> [A, P, B]
+# G0, G1 = gather(X[A, R, B], I0 / I1, dim=1): [P, A, B] -> [A, P, B]; one sub and one
+# multiply-add per element: g0 + l * (g1 - g0).
 @kernel
 def lerp_rows(G0: Tensor("P,A,B"), G1: Tensor("P,A,B"), L: Tensor("P")) -> Tensor("A,P,B", dtype="fp32"):
     Y = Tensor(A=G0.shape[1], P=G0.shape[0], B=G0.shape[2], dtype="fp32")
     for a in Dim("A", parallel=True):
         for p in Dim("P", parallel=True):
             for b in Dim("B", parallel=True):
-                Y[a, p, b] = (1.0 - L[p]) * G0[p, a, b] + L[p] * G1[p, a, b]
+                Y[a, p, b] = G0[p, a, b] + L[p] * (G1[p, a, b] - G0[p, a, b])
     return Y
