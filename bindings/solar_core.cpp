@@ -189,6 +189,17 @@ NB_MODULE(_core, m) {
           if (!used) reduced.push_back(r);
         }
         return reduced;
+      })
+      .def_prop_ro("output_ranks", [](const solar::Einsum& e) {
+        // Per dim of the written tensor, the ranks its index uses.
+        std::vector<std::vector<std::string>> ranks;
+        for (const auto& dim : e.output.projection) {
+          std::vector<std::string> used;
+          for (const auto& t : dim)
+            if (t.coefficient != 0) used.push_back(t.rank);
+          ranks.push_back(std::move(used));
+        }
+        return ranks;
       });
 
   nb::class_<solar::Node>(m, "Node")
