@@ -152,14 +152,17 @@ def _scan_length(e) -> int:
     return max(sum(sizes.get(r, 1) for r in shifted), 1)
 
 
-def _nest_roundings(e, final: bool) -> list[tuple[float, float]]:
+def _nest_roundings(e, final: bool, elements: int = 0) -> list[tuple[float, float]]:
     """(u, n) of one loop nest, per element of what it writes. A nest rounds c times per
     point (its operators, a transcendental counting TRANSCENDENTAL_ROUNDINGS, a MAC two, at
     least the store); an element of a `+=`/`*=` reduction gathers L points (L the product of
     the reduced ranks), and in a nest that reads its own target at a shifted index (a scan,
     Y[j] = Y[j-1] + X[j]) an element chains up to the size of the shifted ranks. The store
     rounds to the written format, the rest in the compute precision. `final`: the store is
-    the output's final rounding, counted by the relative term instead."""
+    the output's final rounding, counted by the relative term instead. `elements`: the size
+    of the written tensor when it is a graph tensor (0: a kernel-local one); a reduction that
+    writes at an affine index (a transposed convolution's scatter, Y[p*s + r] += ...) gathers
+    at least points / elements points per element."""
     points = max(int(e.points), 1)
     f = e.flops
     ops = (
@@ -170,6 +173,8 @@ def _nest_roundings(e, final: bool) -> list[tuple[float, float]]:
         length = math.prod(
             int(s) for r, s in zip(e.ranks, e.rank_sizes, strict=True) if r in set(e.reduced_ranks)
         )
+        if elements:
+            length = max(length, -(-points // elements))
     else:
         length = _scan_length(e) if e.reduce == "none" else 1
     u_store = UNIT_ROUNDOFF.get(e.output_dtype, 0.0)
@@ -193,9 +198,12 @@ def _node_roundings(graph, node, final_tensors: set) -> list[tuple[float, float]
             return []
         return [(u, 1.0)]
     finals = {graph.tensors[t].name.rsplit(".", 1)[-1] for t in final_tensors}
+    sizes = {
+        graph.tensors[t].name.rsplit(".", 1)[-1]: graph.tensors[t].elements for t in node.outputs
+    }
     pairs = []
     for e in node.einsums:
-        pairs += _nest_roundings(e, e.output_name in finals)
+        pairs += _nest_roundings(e, e.output_name in finals, int(sizes.get(e.output_name, 0)))
     return pairs
 
 
