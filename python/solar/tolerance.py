@@ -16,9 +16,14 @@ element): the probabilistic rounding-error bound of recursive summation (Azuma's
 the martingale sum of rounding errors), with the output's magnitude standing in for the
 magnitudes of its partial sums. B_exp is the same sum for the reference, computed in the
 precision of the expected array where that is coarser. Besides, the whole output must satisfy
-the norm-wise bound ||actual - expected||_2 <= (rtol + LAMBDA * (B + B_exp)) ||expected||_2 +
-2 eta_out sqrt(N). NaN matches NaN at the same position, an infinity the same infinity;
-integer and bool outputs compare exactly.
+the norm-wise bound rms(actual - expected) <= (rtol + LAMBDA * (B + B_exp)) rms(expected) +
+2 eta_out. NaN matches NaN at the same position, an infinity the same infinity; integer and
+bool outputs compare exactly.
+
+An output that fails is compared once more (compare_all) with an allowance grown from the
+computation's measured response to one-ulp changes of its inputs, where that is larger (an
+ill-conditioned output: attention over large logits, a chaotic recurrence); that stage is an
+estimate, and an output whose allowance reaches its magnitude is marked not informative.
 """
 
 from __future__ import annotations
