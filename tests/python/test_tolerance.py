@@ -580,3 +580,25 @@ def test_given_tolerances_replace_the_criterion():
     assert c.ok and c.atol == 0.2 and "(given)" in c.criterion
     c = compare("y", np.array([1.0]), np.array([1.1]), "fp32", rtol=0.01)
     assert not c.ok  # 0.1 > 0 + 0.01 * 1.1
+
+
+def test_pytorch_validation_measures_the_reference_response():
+    # Nine logistic-map steps in PyTorch: the first stage's allowance (a few fp32 roundings
+    # per step, 16 * 2^-24 * sqrt(n) of the magnitude) is below the ~2^9-fold amplified
+    # rounding, so validation reruns PyTorch with inputs moved by one ulp and allows what
+    # that response implies; the detail says so.
+    torch = pytest.importorskip("torch")
+
+    class Logistic(torch.nn.Module):
+        def forward(self, x):
+            y = torch.sigmoid(x)
+            for _ in range(9):
+                y = 4.0 * y * (1.0 - y)
+            return y
+
+    x = torch.randn(4096, generator=torch.Generator().manual_seed(0))
+    r = solar.analyze(Logistic(), [x], arch="H100_PCIe")
+    assert r.validation.status == "full", r.validation.detail
+    assert "out0 is ill-conditioned" in r.validation.detail
+    (c,) = r.validation.outputs
+    assert c.response is not None and c.informative
