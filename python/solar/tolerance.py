@@ -113,9 +113,9 @@ class Budget:
 
 
 def _compute_unit(dtype: str) -> float:
-    """Unit roundoff of the arithmetic of a nest that stores `dtype`: formats narrower than
-    fp64 compute in fp32, fp64 in fp64, integer and bool targets in double."""
-    return UNIT_ROUNDOFF["fp32"] if dtype in UNIT_ROUNDOFF and dtype != "fp64" else 2.0**-53
+    """Unit roundoff of the arithmetic of a nest that stores floating `dtype`: formats
+    narrower than fp64 compute in fp32, fp64 in fp64."""
+    return UNIT_ROUNDOFF["fp64"] if dtype == "fp64" else UNIT_ROUNDOFF["fp32"]
 
 
 def _self_reads(expr: str, name: str) -> list[list[str]]:
@@ -168,6 +168,8 @@ def _nest_roundings(e, final: bool, elements: int = 0) -> list[tuple[float, floa
     of the written tensor when it is a graph tensor (0: a kernel-local one); a reduction that
     writes at an affine index (a transposed convolution's scatter, Y[p*s + r] += ...) gathers
     at least points / elements points per element."""
+    if e.output_dtype not in UNIT_ROUNDOFF:
+        return []  # integer and bool targets hold exact values (compared exactly)
     points = max(int(e.points), 1)
     f = e.flops
     ops = (
