@@ -174,16 +174,30 @@ NB_MODULE(_core, m) {
       .def_prop_ro("output_name", [](const solar::Einsum& e) { return e.output.name; })
       .def_prop_ro("output_dtype",
                    [](const solar::Einsum& e) { return solar::dtype_name(e.output_dtype); })
-      .def_prop_ro("reduced_ranks", [](const solar::Einsum& e) {
-        // Ranks the written index does not use: each output element accumulates over them.
-        std::vector<std::string> reduced;
-        for (const std::string& r : e.ranks) {
-          bool used = false;
-          for (const auto& dim : e.output.projection)
-            for (const auto& t : dim) used = used || (t.rank == r && t.coefficient != 0);
-          if (!used) reduced.push_back(r);
+      .def_prop_ro("reduced_ranks",
+                   [](const solar::Einsum& e) {
+                     // Ranks the written index does not use: each output element accumulates over
+                     // them.
+                     std::vector<std::string> reduced;
+                     for (const std::string& r : e.ranks) {
+                       bool used = false;
+                       for (const auto& dim : e.output.projection)
+                         for (const auto& t : dim)
+                           used = used || (t.rank == r && t.coefficient != 0);
+                       if (!used) reduced.push_back(r);
+                     }
+                     return reduced;
+                   })
+      .def_prop_ro("output_ranks", [](const solar::Einsum& e) {
+        // Per dim of the written tensor, the ranks its index uses.
+        std::vector<std::vector<std::string>> ranks;
+        for (const auto& dim : e.output.projection) {
+          std::vector<std::string> used;
+          for (const auto& t : dim)
+            if (t.coefficient != 0) used.push_back(t.rank);
+          ranks.push_back(std::move(used));
         }
-        return reduced;
+        return ranks;
       });
 
   nb::class_<solar::Node>(m, "Node")

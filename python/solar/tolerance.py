@@ -16,9 +16,14 @@ element): the probabilistic rounding-error bound of recursive summation (Azuma's
 the martingale sum of rounding errors), with the output's magnitude standing in for the
 magnitudes of its partial sums. B_exp is the same sum for the reference, computed in the
 precision of the expected array where that is coarser. Besides, the whole output must satisfy
-the norm-wise bound ||actual - expected||_2 <= (rtol + LAMBDA * (B + B_exp)) ||expected||_2 +
-2 eta_out sqrt(N). NaN matches NaN at the same position, an infinity the same infinity;
-integer and bool outputs compare exactly.
+the norm-wise bound rms(actual - expected) <= (rtol + LAMBDA * (B + B_exp)) rms(expected) +
+2 eta_out. NaN matches NaN at the same position, an infinity the same infinity; integer and
+bool outputs compare exactly.
+
+An output that fails is compared once more (compare_all) with an allowance grown from the
+computation's measured response to one-ulp changes of its inputs, where that is larger (an
+ill-conditioned output: attention over large logits, a chaotic recurrence); that stage is an
+estimate, and an output whose allowance reaches its magnitude is marked not informative.
 """
 
 from __future__ import annotations
@@ -93,6 +98,11 @@ class Budget:
         return math.sqrt(sum(max(u, floor) ** 2 * n for u, n in self.roundings))
 
     @property
+    def coarsest(self) -> float:
+        """The largest unit roundoff among the roundings (0 when nothing rounds)."""
+        return max((u for u, _ in self.roundings), default=0.0)
+
+    @property
     def count(self) -> float:
         return sum(n for _, n in self.roundings)
 
@@ -103,19 +113,63 @@ class Budget:
 
 
 def _compute_unit(dtype: str) -> float:
-    """Unit roundoff of the arithmetic of a nest that stores `dtype`: formats narrower than
-    fp64 compute in fp32, fp64 in fp64, integer and bool targets in double."""
-    return UNIT_ROUNDOFF["fp32"] if dtype in UNIT_ROUNDOFF and dtype != "fp64" else 2.0**-53
+    """Unit roundoff of the arithmetic of a nest that stores floating `dtype`: formats
+    narrower than fp64 compute in fp32, fp64 in fp64."""
+    return UNIT_ROUNDOFF["fp64"] if dtype == "fp64" else UNIT_ROUNDOFF["fp32"]
 
 
-def _nest_roundings(e, final: bool) -> list[tuple[float, float]]:
+def _self_reads(expr: str, name: str) -> list[list[str]]:
+    """The index expressions of every read of `name` in a nest's body text."""
+    reads = []
+    for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\s*\[", expr):
+        depth, start, parts = 1, m.end(), []
+        for k in range(m.end(), len(expr)):
+            ch = expr[k]
+            if ch in "([":
+                depth += 1
+            elif ch in ")]":
+                depth -= 1
+                if depth == 0:
+                    parts.append(expr[start:k].strip())
+                    break
+            elif ch == "," and depth == 1:
+                parts.append(expr[start:k].strip())
+                start = k + 1
+        reads.append(parts)
+    return reads
+
+
+def _scan_length(e) -> int:
+    """How many points of a nest one element can depend on through reads of its own target:
+    1 without such reads or when they read the element being written (Y[j] = Y[j] / n); for
+    a scan (Y[i, j] = Y[i, j - 1] + X[i, j]) the sizes of the ranks whose index the read
+    shifts, summed; the sum of every rank size when the reads cannot be matched to dims."""
+    reads = _self_reads(e.map_expr, e.output_name)
+    sizes = dict(zip(e.ranks, (int(s) for s in e.rank_sizes), strict=True))
+    dims = [list(r) for r in e.output_ranks]
+    shifted: set = set()
+    for index in reads:
+        if len(index) != len(dims):
+            return sum(sizes.values())
+        for expr, ranks in zip(index, dims, strict=True):
+            if not re.fullmatch(r"[A-Za-z_]\w*", expr):
+                shifted.update(ranks)
+    return max(sum(sizes.get(r, 1) for r in shifted), 1)
+
+
+def _nest_roundings(e, final: bool, elements: int = 0) -> list[tuple[float, float]]:
     """(u, n) of one loop nest, per element of what it writes. A nest rounds c times per
     point (its operators, a transcendental counting TRANSCENDENTAL_ROUNDINGS, a MAC two, at
-    least the store) and an element of a `+=`/`*=` reduction gathers L points (L the product of
-    the reduced ranks); a nest that reads its own target (a scan, Y[j] = Y[j-1] + X[j]) may
-    chain up to the sum of its rank sizes. The store rounds to the written format, the rest
-    in the compute precision. `final`: the store is the output's final rounding, counted by
-    the relative term instead."""
+    least the store); an element of a `+=`/`*=` reduction gathers L points (L the product of
+    the reduced ranks), and in a nest that reads its own target at a shifted index (a scan,
+    Y[j] = Y[j-1] + X[j]) an element chains up to the size of the shifted ranks. The store
+    rounds to the written format, the rest in the compute precision. `final`: the store is
+    the output's final rounding, counted by the relative term instead. `elements`: the size
+    of the written tensor when it is a graph tensor (0: a kernel-local one); a reduction that
+    writes at an affine index (a transposed convolution's scatter, Y[p*s + r] += ...) gathers
+    at least points / elements points per element."""
+    if e.output_dtype not in UNIT_ROUNDOFF:
+        return []  # integer and bool targets hold exact values (compared exactly)
     points = max(int(e.points), 1)
     f = e.flops
     ops = (
@@ -126,12 +180,10 @@ def _nest_roundings(e, final: bool) -> list[tuple[float, float]]:
         length = math.prod(
             int(s) for r, s in zip(e.ranks, e.rank_sizes, strict=True) if r in set(e.reduced_ranks)
         )
-    elif e.reduce == "none" and re.search(
-        rf"(?<![\w.]){re.escape(e.output_name)}\s*\[", e.map_expr
-    ):
-        length = sum(int(s) for s in e.rank_sizes)
+        if elements:
+            length = max(length, -(-points // elements))
     else:
-        length = 1
+        length = _scan_length(e) if e.reduce == "none" else 1
     u_store = UNIT_ROUNDOFF.get(e.output_dtype, 0.0)
     u_compute = _compute_unit(e.output_dtype)
     out = [(u_compute, length * (c - 1))]
@@ -153,9 +205,12 @@ def _node_roundings(graph, node, final_tensors: set) -> list[tuple[float, float]
             return []
         return [(u, 1.0)]
     finals = {graph.tensors[t].name.rsplit(".", 1)[-1] for t in final_tensors}
+    sizes = {
+        graph.tensors[t].name.rsplit(".", 1)[-1]: graph.tensors[t].elements for t in node.outputs
+    }
     pairs = []
     for e in node.einsums:
-        pairs += _nest_roundings(e, e.output_name in finals)
+        pairs += _nest_roundings(e, e.output_name in finals, int(sizes.get(e.output_name, 0)))
     return pairs
 
 
@@ -242,7 +297,7 @@ class Comparison:
     worst_allowed: float = 0.0
     norm_error: float = 0.0
     norm_allowed: float = 0.0
-    response: float | None = None  # measured sensitivity used (None: not measured)
+    response: float | None = None  # largest measured response, where it set atol
     informative: bool = True  # False when the allowed error reaches the output's magnitude
     nan_count: int = 0
     inf_count: int = 0
@@ -305,12 +360,13 @@ def compare(
     budget: Budget | None = None,
     rtol: float | None = None,
     atol: float | None = None,
-    response: float | None = None,
+    response: tuple | None = None,
 ) -> Comparison:
     """Compares one output (IR dtype `dtype`) with its expected value. `budget`: the
     output's accumulated rounding (output_budgets); None charges DEFAULT_ROUNDINGS in the
-    output's format. `response`: the output's measured sensitivity (response(), in the
-    output's units), used in place of its magnitude where larger (an ill-conditioned
+    output's format. `response`: (largest, rms, unit) change of the output between two runs
+    whose inputs differ by one ulp of relative size `unit` (output_response()): where the
+    allowance it implies exceeds the a-priori one, it replaces it (an ill-conditioned
     output). `rtol`/`atol`, when given, replace the derived criterion by the fixed one
     |actual - expected| <= atol + rtol |expected| (a missing one is 0)."""
     actual = _to_numpy(actual)
@@ -354,9 +410,17 @@ def compare(
         b, b_exp = budget.relative(), budget.relative(u_exp)
         c.rtol = 2 * UNIT_ROUNDOFF[dtype] + u_exp
         accumulated = LAMBDA * (b + b_exp)
-        magnitude = max(scale, response or 0.0)
-        c.response = response
-        c.atol = accumulated * magnitude + 2 * UNDERFLOW[dtype]
+        c.atol = accumulated * scale + 2 * UNDERFLOW[dtype]
+        conditioned = False
+        if response is not None:
+            # An ill-conditioned output: its rounding errors act on its response to rounding-
+            # sized changes rather than on its magnitude (docs/execution.md).
+            largest, rms, unit = response
+            spread = _conditioned(b + b_exp, budget.coarsest, largest, rms, unit)
+            if spread > c.atol:
+                conditioned = True
+                c.response = largest
+                c.atol = spread + 2 * UNDERFLOW[dtype]
         c.criterion = (
             f"allowed |error| <= {c.rtol:.3g}|expected| + {c.atol:.3g} "
             f"({dtype} output, {budget.count:,.0f} roundings per element over {budget.nodes} "
@@ -364,13 +428,14 @@ def compare(
             + (f", reference B = {b_exp:.3g}" if b_exp != b else "")
             + f"; largest |expected| {scale:.3g}"
             + (
-                f"; ill-conditioned: response to one-ulp input changes {response:.3g}"
-                if response is not None and response > scale
+                f"; ill-conditioned: a one-ulp change of the inputs moves it by up to "
+                f"{response[0]:.3g} (rms {response[1]:.3g})"
+                if conditioned
                 else ""
             )
             + ")"
         )
-        if scale == 0.0 and a.size and not response:
+        if scale == 0.0 and a.size and not conditioned:
             c.notes.append(
                 "the expected output has no nonzero finite element: there is no magnitude to "
                 "scale the allowed error by (pass --atol to allow one)"
@@ -436,17 +501,31 @@ def compare(
     if scale > 0 and sq_e > 0:
         c.norm_error = math.sqrt(sq_d / sq_e)
     if accumulated is not None and sq_e > 0:
-        # rms(error) <= rtol rms(expected) + accumulated max(rms(expected), response) + 2 eta
+        # rms(error) <= rtol rms(expected) + max(accumulated rms(expected), LAMBDA rms(response))
         rms = scale * math.sqrt(sq_e / finite_count)
-        c.norm_allowed = (
-            c.rtol + accumulated * max(1.0, (response or 0.0) / rms) + 2 * UNDERFLOW[dtype] / rms
-        )
+        spread = 0.0
+        if c.response is not None:
+            _, rms_response, unit = response
+            spread = _conditioned(b + b_exp, budget.coarsest, rms_response, rms_response, unit)
+            spread /= rms
+        c.norm_allowed = c.rtol + max(accumulated, spread) + 2 * UNDERFLOW[dtype] / rms
     elif accumulated is not None:
         c.norm_allowed = 0.0  # nothing finite and nonzero expected: the elements decide
     else:
         c.norm_allowed = math.inf
     c.ok = c.mismatches == 0 and c.norm_error <= c.norm_allowed
     return c
+
+
+def _conditioned(b: float, coarsest: float, largest: float, rms: float, unit: float) -> float:
+    """The allowance of an ill-conditioned output from its measured response to a one-ulp
+    (relative `unit`) change of the inputs: rounding of relative size b acts like a change of
+    the inputs b/unit times as large, so LAMBDA * b/unit * rms(response); and at least LAMBDA
+    times twice the largest response at the output's coarsest rounding, since both sides
+    round."""
+    if not unit:
+        return 0.0
+    return LAMBDA * max(b / unit * rms, 2 * largest * max(coarsest, unit) / unit)
 
 
 def compare_all(
@@ -465,8 +544,8 @@ def compare_all(
     computation is run once more on inputs moved by one ulp (`rerun()` returns those outputs
     and the perturbation's unit roundoff, or None), and each failed output is compared again
     with its measured response (an ill-conditioned output's rounding errors act on that, not
-    on its magnitude). `base`: which side `rerun` recomputes ("actual": the IR program, "expected":
-    the reference)."""
+    on its magnitude). `base`: which side `rerun` recomputes ("actual": the IR program,
+    "expected": the reference)."""
     results = [
         compare(n, a, e, d, b, rtol, atol)
         for n, a, e, d, b in zip(names, actuals, expecteds, dtypes, budgets, strict=True)
@@ -484,8 +563,15 @@ def compare_all(
     perturbed, unit = again
     for i in failed:
         side = actuals[i] if base == "actual" else expecteds[i]
-        r = response(side, perturbed[i], unit)
-        results[i] = compare(names[i], actuals[i], expecteds[i], dtypes[i], budgets[i], response=r)
+        largest, rms = output_response(side, perturbed[i])
+        results[i] = compare(
+            names[i],
+            actuals[i],
+            expecteds[i],
+            dtypes[i],
+            budgets[i],
+            response=(largest, rms, unit),
+        )
     return results
 
 
@@ -523,21 +609,23 @@ def perturb(value, rng: np.random.Generator):
     return np.where(np.isfinite(a.astype(np.float64)), moved, a).astype(a.dtype)
 
 
-def response(base, perturbed, unit: float) -> float:
-    """The root-mean-square change of an output between a run on the inputs and a run on
-    the perturbed inputs, per unit roundoff of the perturbation: the rounding-free
-    magnitude rounding errors act on (where both runs are finite)."""
+def output_response(base, perturbed) -> tuple[float, float]:
+    """(largest, root-mean-square) change of an output between a run on the inputs and a
+    run on the perturbed inputs, over the elements where both are finite."""
     a, b = _flat(_to_numpy(base)), _flat(_to_numpy(perturbed))
-    if not unit or a.size == 0 or a.shape != b.shape:
-        return 0.0
-    total, count = 0.0, 0
+    if a.size == 0 or a.shape != b.shape:
+        return 0.0, 0.0
+    total, largest, count = 0.0, 0.0, 0
     for s in range(0, a.size, CHUNK):
         x, y = a[s : s + CHUNK].astype(np.float64), b[s : s + CHUNK].astype(np.float64)
         with np.errstate(invalid="ignore", over="ignore"):
             fin = np.isfinite(x) & np.isfinite(y)
-            total += float(np.sum((x[fin] - y[fin]) ** 2))
+            d = np.abs(x[fin] - y[fin])
+        if d.size:
+            total += float(np.sum(d**2))
+            largest = max(largest, float(d.max()))
         count += int(fin.sum())
-    return math.sqrt(total / count) / unit if count else 0.0
+    return (largest, math.sqrt(total / count)) if count else (0.0, 0.0)
 
 
 def _compare_exact(c: Comparison, a: np.ndarray, e: np.ndarray, shape) -> None:

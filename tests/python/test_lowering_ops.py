@@ -21,8 +21,10 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402, N812
 from solar.errors import UserError  # noqa: E402
 from solar.frontend import Capture, capture_module, lower  # noqa: E402
+from solar.frontend.lower import ir_dtype  # noqa: E402
 from solar.frontend.rules import RULES, UNSUPPORTED  # noqa: E402
 from solar.frontend.validate import dropout_at_expectation, load_lowered  # noqa: E402
+from solar.tolerance import compare, output_budgets  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 RTOL = 1e-4
@@ -889,8 +891,12 @@ def test_rule_matches_pytorch(name):
     state = model.state_dict()
     wants += [state[k] for k in lowered.buffer_outputs]
     assert len(got) == len(wants)
+    budgets = output_budgets(solar.trace(load_lowered(lowered)))
     for i, w in enumerate(wants):
         g = got[f"out{i}"]
+        # Validation's own criterion (solar/tolerance.py) accepts every rule's output too.
+        c = compare(f"out{i}", g, w, ir_dtype(w.dtype), budgets[i])
+        assert c.ok, f"{name}: {c.summary()}"
         assert tuple(g.shape) == tuple(w.shape), (name, i, g.shape, w.shape)
         if w.dtype in (torch.int64, torch.int32, torch.bool):
             np.testing.assert_array_equal(g, w.numpy(), err_msg=f"{name} out{i}")
