@@ -83,7 +83,10 @@ using InArray = nb::ndarray<nb::c_contig, nb::device::cpu>;
 
 int64_t unfused_bytes(const solar::Graph& g) {
   int64_t n = 0;
-  for (const auto& node : g.nodes) n += node.bytes();
+  for (const auto& node : g.nodes) {
+    n = solar::count_add(n, node.bytes(),
+                         [&] { return solar::total_overflow(g, node, "unfused bytes"); });
+  }
   return n;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "solar/base/checked.h"
 #include "solar/ir/printer.h"
 #include "solar/ir/static_eval.h"
 
@@ -15,12 +16,13 @@ namespace {
                   "in call " + call.name + " to kernel '" + call.kernel->name + "': " + msg, hint);
 }
 
-int64_t checked_mul(int64_t a, int64_t b, const Program& program, const KernelCall& call) {
-  int64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) {
-    call_error(program, call, ErrorKind::kShape, "iteration space overflows 64 bits");
-  }
-  return r;
+// The error for a count of nest `nest` of `call` that does not fit in int64.
+UserError nest_overflow(const Program& program, const KernelCall& call, size_t nest,
+                        const std::string& quantity) {
+  return count_overflow(CountSite{program.file, call.loc,
+                                  "node '" + call.name + "' (kernel '" + call.kernel->name +
+                                      "', loop nest " + std::to_string(nest + 1) + ")"},
+                        quantity);
 }
 
 }  // namespace
@@ -122,7 +124,12 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
 
   int64_t best_macs = -1;
   auto einsums = std::make_shared<std::vector<Einsum>>();
-  for (const Nest& nest : k.nests) {
+  const CountSite call_site{program.file, call.loc, "node '" + call.name + "'"};
+  for (size_t nest_index = 0; nest_index < k.nests.size(); ++nest_index) {
+    const Nest& nest = k.nests[nest_index];
+    auto overflow = [&](const std::string& quantity) {
+      return nest_overflow(program, call, nest_index, quantity);
+    };
     Einsum e;
     e.text = nest.einsum;
     e.reduce = nest.reduce;
@@ -135,7 +142,13 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
       ranks.push_back(r);
       const int64_t n = out.dims.at(l.dim);
       e.rank_sizes.push_back(n);
-      e.points = checked_mul(e.points, n, program, call);
+      e.points = count_mul(e.points, n, [&] {
+        std::string product;
+        for (size_t i = 0; i < nest.loops.size(); ++i)
+          product += (i ? " x " : "") + nest.loops[i].dim + "=" +
+                     std::to_string(out.dims.at(nest.loops[i].dim));
+        return overflow("iteration points (" + product + ")");
+      });
     }
     e.ranks = ranks;
     auto make_operand = [&](const Access& a, bool is_output) {
@@ -179,22 +192,26 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
         const Access& a = u.reads[static_cast<size_t>(u.mac_operand_a)];
         const Access& b = u.reads[static_cast<size_t>(u.mac_operand_b)];
         const double density = 1.0 - std::max(sparsity_of(a.tensor), sparsity_of(b.tensor));
-        e.macs += density >= 1.0
-                      ? e.points
-                      : static_cast<int64_t>(std::llround(static_cast<double>(e.points) * density));
+        // points x density, at most points: below double(points) <= 2^63 the rounded
+        // product fits in int64.
+        const double scaled = static_cast<double>(e.points) * density;
+        const int64_t macs = density >= 1.0 || scaled >= static_cast<double>(e.points)
+                                 ? e.points
+                                 : static_cast<int64_t>(std::llround(scaled));
+        e.macs = count_add(e.macs, macs, [&] { return overflow("MACs"); });
         e.compute_dtype = dtype_of(a.tensor);
       }
-      FlopCounts f = u.flops;
-      f.add *= e.points;
-      f.mul *= e.points;
-      f.div *= e.points;
-      f.transcendental *= e.points;
-      f.compare *= e.points;
-      f.other *= e.points;
-      e.flops += f;
+      const FlopCounts f = scale_flops(u.flops, e.points, [&](const char* kind) {
+        return overflow(std::string("vector FLOPs of kind '") + kind + "'");
+      });
+      add_flops(e.flops, f, [&](const char* kind) {
+        return overflow(std::string("vector FLOPs of kind '") + kind + "'");
+      });
     }
-    out.macs += e.macs;
-    out.flops += e.flops;
+    out.macs = count_add(out.macs, e.macs, [&] { return count_overflow(call_site, "MACs"); });
+    add_flops(out.flops, e.flops, [&](const char* kind) {
+      return count_overflow(call_site, std::string("vector FLOPs of kind '") + kind + "'");
+    });
     if (e.macs > best_macs && e.macs > 0) {
       best_macs = e.macs;
       out.matrix_dtype = e.compute_dtype;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "solar/base/checked.h"
 #include "solar/base/error.h"
 #include "solar/sol/cache_aware.h"
 
@@ -128,12 +129,20 @@ int64_t fused_bytes(const Graph& graph) {
       const TensorId storage = graph.tensors.at(node.inputs[i]).storage;
       if (graph.tensors.at(storage).producer != kNoNode) continue;  // an intermediate
       int64_t& bytes = read[storage];
-      bytes += node.input_bytes[i];
+      bytes = saturating_add(bytes, node.input_bytes[i]);  // capped at its size below
     }
   }
+  // Each term is at most a tensor's bytes, which fit; their sum may not.
   int64_t total = 0;
+  auto add = [&](int64_t bytes, TensorId tensor) {
+    total = count_add(total, bytes, [&] {
+      return count_overflow(
+          CountSite{graph.source, Loc{}, ""},
+          "fused bytes (the sum overflows at tensor '" + graph.tensors.at(tensor).name + "')");
+    });
+  };
   for (const auto& [tensor, bytes] : read)
-    total += std::min(bytes, graph.tensors.at(tensor).bytes());
+    add(std::min(bytes, graph.tensors.at(tensor).bytes()), tensor);
   // Each output is written once, through its views: what the views cover (disjoint slices
   // add up), capped at the storage's size. An output that is a view of a graph input (x.t(),
   // x.unfold(...) returned as they are) aliases memory already there and writes nothing.
@@ -144,10 +153,10 @@ int64_t fused_bytes(const Graph& graph) {
   for (TensorId t : outputs) {
     const TensorId storage = graph.tensors.at(t).storage;
     if (graph.tensors.at(storage).producer == kNoNode) continue;  // a view of an input
-    written[storage] += graph.tensors.at(t).bytes();
+    written[storage] = saturating_add(written[storage], graph.tensors.at(t).bytes());
   }
   for (const auto& [tensor, bytes] : written)
-    total += std::min(bytes, graph.tensors.at(tensor).bytes());
+    add(std::min(bytes, graph.tensors.at(tensor).bytes()), tensor);
   return total;
 }
 
@@ -188,7 +197,9 @@ std::string headline_math_mode(const Graph& graph, const ArchSpec& arch,
     if (it == macs_by_dtype.end()) {
       macs_by_dtype.emplace_back(node.matrix_dtype, node.macs);
     } else {
-      it->second += node.macs;
+      it->second = count_add(it->second, node.macs, [&] {
+        return total_overflow(graph, node, std::string("MACs of ") + dtype_name(node.matrix_dtype));
+      });
     }
   }
   DType dominant = DType::kFp32;
@@ -259,18 +270,24 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
   fused.mode = "fused";
   for (const Node& node : graph.nodes) {
     NodeSol sol = analyze_node(node, arch, options);
+    auto sum = [&](int64_t into, int64_t term, const char* quantity) {
+      return count_add(into, term, [&] { return total_overflow(graph, node, quantity); });
+    };
+    unfused.flops = sum(unfused.flops, node.total_flops(), "FLOPs");
+    unfused.matrix_flops = sum(unfused.matrix_flops, node.matrix_flops(), "matrix FLOPs");
+    unfused.vector_flops = sum(unfused.vector_flops, node.vector_flops(), "vector FLOPs");
+    unfused.bytes = sum(unfused.bytes, node.bytes(), "unfused bytes");
     for (GraphSol* g : {&unfused, &fused}) {
-      g->flops += node.total_flops();
-      g->matrix_flops += node.matrix_flops();
-      g->vector_flops += node.vector_flops();
       g->matrix_seconds += sol.matrix_seconds;
       g->vector_seconds += sol.vector_seconds;
     }
-    unfused.bytes += node.bytes();
     unfused.memory_seconds += sol.memory_seconds;
     unfused.seconds += sol.seconds;
     out.nodes.push_back(std::move(sol));
   }
+  fused.flops = unfused.flops;
+  fused.matrix_flops = unfused.matrix_flops;
+  fused.vector_flops = unfused.vector_flops;
   unfused.bottleneck =
       pick_bottleneck(unfused.matrix_seconds, unfused.vector_seconds, unfused.memory_seconds);
   unfused.intensity = ratio(unfused.flops, unfused.bytes);

@@ -44,6 +44,7 @@ enum class ErrorKind {
   kBounds,          // an out-of-range tensor access during execution
   kBudget,          // execution would exceed the memory or time budget
   kValidation,      // outputs do not match the expected ones
+  kOverflow,        // a count (points, MACs, FLOPs, elements, bytes) or a graph total > 2^63 - 1
 };
 
 const char* error_kind_name(ErrorKind kind);
