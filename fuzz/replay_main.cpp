@@ -1,5 +1,6 @@
 // The replay driver of fuzz_pipeline.cpp for builds without libFuzzer (any compiler): runs
-// LLVMFuzzerTestOneInput once on each file given, and on each file of each directory given.
+// LLVMFuzzerTestOneInput once on each file given, and on each file of each directory given
+// (but its README.md).
 // Exit status 0 when every input ran; a finding aborts, as under libFuzzer.
 #include <algorithm>
 #include <cstdint>
@@ -18,7 +19,8 @@ int main(int argc, char** argv) {
     const std::filesystem::path p = argv[i];
     if (std::filesystem::is_directory(p)) {
       for (const auto& e : std::filesystem::directory_iterator(p))
-        if (e.is_regular_file() && e.path().filename().string()[0] != '.')
+        if (e.is_regular_file() && e.path().filename().string()[0] != '.' &&
+            e.path().filename() != "README.md")
           files.push_back(e.path());
     } else {
       files.push_back(p);
