@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "solar/base/checked.h"
 #include "solar/ir/printer.h"
@@ -165,7 +166,9 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
           auto it = std::find_if(terms.begin(), terms.end(),
                                  [&](const ProjectionTerm& pt) { return pt.rank == r; });
           if (it != terms.end()) {
-            it->coefficient += c;
+            it->coefficient = count_add(it->coefficient, c, [&] {
+              return overflow("index coefficients of '" + op.name + "'");
+            });
           } else {
             terms.push_back(ProjectionTerm{r, c});
           }
@@ -175,6 +178,35 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
       }
       return op;
     };
+    // Every index an access can take, |offset| + sum |coefficient| x (size - 1), must fit in
+    // int64 (with 1 to spare): then no stage that evaluates an index (the executors, the
+    // cache-aware extents) can overflow, and a bounds check sees the true value.
+    for (const Update& u : nest.updates) {
+      auto reach = [&](const Access& a) {
+        const std::string& name = k.tensors[static_cast<size_t>(a.tensor)].name;
+        auto fail = [&] {
+          return overflow("index values of '" + name + "' (line " + std::to_string(a.loc.line) +
+                          ")");
+        };
+        for (const AffineExpr& idx : a.index) {
+          auto magnitude = [&](int64_t v) {
+            if (v == std::numeric_limits<int64_t>::min()) throw fail();
+            return v < 0 ? -v : v;
+          };
+          int64_t r =
+              idx.constant ? magnitude(eval_static_int(*idx.constant, env, "an offset")) : 0;
+          r = count_add(r, 1, fail);
+          for (const AffineTerm& t : idx.terms) {
+            const int64_t c =
+                t.coefficient ? eval_static_int(*t.coefficient, env, "a coefficient") : 1;
+            const int64_t extent = out.dims.at(nest.loops[static_cast<size_t>(t.loop)].dim) - 1;
+            r = count_add(r, count_mul(magnitude(c), extent, fail), fail);
+          }
+        }
+      };
+      reach(u.target);
+      for (const Access& a : u.reads) reach(a);
+    }
     std::vector<int> seen;
     for (const Update& u : nest.updates) {
       for (const Access& a : u.reads) {

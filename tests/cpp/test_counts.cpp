@@ -271,6 +271,24 @@ def model(a: Tensor("M,K", role="input"), b: Tensor("K,N", role="weight"),
                     "the chain of node(s) 'mm#0', 'mm#1': costs");
 }
 
+TEST(Counts, IndexValuesThatExceedInt64AreRefused) {
+  // X[i * 2^62] with i < 3 reaches 2 * 2^62 = 2^63; and the second read X[i + i * 2^62 * 2]
+  // is checked too (the einsum lists only a tensor's first access). Either would wrap in
+  // an executor's index arithmetic (or in the cache-aware extents) before a bounds check.
+  auto program = [](const std::string& index) {
+    return "@kernel\ndef f(X: Tensor(\"N\")) -> Tensor(\"N\"):\n    Y = Tensor(N=X.shape[0])\n"
+           "    for i in Dim(\"N\"):\n        Y[i] = X[i] + X[" +
+           index +
+           "]\n    return Y\nDIMS = {\"N\": 3}\ndef model(x: Tensor(\"N\")):\n    return f(x)\n";
+  };
+  expect_user_error([&] { trace(program("i * 4611686018427387904").c_str()); },
+                    ErrorKind::kOverflow, "index values of 'X' (line 5) do not fit");
+  expect_user_error([&] { trace(program("i + i * 9223372036854775807").c_str()); },
+                    ErrorKind::kOverflow, "index values of 'X'");
+  // i * 2^61 reaches 2 * 2^61 = 2^62, which fits: it traces (a bounds error if it runs).
+  EXPECT_NO_THROW(trace(program("i * 2305843009213693952").c_str()));
+}
+
 TEST(Counts, ExecutionEstimateSaturatesInsteadOfWrapping) {
   // Three int8 inputs of 2^62 bytes each: 3 * 2^62 live bytes do not fit; the estimate says
   // 2^63 - 1 (above every budget) rather than a wrapped, small number.
