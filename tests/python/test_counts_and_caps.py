@@ -12,6 +12,7 @@ detail.
 
 from __future__ import annotations
 
+import json
 import pathlib
 import resource
 import subprocess
@@ -85,8 +86,6 @@ def test_counts_just_below_the_limit_are_exact_in_the_json(tmp_path):
         out,
     )
     assert proc.returncode == 0, proc.stderr
-    import json
-
     doc = json.loads(out.read_text())
     assert doc["totals"]["macs"] == 2**61
     assert doc["totals"]["matrix_flops"] == 2**62
