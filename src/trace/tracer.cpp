@@ -625,7 +625,14 @@ class Tracer {
     };
     std::string why;
     auto r = scalar_arith(op, to_scalar(a), to_scalar(b), &why);
-    if (!r) ctx_.fail(ErrorKind::kType, loc, why);
+    if (!r) {
+      auto text = [](const Value& v) {
+        return v.kind == Value::Kind::kInt ? std::to_string(v.i) : std::to_string(v.f);
+      };
+      ctx_.fail(ErrorKind::kType, loc,
+                why + " in " + text(a) + " " + ast::op_text(op) + " " + text(b),
+                "model() computes with 64-bit integers");
+    }
     return r->is_int ? Value::of_int(r->i) : Value::of_float(r->f);
   }
 
