@@ -49,11 +49,6 @@ const char* node_kind_name(NodeKind kind) {
   return kind == NodeKind::kEinsum ? "einsum" : "data_movement";
 }
 
-CountSite Graph::site(NodeId id) const {
-  const Node& node = nodes.at(static_cast<size_t>(id));
-  return CountSite{source, node.loc, "node '" + node.name + "'"};
-}
-
 UserError total_overflow(const Graph& graph, const Node& node, const std::string& quantity) {
   return count_overflow(CountSite{graph.source, node.loc, ""},
                         quantity + " (the sum overflows at node '" + node.name + "')");

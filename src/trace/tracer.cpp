@@ -51,19 +51,19 @@ int64_t approx_bytes(const Node& node) {
 }  // namespace
 
 TensorId TraceContext::add_tensor(TensorInfo info, Loc loc, bool is_parameter) {
-  const std::string subject =
-      is_parameter ? "model() parameter '" + info.name + "'" : "tensor '" + info.name + "'";
+  auto overflow = [&](const std::string& quantity) {
+    const std::string subject =
+        is_parameter ? "model() parameter '" + info.name + "'" : "tensor '" + info.name + "'";
+    return count_overflow({program_.file, loc, subject}, quantity);
+  };
   int64_t elements = 1;
   for (int64_t n : info.shape) {
-    elements = count_mul(elements, n, [&] {
-      return count_overflow({program_.file, loc, subject},
-                            "elements (" + shape_text(info.shape) + ")");
-    });
+    elements = count_mul(elements, n,
+                         [&] { return overflow("elements (" + shape_text(info.shape) + ")"); });
   }
   if (!checked_dtype_bytes(info.dtype, elements)) {
-    throw count_overflow(
-        {program_.file, loc, subject},
-        "bytes (" + std::to_string(elements) + " elements of " + dtype_name(info.dtype) + ")");
+    throw overflow("bytes (" + std::to_string(elements) + " elements of " + dtype_name(info.dtype) +
+                   ")");
   }
   info.id = static_cast<TensorId>(graph_.tensors.size());
   if (info.storage < 0) info.storage = info.id;

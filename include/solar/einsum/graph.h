@@ -172,8 +172,6 @@ struct Graph {
   // fitting in int64.
   int64_t total_macs() const;
   int64_t total_flops() const;
-  // The site of node `id` for count errors: the source file, its call site and its name.
-  CountSite site(NodeId id) const;
 };
 
 // The error for a sum over `graph`'s nodes (`quantity`: "MACs", "unfused bytes") that stops
