@@ -5,11 +5,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BUILD := build/cpp
 APT_PACKAGES := build-essential cmake ninja-build libgtest-dev libgmock-dev libbenchmark-dev \
-                libyaml-cpp-dev nlohmann-json3-dev libopenblas-dev chromium
+                libyaml-cpp-dev nlohmann-json3-dev libopenblas-dev chromium \
+                clang-14 libclang-rt-14-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test setup apt venv build cpp-test py-test lint format bench bench-deps clean \
-        accelforge-check accelforge-env
+.PHONY: demo test setup apt venv build cpp-test cpp-sanitize fuzz-smoke fuzz py-test lint format \
+        bench bench-deps clean accelforge-check accelforge-env
 
 demo: setup
 	$(VENV)/bin/solar analyze examples/ir/linear_bias_matmul.py --arch H100_PCIe_paper --per-node
@@ -17,7 +18,7 @@ demo: setup
 	@echo "The same program written in PyTorch: captured, lowered to IR, validated, analysed:"
 	$(VENV)/bin/solar analyze workloads/level2/linear_bias_matmul.py --arch H100_PCIe_paper
 
-test: setup cpp-test py-test lint
+test: setup cpp-test cpp-sanitize fuzz-smoke py-test lint
 
 setup: apt venv build
 
@@ -50,6 +51,42 @@ build: venv
 
 cpp-test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j2
+
+# The second configuration: clang, every C++ test under AddressSanitizer and
+# UndefinedBehaviorSanitizer (any report fails the test), and the libFuzzer target
+# (fuzz/README.md). Its own tree, so it never disturbs build/cpp.
+SAN_BUILD := build/sanitize
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+cpp-sanitize: apt
+	cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 \
+	    -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" -DSOLAR_SANITIZE=ON \
+	    -DSOLAR_BUILD_FUZZ=ON -DSOLAR_BUILD_TESTS=ON -DSOLAR_BUILD_PYTHON=OFF \
+	    -DSOLAR_BUILD_BENCH=OFF -DSOLAR_WERROR=ON >/dev/null
+	ninja -C $(SAN_BUILD) -j2
+	$(SAN_ENV) ctest --test-dir $(SAN_BUILD) --output-on-failure -j2
+
+# A bounded fuzz run (FUZZ_SECONDS) from the seeds (examples/ir, tests/errors) and every
+# input that ever crashed (fuzz/crashes/), in a scratch corpus. A finding fails the target
+# and is written to $(SAN_BUILD)/fuzz-artifacts/: keep it in fuzz/crashes/ and fix it.
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS := -timeout=30 -rss_limit_mb=2048 -dict=fuzz/solar.dict -print_final_stats=1 \
+              -artifact_prefix=$(SAN_BUILD)/fuzz-artifacts/
+fuzz-smoke: cpp-sanitize
+	rm -rf $(SAN_BUILD)/fuzz-corpus && mkdir -p $(SAN_BUILD)/fuzz-corpus $(SAN_BUILD)/fuzz-artifacts
+	cp examples/ir/*.py tests/errors/*.py $(SAN_BUILD)/fuzz-corpus/
+	find fuzz/crashes -type f ! -name 'README*' -exec cp {} $(SAN_BUILD)/fuzz-corpus/ \;
+	$(SAN_ENV) $(SAN_BUILD)/fuzz/fuzz_pipeline $(FUZZ_FLAGS) -max_total_time=$(FUZZ_SECONDS) \
+	    $(SAN_BUILD)/fuzz-corpus
+
+# A long run outside CI (make fuzz FUZZ_SECONDS=3600): one fuzzing process per job, under nice,
+# continuing past findings (each is kept in $(SAN_BUILD)/fuzz-artifacts/).
+fuzz: cpp-sanitize
+	mkdir -p $(SAN_BUILD)/fuzz-corpus $(SAN_BUILD)/fuzz-artifacts
+	cp -n examples/ir/*.py tests/errors/*.py $(SAN_BUILD)/fuzz-corpus/
+	$(SAN_ENV) nice -n 19 $(SAN_BUILD)/fuzz/fuzz_pipeline $(FUZZ_FLAGS) -fork=1 \
+	    -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time=$(FUZZ_SECONDS) \
+	    $(SAN_BUILD)/fuzz-corpus
 
 py-test: build accelforge-env
 	# SOLAR_REQUIRE_BROWSER: the HTML report test fails, not skips, without chromium.

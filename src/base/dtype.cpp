@@ -1,6 +1,9 @@
 #include "solar/base/dtype.h"
 
 #include <array>
+#include <string>
+
+#include "solar/base/checked.h"
 
 namespace solar {
 namespace {
@@ -49,8 +52,20 @@ std::string all_dtype_names() {
   return out;
 }
 
+std::optional<int64_t> checked_dtype_bytes(DType dtype, int64_t elements) {
+  const int bits = dtype_bits(dtype);
+  if (bits % 8 == 0) return checked_mul(elements, bits / 8);
+  // 4-bit formats: two per byte, rounded up (never forms elements * bits, which may not fit).
+  return elements / 2 + elements % 2;
+}
+
 int64_t dtype_bytes(DType dtype, int64_t elements) {
-  return (elements * dtype_bits(dtype) + 7) / 8;
+  auto bytes = checked_dtype_bytes(dtype, elements);
+  if (!bytes) {
+    throw InternalError(std::to_string(elements) + " elements of " + dtype_name(dtype) +
+                        " overflow int64 bytes in a graph whose counts were checked");
+  }
+  return *bytes;
 }
 
 const char* fp32_math_name(Fp32Math mode) {

@@ -1,5 +1,7 @@
 #include "solar/base/error.h"
 
+#include "solar/base/checked.h"
+
 namespace solar {
 
 const char* error_kind_name(ErrorKind kind) {
@@ -52,6 +54,8 @@ const char* error_kind_name(ErrorKind kind) {
       return "validation";
     case ErrorKind::kCompile:
       return "compile";
+    case ErrorKind::kOverflow:
+      return "overflow";
   }
   return "unknown";
 }
@@ -93,6 +97,15 @@ void DiagnosticSink::error(ErrorKind kind, Loc loc, std::string message, std::st
 
 void DiagnosticSink::throw_if_any() const {
   if (!diagnostics_.empty()) throw UserError(diagnostics_);
+}
+
+UserError count_overflow(const CountSite& site, const std::string& quantity) {
+  const std::string where = site.subject.empty() ? "the graph's total " : site.subject + ": ";
+  return UserError(ErrorKind::kOverflow, site.file, site.loc,
+                   where + quantity + " do not fit in 64 bits (more than 2^63 - 1 = " +
+                       std::to_string(kMaxCount) + ")",
+                   "Solar carries every count exactly up to 2^63 - 1 and refuses larger ones; "
+                   "lower the sizes (--dim NAME=N)");
 }
 
 }  // namespace solar

@@ -7,6 +7,7 @@
 #include <functional>
 #include <numeric>
 
+#include "solar/base/checked.h"
 #include "solar/base/error.h"
 
 namespace solar {
@@ -14,22 +15,17 @@ namespace {
 
 using Mask = uint64_t;
 
-int64_t checked_mul(int64_t a, int64_t b) {
-  int64_t out = 0;
-  if (__builtin_mul_overflow(a, b, &out)) {
-    throw UserError(ErrorKind::kArgument, "", Loc{},
-                    "a chain's cost does not fit in 64 bits (sizes too large to count)");
-  }
-  return out;
+// A chain's counts: exact or refused (kind `overflow`); find_chains names the chain's nodes.
+UserError chain_overflow() {
+  return count_overflow(CountSite{"", Loc{}, "a chain"},
+                        "costs (the MACs, FLOPs or bytes of an association order)");
 }
 
-int64_t checked_add(int64_t a, int64_t b) {
-  int64_t out = 0;
-  if (__builtin_add_overflow(a, b, &out)) {
-    throw UserError(ErrorKind::kArgument, "", Loc{},
-                    "a chain's cost does not fit in 64 bits (sizes too large to count)");
-  }
-  return out;
+int64_t chain_mul(int64_t a, int64_t b) { return count_mul(a, b, chain_overflow); }
+int64_t chain_add(int64_t a, int64_t b) { return count_add(a, b, chain_overflow); }
+int64_t chain_bytes(DType dtype, int64_t elements) {
+  if (auto bytes = checked_dtype_bytes(dtype, elements)) return *bytes;
+  throw chain_overflow();
 }
 
 // A partial product over operands [i, j]: its expression and the cost of its steps.
@@ -99,7 +95,7 @@ Chain chain_orders(const std::vector<ChainTensor>& operands, const ChainTensor& 
   auto elements = [&](Mask m) {
     int64_t e = 1;
     for (size_t b = 0; b < names.size(); ++b) {
-      if (m & (Mask{1} << b)) e = checked_mul(e, sizes[b]);
+      if (m & (Mask{1} << b)) e = chain_mul(e, sizes[b]);
     }
     return e;
   };
@@ -130,17 +126,16 @@ Chain chain_orders(const std::vector<ChainTensor>& operands, const ChainTensor& 
         const Mask l = kept(i, k), r = kept(k + 1, j);
         const int64_t points = elements(l | r);
         const bool sums = ((l | r) & ~self) != 0;
-        const int64_t self_bytes = root ? 0 : dtype_bytes(inter_dtype, elements(self));
+        const int64_t self_bytes = root ? 0 : chain_bytes(inter_dtype, elements(self));
         for (const Partial& a : trees(i, k)) {
           for (const Partial& b : trees(k + 1, j)) {
             Partial p;
             auto wrap = [](const std::string& e, bool leaf) { return leaf ? e : "(" + e + ")"; };
             p.expression = wrap(a.expression, k == i) + "*" + wrap(b.expression, k + 1 == j);
-            p.macs = checked_add(checked_add(a.macs, b.macs), sums ? points : 0);
-            p.flops =
-                checked_add(checked_add(a.flops, b.flops), sums ? checked_mul(points, 2) : points);
+            p.macs = chain_add(chain_add(a.macs, b.macs), sums ? points : 0);
+            p.flops = chain_add(chain_add(a.flops, b.flops), sums ? chain_mul(points, 2) : points);
             p.intermediate_bytes =
-                checked_add(checked_add(a.intermediate_bytes, b.intermediate_bytes), self_bytes);
+                chain_add(chain_add(a.intermediate_bytes, b.intermediate_bytes), self_bytes);
             out.push_back(std::move(p));
           }
         }
@@ -149,10 +144,9 @@ Chain chain_orders(const std::vector<ChainTensor>& operands, const ChainTensor& 
     return memo.emplace(key, std::move(out)).first->second;
   };
 
-  int64_t boundary_bytes = dtype_bytes(output.dtype, elements(out_mask));
+  int64_t boundary_bytes = chain_bytes(output.dtype, elements(out_mask));
   for (size_t i = 0; i < n; ++i) {
-    boundary_bytes =
-        checked_add(boundary_bytes, dtype_bytes(operands[i].dtype, elements(masks[i])));
+    boundary_bytes = chain_add(boundary_bytes, chain_bytes(operands[i].dtype, elements(masks[i])));
   }
   Chain chain;
   chain.operands = operands;
@@ -163,7 +157,7 @@ Chain chain_orders(const std::vector<ChainTensor>& operands, const ChainTensor& 
     o.macs = p.macs;
     o.flops = p.flops;
     o.intermediate_bytes = p.intermediate_bytes;
-    o.bytes = checked_add(boundary_bytes, checked_mul(p.intermediate_bytes, 2));
+    o.bytes = chain_add(boundary_bytes, chain_mul(p.intermediate_bytes, 2));
     chain.orders.push_back(std::move(o));
   }
   for (size_t i = 1; i < chain.orders.size(); ++i) {
@@ -286,38 +280,59 @@ DType operand_dtype(const Graph& graph, const Node& node, const Operand& operand
   return t >= 0 ? graph.tensors.at(t).dtype : fallback;
 }
 
+// Runs `fn` (a chain_orders call); a count that does not fit becomes an `overflow` error
+// located at the first of `nodes` and naming them all.
+template <typename Fn>
+Chain located(const Graph& graph, const std::vector<std::string>& nodes, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const UserError& e) {
+    if (e.kind() != ErrorKind::kOverflow) throw;
+    std::string names;
+    Loc loc;
+    for (const Node& n : graph.nodes) {  // in graph order; located at the first
+      if (std::find(nodes.begin(), nodes.end(), n.name) == nodes.end()) continue;
+      names += (names.empty() ? "'" : ", '") + n.name + "'";
+      if (loc.line == 0) loc = n.loc;
+    }
+    throw count_overflow(CountSite{graph.source, loc, "the chain of node(s) " + names},
+                         "costs (the MACs, FLOPs or bytes of an association order)");
+  }
+}
+
 // (a) Nests whose body multiplies three or more tensors.
 void nest_chains(const Graph& graph, std::vector<Chain>* out) {
   for (const Node& node : graph.nodes) {
     if (node.kind != NodeKind::kEinsum || !node.einsums) continue;
     for (const Einsum& e : *node.einsums) {
       const auto operands = product_operands(e);
-      if (operands.size() < 3) continue;
-      std::map<std::string, int64_t> sizes;
-      for (size_t r = 0; r < e.ranks.size(); ++r) sizes[e.ranks[r]] = e.rank_sizes[r];
-      std::vector<ChainTensor> tensors;
-      int64_t direct_bytes = 0;
-      for (const Operand* o : operands) {
-        ChainTensor t{o->name, {}, operand_dtype(graph, node, *o, e.compute_dtype)};
-        plain_ranks(*o, &t.ranks);
-        int64_t elements = 1;
-        for (const auto& r : t.ranks) elements = checked_mul(elements, sizes.at(r));
-        direct_bytes = checked_add(direct_bytes, dtype_bytes(t.dtype, elements));
-        tensors.push_back(std::move(t));
-      }
-      ChainTensor output{e.output.name, {}, e.output_dtype};
-      plain_ranks(e.output, &output.ranks);
-      if (tensors.size() > kMaxChainOperands) continue;
-      Chain chain = chain_orders(tensors, output, sizes);
-      chain.kind = "nest";
-      chain.nodes = {node.name};
-      chain.direct.expression = e.map_expr;
-      chain.direct.macs = e.macs;
-      chain.direct.flops = checked_add(checked_mul(e.macs, 2), e.flops.total());
-      int64_t out_elements = 1;
-      for (const auto& r : output.ranks) out_elements = checked_mul(out_elements, sizes.at(r));
-      chain.direct.bytes = checked_add(direct_bytes, dtype_bytes(output.dtype, out_elements));
-      out->push_back(std::move(chain));
+      if (operands.size() < 3 || operands.size() > kMaxChainOperands) continue;
+      out->push_back(located(graph, {node.name}, [&] {
+        std::map<std::string, int64_t> sizes;
+        for (size_t r = 0; r < e.ranks.size(); ++r) sizes[e.ranks[r]] = e.rank_sizes[r];
+        std::vector<ChainTensor> tensors;
+        int64_t direct_bytes = 0;
+        for (const Operand* o : operands) {
+          ChainTensor t{o->name, {}, operand_dtype(graph, node, *o, e.compute_dtype)};
+          plain_ranks(*o, &t.ranks);
+          int64_t elements = 1;
+          for (const auto& r : t.ranks) elements = chain_mul(elements, sizes.at(r));
+          direct_bytes = chain_add(direct_bytes, chain_bytes(t.dtype, elements));
+          tensors.push_back(std::move(t));
+        }
+        ChainTensor output{e.output.name, {}, e.output_dtype};
+        plain_ranks(e.output, &output.ranks);
+        Chain chain = chain_orders(tensors, output, sizes);
+        chain.kind = "nest";
+        chain.nodes = {node.name};
+        chain.direct.expression = e.map_expr;
+        chain.direct.macs = e.macs;
+        chain.direct.flops = chain_add(chain_mul(e.macs, 2), e.flops.total());
+        int64_t out_elements = 1;
+        for (const auto& r : output.ranks) out_elements = chain_mul(out_elements, sizes.at(r));
+        chain.direct.bytes = chain_add(direct_bytes, chain_bytes(output.dtype, out_elements));
+        return chain;
+      }));
     }
   }
 }
@@ -489,7 +504,7 @@ void graph_chains(const Graph& graph, std::vector<Chain>* out) {
       if (sizes.at(ranks.find(label(root, r))) != 1)
         output.ranks.push_back(ranks.find(label(root, r)));
     }
-    Chain chain = chain_orders(leaves, output, sizes);
+    Chain chain = located(graph, nodes, [&] { return chain_orders(leaves, output, sizes); });
     chain.kind = "graph";
     std::sort(nodes.begin(), nodes.end(), [&](const std::string& a, const std::string& b) {
       auto id = [&](const std::string& name) {

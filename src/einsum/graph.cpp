@@ -6,7 +6,7 @@ namespace solar {
 
 int64_t TensorInfo::elements() const {
   int64_t n = 1;
-  for (int64_t s : shape) n *= s;
+  for (int64_t s : shape) n = invariant_mul(n, s, "tensor elements");
   return n;
 }
 
@@ -16,13 +16,16 @@ int64_t TensorInfo::bytes() const {
   return static_cast<int64_t>(std::ceil(static_cast<double>(dense) * (1.0 - sparsity)));
 }
 
+int64_t FlopCounts::total() const {
+  int64_t n = add;
+  for (int64_t k : {mul, div, transcendental, compare, other}) n = invariant_add(n, k, "FLOPs");
+  return n;
+}
+
 FlopCounts& FlopCounts::operator+=(const FlopCounts& o) {
-  add += o.add;
-  mul += o.mul;
-  div += o.div;
-  transcendental += o.transcendental;
-  compare += o.compare;
-  other += o.other;
+  detail::each_flop_kind(*this, o, [](int64_t& a, int64_t b, const char*) {
+    a = invariant_add(a, b, "FLOPs of a kind");
+  });
   return *this;
 }
 
@@ -46,15 +49,22 @@ const char* node_kind_name(NodeKind kind) {
   return kind == NodeKind::kEinsum ? "einsum" : "data_movement";
 }
 
+UserError total_overflow(const Graph& graph, const Node& node, const std::string& quantity) {
+  return count_overflow(CountSite{graph.source, node.loc, ""},
+                        quantity + " (the sum overflows at node '" + node.name + "')");
+}
+
 int64_t Graph::total_macs() const {
   int64_t n = 0;
-  for (const Node& node : nodes) n += node.macs;
+  for (const Node& node : nodes)
+    n = count_add(n, node.macs, [&] { return total_overflow(*this, node, "MACs"); });
   return n;
 }
 
 int64_t Graph::total_flops() const {
   int64_t n = 0;
-  for (const Node& node : nodes) n += node.total_flops();
+  for (const Node& node : nodes)
+    n = count_add(n, node.total_flops(), [&] { return total_overflow(*this, node, "FLOPs"); });
   return n;
 }
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
+#include "solar/base/checked.h"
 #include "solar/ir/printer.h"
 #include "solar/ir/static_eval.h"
 
@@ -15,12 +17,13 @@ namespace {
                   "in call " + call.name + " to kernel '" + call.kernel->name + "': " + msg, hint);
 }
 
-int64_t checked_mul(int64_t a, int64_t b, const Program& program, const KernelCall& call) {
-  int64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) {
-    call_error(program, call, ErrorKind::kShape, "iteration space overflows 64 bits");
-  }
-  return r;
+// The error for a count of nest `nest` of `call` that does not fit in int64.
+UserError nest_overflow(const Program& program, const KernelCall& call, size_t nest,
+                        const std::string& quantity) {
+  return count_overflow(CountSite{program.file, call.loc,
+                                  "node '" + call.name + "' (kernel '" + call.kernel->name +
+                                      "', loop nest " + std::to_string(nest + 1) + ")"},
+                        quantity);
 }
 
 }  // namespace
@@ -122,7 +125,12 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
 
   int64_t best_macs = -1;
   auto einsums = std::make_shared<std::vector<Einsum>>();
-  for (const Nest& nest : k.nests) {
+  const CountSite call_site{program.file, call.loc, "node '" + call.name + "'"};
+  for (size_t nest_index = 0; nest_index < k.nests.size(); ++nest_index) {
+    const Nest& nest = k.nests[nest_index];
+    auto overflow = [&](const std::string& quantity) {
+      return nest_overflow(program, call, nest_index, quantity);
+    };
     Einsum e;
     e.text = nest.einsum;
     e.reduce = nest.reduce;
@@ -135,7 +143,13 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
       ranks.push_back(r);
       const int64_t n = out.dims.at(l.dim);
       e.rank_sizes.push_back(n);
-      e.points = checked_mul(e.points, n, program, call);
+      e.points = count_mul(e.points, n, [&] {
+        std::string product;
+        for (size_t i = 0; i < nest.loops.size(); ++i)
+          product += (i ? " x " : "") + nest.loops[i].dim + "=" +
+                     std::to_string(out.dims.at(nest.loops[i].dim));
+        return overflow("iteration points (" + product + ")");
+      });
     }
     e.ranks = ranks;
     auto make_operand = [&](const Access& a, bool is_output) {
@@ -152,7 +166,9 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
           auto it = std::find_if(terms.begin(), terms.end(),
                                  [&](const ProjectionTerm& pt) { return pt.rank == r; });
           if (it != terms.end()) {
-            it->coefficient += c;
+            it->coefficient = count_add(it->coefficient, c, [&] {
+              return overflow("index coefficients of '" + op.name + "'");
+            });
           } else {
             terms.push_back(ProjectionTerm{r, c});
           }
@@ -162,6 +178,35 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
       }
       return op;
     };
+    // Every index an access can take, |offset| + sum |coefficient| x (size - 1), must fit in
+    // int64 (with 1 to spare): then no stage that evaluates an index (the executors, the
+    // cache-aware extents) can overflow, and a bounds check sees the true value.
+    for (const Update& u : nest.updates) {
+      auto reach = [&](const Access& a) {
+        const std::string& name = k.tensors[static_cast<size_t>(a.tensor)].name;
+        auto fail = [&] {
+          return overflow("index values of '" + name + "' (line " + std::to_string(a.loc.line) +
+                          ")");
+        };
+        for (const AffineExpr& idx : a.index) {
+          auto magnitude = [&](int64_t v) {
+            if (v == std::numeric_limits<int64_t>::min()) throw fail();
+            return v < 0 ? -v : v;
+          };
+          int64_t r =
+              idx.constant ? magnitude(eval_static_int(*idx.constant, env, "an offset")) : 0;
+          r = count_add(r, 1, fail);
+          for (const AffineTerm& t : idx.terms) {
+            const int64_t c =
+                t.coefficient ? eval_static_int(*t.coefficient, env, "a coefficient") : 1;
+            const int64_t extent = out.dims.at(nest.loops[static_cast<size_t>(t.loop)].dim) - 1;
+            r = count_add(r, count_mul(magnitude(c), extent, fail), fail);
+          }
+        }
+      };
+      reach(u.target);
+      for (const Access& a : u.reads) reach(a);
+    }
     std::vector<int> seen;
     for (const Update& u : nest.updates) {
       for (const Access& a : u.reads) {
@@ -181,22 +226,26 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
         const Access& a = u.reads[static_cast<size_t>(u.mac_operand_a)];
         const Access& b = u.reads[static_cast<size_t>(u.mac_operand_b)];
         const double density = 1.0 - std::max(sparsity_of(a.tensor), sparsity_of(b.tensor));
-        e.macs += density >= 1.0
-                      ? e.points
-                      : static_cast<int64_t>(std::llround(static_cast<double>(e.points) * density));
+        // points x density, at most points: below double(points) <= 2^63 the rounded
+        // product fits in int64.
+        const double scaled = static_cast<double>(e.points) * density;
+        const int64_t macs = density >= 1.0 || scaled >= static_cast<double>(e.points)
+                                 ? e.points
+                                 : static_cast<int64_t>(std::llround(scaled));
+        e.macs = count_add(e.macs, macs, [&] { return overflow("MACs"); });
         e.compute_dtype = dtype_of(a.tensor);
       }
-      FlopCounts f = u.flops;
-      f.add *= e.points;
-      f.mul *= e.points;
-      f.div *= e.points;
-      f.transcendental *= e.points;
-      f.compare *= e.points;
-      f.other *= e.points;
-      e.flops += f;
+      const FlopCounts f = scale_flops(u.flops, e.points, [&](const char* kind) {
+        return overflow(std::string("vector FLOPs of kind '") + kind + "'");
+      });
+      add_flops(e.flops, f, [&](const char* kind) {
+        return overflow(std::string("vector FLOPs of kind '") + kind + "'");
+      });
     }
-    out.macs += e.macs;
-    out.flops += e.flops;
+    out.macs = count_add(out.macs, e.macs, [&] { return count_overflow(call_site, "MACs"); });
+    add_flops(out.flops, e.flops, [&](const char* kind) {
+      return count_overflow(call_site, std::string("vector FLOPs of kind '") + kind + "'");
+    });
     if (e.macs > best_macs && e.macs > 0) {
       best_macs = e.macs;
       out.matrix_dtype = e.compute_dtype;

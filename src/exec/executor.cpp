@@ -9,6 +9,7 @@
 
 #include "interpreter.h"
 #include "native.h"
+#include "solar/base/checked.h"
 #include "solar/einsum/lift.h"
 #include "storage.h"
 
@@ -33,15 +34,20 @@ int storage_bytes(DType dtype) {
 }
 
 int64_t Array::elements() const {
-  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+  int64_t n = 1;
+  for (int64_t s : shape) n = invariant_mul(n, s, "array elements");
+  return n;
 }
 
-int64_t Array::nbytes() const { return elements() * storage_bytes(dtype); }
+int64_t Array::nbytes() const {
+  return invariant_mul(elements(), storage_bytes(dtype), "array bytes");
+}
 
 Array Array::allocate(DType dtype, std::vector<int64_t> shape) {
   Array a;
   a.dtype = dtype;
   a.shape = std::move(shape);
+  for (int64_t s : a.shape) SOLAR_INTERNAL_CHECK(s >= 0, "an array with a negative size");
   const size_t n = static_cast<size_t>(std::max<int64_t>(a.nbytes(), 1));
   // 64-byte alignment suits vector loads in compiled kernels.
   auto* p = static_cast<std::byte*>(::operator new[](n, std::align_val_t{64}));
@@ -202,7 +208,24 @@ class GraphRun {
 
   void run_builtin(const Node& node) {
     const std::string& op = node.op;
+    // Every copy below is bytewise in the inputs' storage format and sized by the graph's
+    // shapes: each input array must be what the graph says (the tracer makes a copying
+    // builtin's output dtype that of its inputs; concat and stack require one dtype).
+    for (TensorId t : node.inputs) {
+      const TensorInfo& info = graph_.tensors[static_cast<size_t>(t)];
+      const Array& a = value(t);
+      SOLAR_INTERNAL_CHECK(
+          a.dtype == info.dtype && a.shape == info.shape && (a.data || a.elements() == 0),
+          "builtin '" + node.name + "' input '" + info.name + "' differs from the graph's tensor");
+    }
     const Array& x = node.inputs.empty() ? empty_ : value(node.inputs[0]);
+    const DType out_dtype = node.outputs.empty()
+                                ? DType::kFp32
+                                : graph_.tensors[static_cast<size_t>(node.outputs[0])].dtype;
+    const bool converts = op == "cast" || op == "constant" || op == "iota" || op == "apply_mask";
+    SOLAR_INTERNAL_CHECK(converts || node.inputs.empty() || x.dtype == out_dtype,
+                         "builtin '" + node.name + "' would copy " + dtype_name(x.dtype) +
+                             " into " + dtype_name(out_dtype));
     if (op == "reshape") {
       Array a = x;
       a.shape = graph_.tensors[static_cast<size_t>(node.outputs[0])].shape;
@@ -247,6 +270,8 @@ class GraphRun {
       int64_t offset = 0;
       for (TensorId t : node.inputs) {
         const Array& part = value(t);
+        SOLAR_INTERNAL_CHECK(part.dtype == out.dtype,
+                             "concat/stack '" + node.name + "' of tensors of different dtypes");
         // `part` fills the region of `out` that starts at `offset` along axis a.
         std::vector<int64_t> dst_stride = out_stride;
         if (op == "stack") dst_stride.erase(dst_stride.begin() + static_cast<std::ptrdiff_t>(a));
@@ -391,30 +416,38 @@ ExecCost estimate_cost(const Graph& graph, bool packed_gemms) {
   std::vector<int> remaining(graph.tensors.size(), 0);
   for (const Node& n : graph.nodes)
     for (TensorId t : n.inputs) ++remaining[static_cast<size_t>(t)];
+  // Estimates for a budget: sums saturate at 2^63 - 1 (above any budget) instead of wrapping.
+  // `live` is exact while it fits (each array's bytes fit: see Array); once saturated the
+  // peak is already above every budget.
+  auto array_bytes = [&](TensorId t) {
+    const TensorInfo& info = graph.tensors[static_cast<size_t>(t)];
+    return saturating_mul(info.elements(), storage_bytes(info.dtype));
+  };
   int64_t live = 0;
-  for (TensorId t : graph.inputs)
-    live += graph.tensors[static_cast<size_t>(t)].elements() *
-            storage_bytes(graph.tensors[static_cast<size_t>(t)].dtype);
+  for (TensorId t : graph.inputs) live = saturating_add(live, array_bytes(t));
   cost.peak_bytes = live;
   for (const Node& n : graph.nodes) {
-    for (TensorId t : n.outputs)
-      live += graph.tensors[static_cast<size_t>(t)].elements() *
-              storage_bytes(graph.tensors[static_cast<size_t>(t)].dtype);
+    for (TensorId t : n.outputs) live = saturating_add(live, array_bytes(t));
     int64_t scratch = 0;
     if (packed_gemms && n.einsums)
       for (const Einsum& e : *n.einsums) scratch = std::max(scratch, packed_bytes(e));
-    cost.peak_bytes = std::max(cost.peak_bytes, live + scratch);
+    cost.peak_bytes = std::max(cost.peak_bytes, saturating_add(live, scratch));
     for (TensorId t : n.inputs) {
       const TensorInfo& info = graph.tensors[static_cast<size_t>(t)];
-      if (--remaining[static_cast<size_t>(t)] == 0 && !info.is_output && info.producer != kNoNode)
-        live -= info.elements() * storage_bytes(info.dtype);
+      if (--remaining[static_cast<size_t>(t)] == 0 && !info.is_output && info.producer != kNoNode &&
+          live < kMaxCount)
+        live -= array_bytes(t);
     }
     if (n.einsums) {
-      for (const Einsum& e : *n.einsums)
-        cost.operations += e.points * (1 + (e.macs > 0 ? 1 : 0)) + e.flops.total();
+      for (const Einsum& e : *n.einsums) {
+        cost.operations = saturating_add(
+            cost.operations,
+            saturating_add(saturating_mul(e.points, 1 + (e.macs > 0 ? 1 : 0)), e.flops.total()));
+      }
     } else {
       for (TensorId t : n.outputs)
-        cost.operations += graph.tensors[static_cast<size_t>(t)].elements();
+        cost.operations =
+            saturating_add(cost.operations, graph.tensors[static_cast<size_t>(t)].elements());
     }
   }
   return cost;

@@ -96,6 +96,10 @@ void store_element(DType dtype, void* data, int64_t i, double v) {
 
 namespace solar {
 
+double Array::load(int64_t i) const { return detail::load_element(dtype, data, i); }
+
+void Array::store(int64_t i, double v) { detail::store_element(dtype, data, i, v); }
+
 double round_to_dtype(DType dtype, double v) {
   alignas(8) unsigned char buf[8] = {};
   detail::store_element(dtype, buf, 0, v);

@@ -58,7 +58,11 @@ ordered document(const Graph& graph, const ArchSpec& arch, const Analysis& a,
                                   {"bound_capacity_bytes", nullptr},
                                   {"reason", a.cache.reason}};
   FlopCounts all;
-  for (const Node& n : graph.nodes) all += n.flops;
+  for (const Node& n : graph.nodes) {
+    add_flops(all, n.flops, [&](const char* kind) {
+      return total_overflow(graph, n, std::string("vector FLOPs of kind '") + kind + "'");
+    });
+  }
   doc["totals"] = ordered{
       {"macs", graph.total_macs()},
       {"flops", a.fused.flops},

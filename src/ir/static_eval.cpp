@@ -8,12 +8,17 @@
 namespace solar {
 
 int64_t floor_div(int64_t a, int64_t b) {
+  if (b == -1) return a == std::numeric_limits<int64_t>::min() ? a : -a;  // callers check -a
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
 
-int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
+int64_t floor_mod(int64_t a, int64_t b) {
+  if (b == -1) return 0;  // a % -1 traps on INT64_MIN in hardware
+  const int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
 
 namespace {
 
@@ -64,14 +69,21 @@ std::optional<Scalar> scalar_arith(Op op, Scalar a, Scalar b, std::string* why) 
           *why = "division by zero";
           return std::nullopt;
         }
+        // INT64_MIN // -1 is 2^63, which does not fit.
+        overflow = op == Op::kFloorDiv && b.i == -1 && a.i == std::numeric_limits<int64_t>::min();
         r = op == Op::kFloorDiv ? floor_div(a.i, b.i) : floor_mod(a.i, b.i);
         break;
-      case Op::kPow:
+      case Op::kPow: {
         if (b.i < 0) return Scalar::of_float(std::pow(a.as_double(), b.as_double()));
+        // By squaring: at most 64 steps for any exponent (1 ** 10**18 is 1 at once).
         r = 1;
-        for (int64_t k = 0; k < b.i && !overflow; ++k)
-          overflow = __builtin_mul_overflow(r, a.i, &r);
+        int64_t base = a.i;
+        for (int64_t e = b.i; e > 0 && !overflow; e >>= 1) {
+          if (e & 1) overflow = __builtin_mul_overflow(r, base, &r);
+          if ((e >> 1) > 0 && !overflow) overflow = __builtin_mul_overflow(base, base, &base);
+        }
         break;
+      }
       default:
         goto floating;  // true division and anything else: float semantics
     }
@@ -153,6 +165,8 @@ Scalar eval_static(const Expr& e, const StaticEnv& env) {
     }
     case ExprKind::kUnary: {
       Scalar a = eval_static(*e.items[0], env);
+      if (e.op == Op::kNeg && a.is_int && a.i == std::numeric_limits<int64_t>::min())
+        fail(env, e, "integer overflow in '" + print_expr(e) + "'");
       if (e.op == Op::kNeg) return a.is_int ? Scalar::of_int(-a.i) : Scalar::of_float(-a.f);
       if (e.op == Op::kNot) return Scalar::of_int(a.as_double() == 0.0 ? 1 : 0);
       return a;
@@ -196,7 +210,10 @@ Scalar eval_static(const Expr& e, const StaticEnv& env) {
         }
         if (fn.text == "int" && e.items.size() == 2) {
           Scalar v = eval_static(*e.items[1], env);
-          return Scalar::of_int(v.is_int ? v.i : static_cast<int64_t>(v.f));
+          if (v.is_int) return v;
+          if (!(std::fabs(v.f) < 9223372036854775808.0))
+            fail(env, e, "int() of " + std::to_string(v.f) + ": not an integer in 64 bits");
+          return Scalar::of_int(static_cast<int64_t>(v.f));
         }
         if (fn.text == "float" && e.items.size() == 2) {
           return Scalar::of_float(eval_static(*e.items[1], env).as_double());
@@ -235,7 +252,8 @@ Scalar eval_static(const Expr& e, const StaticEnv& env) {
 int64_t eval_static_int(const ast::Expr& e, const StaticEnv& env, const char* what) {
   Scalar v = eval_static(e, env);
   if (!v.is_int) {
-    if (std::floor(v.f) == v.f && std::isfinite(v.f)) return static_cast<int64_t>(v.f);
+    if (std::floor(v.f) == v.f && std::fabs(v.f) < 9223372036854775808.0)
+      return static_cast<int64_t>(v.f);
     fail(env, e, std::string(what) + " must be an integer, got " + std::to_string(v.f));
   }
   return v.i;

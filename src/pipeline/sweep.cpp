@@ -17,7 +17,9 @@ std::vector<SweepPoint> sweep(const Program& program, const std::vector<DimOverr
   for (const DimOverrides& config : configs) {
     Graph graph;
     try {
-      graph = trace_program(program, TraceOptions{config});
+      TraceOptions trace_options;
+      trace_options.dims = config;
+      graph = trace_program(program, trace_options);
     } catch (const UserError& e) {
       std::string text;
       for (const auto& [name, size] : config)

@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "solar/base/checked.h"
 #include "solar/base/error.h"
 #include "solar/sol/cache_aware.h"
 #include "solar/sol/io_bound.h"
@@ -154,12 +155,20 @@ int64_t fused_bytes(const Graph& graph) {
       const TensorId storage = graph.tensors.at(node.inputs[i]).storage;
       if (graph.tensors.at(storage).producer != kNoNode) continue;  // an intermediate
       int64_t& bytes = read[storage];
-      bytes += node.input_bytes[i];
+      bytes = saturating_add(bytes, node.input_bytes[i]);  // capped at its size below
     }
   }
+  // Each term is at most a tensor's bytes, which fit; their sum may not.
   int64_t total = 0;
+  auto add = [&](int64_t bytes, TensorId tensor) {
+    total = count_add(total, bytes, [&] {
+      return count_overflow(
+          CountSite{graph.source, Loc{}, ""},
+          "fused bytes (the sum overflows at tensor '" + graph.tensors.at(tensor).name + "')");
+    });
+  };
   for (const auto& [tensor, bytes] : read)
-    total += std::min(bytes, graph.tensors.at(tensor).bytes());
+    add(std::min(bytes, graph.tensors.at(tensor).bytes()), tensor);
   // Each output is written once, through its views: what the views cover (disjoint slices
   // add up), capped at the storage's size. An output that is a view of a graph input (x.t(),
   // x.unfold(...) returned as they are) aliases memory already there and writes nothing.
@@ -170,10 +179,10 @@ int64_t fused_bytes(const Graph& graph) {
   for (TensorId t : outputs) {
     const TensorId storage = graph.tensors.at(t).storage;
     if (graph.tensors.at(storage).producer == kNoNode) continue;  // a view of an input
-    written[storage] += graph.tensors.at(t).bytes();
+    written[storage] = saturating_add(written[storage], graph.tensors.at(t).bytes());
   }
   for (const auto& [tensor, bytes] : written)
-    total += std::min(bytes, graph.tensors.at(tensor).bytes());
+    add(std::min(bytes, graph.tensors.at(tensor).bytes()), tensor);
   return total;
 }
 
@@ -216,7 +225,8 @@ std::pair<int64_t, int64_t> unit_bytes(const Graph& graph, const Unit& unit) {
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const TensorId storage = graph.tensors.at(node.inputs[i]).storage;
       if (inside(graph.tensors.at(storage).producer)) continue;  // on chip inside the unit
-      read[storage] += node.input_bytes.at(i);
+      int64_t& bytes = read[storage];
+      bytes = saturating_add(bytes, node.input_bytes.at(i));  // capped at the storage below
     }
     for (TensorId t : node.outputs) {
       const TensorInfo& info = graph.tensors.at(t);
@@ -224,22 +234,32 @@ std::pair<int64_t, int64_t> unit_bytes(const Graph& graph, const Unit& unit) {
       const bool used_after =
           info.is_output || std::any_of(info.consumers.begin(), info.consumers.end(),
                                         [&](NodeId c) { return !inside(c); });
-      if (used_after) written[info.storage] += info.bytes();
+      if (used_after) {
+        int64_t& bytes = written[info.storage];
+        bytes = saturating_add(bytes, info.bytes());  // capped at the storage below
+      }
     }
   }
-  std::pair<int64_t, int64_t> out{0, 0};
-  for (const auto& [tensor, bytes] : read)
-    out.first += std::min(bytes, graph.tensors.at(tensor).bytes());
-  for (const auto& [tensor, bytes] : written)
-    out.second += std::min(bytes, graph.tensors.at(tensor).bytes());
-  return out;
+  const Node& last = graph.nodes.at(static_cast<size_t>(unit.nodes.back()));
+  auto sum = [&](const std::map<TensorId, int64_t>& parts, const char* quantity) {
+    int64_t total = 0;
+    for (const auto& [tensor, bytes] : parts) {
+      total = count_add(total, std::min(bytes, graph.tensors.at(tensor).bytes()), [&] {
+        return total_overflow(graph, last, std::string(quantity) + " of unit '" + unit.name + "'");
+      });
+    }
+    return total;
+  };
+  return {sum(read, "bytes read"), sum(written, "bytes written")};
 }
 
 int64_t unfused_bytes(const Graph& graph) {
   int64_t total = 0;
   for (const Unit& unit : effective_units(graph)) {
     const auto [read, written] = unit_bytes(graph, unit);
-    total += read + written;
+    const Node& last = graph.nodes.at(static_cast<size_t>(unit.nodes.back()));
+    auto error = [&] { return total_overflow(graph, last, "unfused bytes"); };
+    total = count_add(total, count_add(read, written, error), error);
   }
   return total;
 }
@@ -287,7 +307,9 @@ std::vector<MathModeGroup> math_mode_groups(const Graph& graph, const ArchSpec& 
     });
     if (it == groups.end()) it = groups.insert(groups.end(), g);
     ++it->nodes;
-    it->macs += node.macs;
+    it->macs = count_add(it->macs, node.macs, [&] {
+      return total_overflow(graph, node, std::string("MACs of ") + dtype_name(node.matrix_dtype));
+    });
   }
   std::stable_sort(groups.begin(), groups.end(),
                    [](const MathModeGroup& a, const MathModeGroup& b) { return a.macs > b.macs; });
@@ -370,10 +392,13 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
   fused.mode = "fused";
   for (const Node& node : graph.nodes) {
     NodeSol sol = analyze_node(node, arch, options);
+    auto sum = [&](int64_t into, int64_t term, const char* quantity) {
+      return count_add(into, term, [&] { return total_overflow(graph, node, quantity); });
+    };
+    unfused.flops = sum(unfused.flops, node.total_flops(), "FLOPs");
+    unfused.matrix_flops = sum(unfused.matrix_flops, node.matrix_flops(), "matrix FLOPs");
+    unfused.vector_flops = sum(unfused.vector_flops, node.vector_flops(), "vector FLOPs");
     for (GraphSol* g : {&unfused, &fused}) {
-      g->flops += node.total_flops();
-      g->matrix_flops += node.matrix_flops();
-      g->vector_flops += node.vector_flops();
       g->matrix_seconds += sol.matrix_seconds;
       g->vector_seconds += sol.vector_seconds;
     }
@@ -391,11 +416,17 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
     sol.memory_seconds = static_cast<double>(sol.bytes()) / out.dram_bytes_per_second;
     sol.seconds = std::max({sol.matrix_seconds, sol.vector_seconds, sol.memory_seconds});
     sol.bottleneck = pick_bottleneck(sol.matrix_seconds, sol.vector_seconds, sol.memory_seconds);
-    unfused.bytes += sol.bytes();
+    const NodeId last = unit.nodes.empty() ? 0 : unit.nodes.back();
+    unfused.bytes = count_add(unfused.bytes, sol.bytes(), [&] {
+      return total_overflow(graph, graph.nodes.at(static_cast<size_t>(last)), "unfused bytes");
+    });
     unfused.memory_seconds += sol.memory_seconds;
     unfused.seconds += sol.seconds;
     out.units.push_back(std::move(sol));
   }
+  fused.flops = unfused.flops;
+  fused.matrix_flops = unfused.matrix_flops;
+  fused.vector_flops = unfused.vector_flops;
   unfused.bottleneck =
       pick_bottleneck(unfused.matrix_seconds, unfused.vector_seconds, unfused.memory_seconds);
   unfused.intensity = ratio(unfused.flops, unfused.bytes);

@@ -3,7 +3,9 @@
 // permute_view) move nothing; copies read their inputs and write their output once.
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
+#include "solar/base/checked.h"
 #include "solar/ir/printer.h"
 #include "trace_context.h"
 
@@ -140,7 +142,7 @@ class Builtin {
     if (unknown == 1 && allow_infer) {
       int64_t known = 1;
       for (int64_t n : shape)
-        if (n > 0) known *= n;
+        if (n > 0) known = saturating_mul(known, n);  // above `elements`: no size divides
       auto it = std::find(shape.begin(), shape.end(), -1);
       if (known == 0 || elements % known != 0) {
         fail("cannot infer the size of dim '" + dims[static_cast<size_t>(it - shape.begin())] +
@@ -166,7 +168,7 @@ class Builtin {
     t.dtype = dtype;
     t.sparsity = sparsity;
     t.storage = view_of >= 0 ? ctx_.tensor(view_of).storage : -1;
-    return ctx_.add_tensor(std::move(t));
+    return ctx_.add_tensor(std::move(t), loc_);
   }
 
   // Adds the node; `copy` nodes read `read_bytes` per input and write their outputs.
@@ -185,12 +187,8 @@ class Builtin {
     Node& n = ctx_.graph().nodes[static_cast<size_t>(id)];
     n.attrs = std::move(attrs_);
     n.value = value_;
-    if (!is_view) {
-      n.input_bytes = std::move(read_bytes);
-      for (int64_t b : n.input_bytes) n.bytes_read += b;
-      for (TensorId t : outputs) n.bytes_written += ctx_.tensor(t).bytes();
-    }
-    ctx_.finish_node(n, outputs);
+    if (!is_view) n.input_bytes = std::move(read_bytes);
+    ctx_.finish_node(n, outputs, /*writes_outputs=*/!is_view);
     if (outputs.size() == 1 && name_ != "split") return Value::of_tensor(outputs[0]);
     std::vector<Value> items;
     for (TensorId t : outputs) items.push_back(Value::of_tensor(t));
@@ -236,13 +234,15 @@ class Builtin {
     no_extra_keywords({"x", "dims"}, true);
     const auto dims = split_dims(string(1, "dims"));
     auto shape = sizes_for(dims, &t, /*allow_infer=*/true, t.elements());
-    const int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+    std::optional<int64_t> n = 1;
+    for (int64_t size : shape) n = n ? checked_mul(*n, size) : n;
     if (n != t.elements()) {
       std::string s;
       for (size_t i = 0; i < dims.size(); ++i)
         s += (i ? ", " : "") + dims[i] + "=" + std::to_string(shape[i]);
       fail("cannot reshape '" + t.name + "' " + dims_text(t) + " (" + std::to_string(t.elements()) +
-           " elements) to (" + s + ") (" + std::to_string(n) + " elements)");
+           " elements) to (" + s + ") (" +
+           (n ? std::to_string(*n) : std::string("more than 2^63 - 1")) + " elements)");
     }
     return finish({x}, {0}, {{dims, shape}}, t.dtype, /*is_view=*/true, t.sparsity);
   }
@@ -299,7 +299,7 @@ class Builtin {
     if (stop < 0) stop += n;
     start = std::clamp<int64_t>(start, 0, n);
     stop = std::clamp<int64_t>(stop, 0, n);
-    const int64_t len = stop > start ? (stop - start + step - 1) / step : 0;
+    const int64_t len = stop > start ? (stop - start - 1) / step + 1 : 0;
     if (len == 0) fail("the slice of dim '" + t.dims[a] + "' is empty");
     auto shape = t.shape;
     shape[a] = len;
@@ -367,18 +367,22 @@ class Builtin {
     std::vector<int64_t> parts;
     if (sizes.kind == Value::Kind::kInt) {
       if (sizes.i <= 0) fail("chunk size must be positive");
-      for (int64_t s = 0; s < t.shape[a]; s += sizes.i)
-        parts.push_back(std::min(sizes.i, t.shape[a] - s));
+      const int64_t chunks = (t.shape[a] - 1) / sizes.i + 1;
+      ctx_.check_values(chunks, loc_);  // one tensor per chunk
+      for (int64_t c = 0; c < chunks; ++c)
+        parts.push_back(std::min(sizes.i, t.shape[a] - c * sizes.i));
     } else if (sizes.is_seq()) {
       for (const Value& v : sizes.items) {
         if (v.kind != Value::Kind::kInt || v.i <= 0) fail("sizes must be positive integers");
         parts.push_back(v.i);
       }
     }
-    const int64_t total = std::accumulate(parts.begin(), parts.end(), int64_t{0});
+    int64_t total = 0;
+    for (int64_t p : parts) total = saturating_add(total, p);
     if (total != t.shape[a]) {
-      fail("sizes add up to " + std::to_string(total) + " but dim '" + t.dims[a] + "' has size " +
-           std::to_string(t.shape[a]));
+      fail("sizes add up to " +
+           (total == kMaxCount ? std::string("more than 2^63 - 1") : std::to_string(total)) +
+           " but dim '" + t.dims[a] + "' has size " + std::to_string(t.shape[a]));
     }
     std::vector<std::pair<std::vector<std::string>, std::vector<int64_t>>> outs;
     attrs_ = {static_cast<int64_t>(a)};
@@ -396,6 +400,17 @@ class Builtin {
   Value concat() {
     const auto xs = tensor_list(0, "tensors");
     const TensorInfo& first = ctx_.tensor(xs[0]);
+    // One output dtype: the inputs must agree (no implicit promotion; the copy is bytewise).
+    for (TensorId x : xs) {
+      const TensorInfo& t = ctx_.tensor(x);
+      if (t.dtype != first.dtype) {
+        ctx_.fail(ErrorKind::kType, loc_,
+                  name_ + "(): the tensors must have one dtype, but '" + first.name + "' is " +
+                      dtype_name(first.dtype) + " and '" + t.name + "' is " + dtype_name(t.dtype),
+                  std::string("cast them to one dtype first: cast(") + t.name + ", \"" +
+                      dtype_name(first.dtype) + "\")");
+      }
+    }
     std::vector<std::string> dims = first.dims;
     std::vector<int64_t> shape = first.shape;
     size_t a = 0;
@@ -422,7 +437,12 @@ class Builtin {
         fail("shapes differ: '" + first.name + "' " + dims_text(first) + " and '" + t.name + "' " +
              dims_text(t));
       }
-      if (name_ == "concat") shape[a] += t.shape[a];
+      if (name_ == "concat") {
+        shape[a] = count_add(shape[a], t.shape[a], [&] {
+          return count_overflow({ctx_.program().file, loc_, name_ + "()"},
+                                "size of dim '" + dims[a] + "'");
+        });
+      }
       reads.push_back(ctx_.read_bytes(x));
     }
     attrs_ = {static_cast<int64_t>(a)};
@@ -438,7 +458,12 @@ class Builtin {
     const int64_t after = integer(3, "after", 0, false);
     if (before < 0 || after < 0) fail("padding must be non-negative");
     auto shape = t.shape;
-    shape[a] += before + after;
+    const std::optional<int64_t> grown = checked_add(shape[a], before);
+    const std::optional<int64_t> size = grown ? checked_add(*grown, after) : grown;
+    if (!size) {
+      throw count_overflow({ctx_.program().file, loc_, "pad()"}, "size of dim '" + t.dims[a] + "'");
+    }
+    shape[a] = *size;
     attrs_ = {static_cast<int64_t>(a), before, after};
     if (const Value* v = arg(4, "value")) {
       if (!v->is_number()) ctx_.fail(ErrorKind::kType, loc_, "pad(): value must be a number");
@@ -497,9 +522,11 @@ class Builtin {
       if (i == a) continue;
       dims.push_back(tt.dims[i]);
       shape.push_back(tt.shape[i]);
-      row_elements *= tt.shape[i];
+      row_elements *= tt.shape[i];  // at most the table's elements
     }
-    const int64_t rows = dtype_bytes(tt.dtype, row_elements * it.elements());
+    // The rows fetched, capped below at the table's bytes: "more than int64" is "all of it".
+    const int64_t rows = checked_dtype_bytes(tt.dtype, saturating_mul(row_elements, it.elements()))
+                             .value_or(kMaxCount);
     attrs_ = {static_cast<int64_t>(a)};
     return finish({table, index}, {std::min(rows, ctx_.read_bytes(table)), ctx_.read_bytes(index)},
                   {{dims, shape}}, tt.dtype, false);

@@ -8,6 +8,7 @@
 
 #include "solar/einsum/graph.h"
 #include "solar/ir/program.h"
+#include "solar/trace/tracer.h"
 #include "value.h"
 
 namespace solar::detail {
@@ -18,20 +19,38 @@ struct CallArgs {
   std::vector<Loc> positional_locs;
 };
 
+// A model() loop being unrolled, for the messages of the caps.
+struct ActiveLoop {
+  Loc loc;
+  std::string header;  // "for l in range(wq.shape[0])"
+  int64_t trips = 0;
+  int64_t iteration = 0;  // 0-based
+  std::string dim;        // the model dim its range() bound was read from, "" if unknown
+};
+
 class TraceContext {
  public:
-  explicit TraceContext(const Program& program) : program_(program) {
+  TraceContext(const Program& program, const TraceLimits& limits)
+      : program_(program), limits_(limits) {
     graph_.source = program.file;
   }
 
   const Program& program() const { return program_; }
+  const TraceLimits& limits() const { return limits_; }
   Graph& graph() { return graph_; }
   const TensorInfo& tensor(TensorId id) const { return graph_.tensors[static_cast<size_t>(id)]; }
 
-  TensorId add_tensor(TensorInfo info);
-  // Adds a node; `name` is derived from `op` ("reshape#2"). Records producer/consumers.
+  // Adds a tensor whose shape, dtype and sparsity are set; its elements and bytes must fit
+  // in int64 (else a UserError of kind `overflow` at `loc` naming the tensor, or the model()
+  // parameter when `is_parameter`).
+  TensorId add_tensor(TensorInfo info, Loc loc, bool is_parameter = false);
+  // Adds a node; `name` is derived from `op` ("reshape#2"). The node cap and the graph's
+  // memory cap are checked here (a UserError of kind `budget` naming the loop).
   Node& add_node(const std::string& op, NodeKind kind, Loc loc, std::vector<TensorId> inputs);
-  void finish_node(Node& node, const std::vector<TensorId>& outputs);
+  // Sets the node's outputs, its bytes (read: the sum of input_bytes; written: every output
+  // when `writes_outputs`, else 0) and checks every count of the node (kind `overflow`).
+  // Records producer and consumers.
+  void finish_node(Node& node, const std::vector<TensorId>& outputs, bool writes_outputs);
   std::string next_name(const std::string& op);
 
   // `with unit(label, fp32_math=...)`: the nodes added until close_unit() form one unit
@@ -40,6 +59,13 @@ class TraceContext {
   void open_unit(const std::string& label, Loc loc, Fp32Math fp32_math);
   void close_unit();
   bool in_unit() const { return open_.active; }
+  // The caps of TraceLimits (kind `budget`): `n` more steps of model(); a value holding
+  // `values` values; a string of `chars` characters; `bytes` more of lifted einsums.
+  void charge_steps(int64_t n, Loc loc);
+  void check_values(int64_t values, Loc loc) const;
+  void check_string(size_t chars, Loc loc) const;
+  void charge_graph_bytes(int64_t bytes, Loc loc);
+  std::vector<ActiveLoop>& loops() { return loops_; }
 
   // Bytes a reader fetches of `t`: its bytes, capped at its storage's bytes.
   int64_t read_bytes(TensorId t) const;
@@ -50,7 +76,12 @@ class TraceContext {
   }
 
  private:
+  // The budget error for `what` ("builds more than 1,048,576 nodes"), located at the loop to
+  // blame (else at `loc`) with a hint naming the --dim to lower.
+  [[noreturn]] void budget_error(const std::string& what, Loc loc) const;
+
   const Program& program_;
+  const TraceLimits& limits_;
   Graph graph_;
   std::unordered_map<std::string, int> counters_;
   std::unordered_map<std::string, int> unit_counters_;
@@ -61,6 +92,9 @@ class TraceContext {
     Fp32Math fp32_math = Fp32Math::kPlatformDefault;
     UnitId id = -1;  // made when the block adds its first node
   } open_;
+  std::vector<ActiveLoop> loops_;
+  int64_t steps_ = 0;
+  int64_t graph_bytes_ = 0;
 };
 
 // Data-movement builtins (builtins.cpp).

@@ -6,6 +6,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "solar/base/checked.h"
 #include "solar/einsum/lift.h"
 #include "solar/ir/printer.h"
 #include "solar/ir/static_eval.h"
@@ -14,10 +15,60 @@
 namespace solar {
 namespace detail {
 
-TensorId TraceContext::add_tensor(TensorInfo info) {
+namespace {
+
+// 1048576 -> "1,048,576".
+std::string with_commas(int64_t n) {
+  std::string digits = std::to_string(n);
+  std::string out;
+  const size_t first = digits[0] == '-' ? 1 : 0;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > first && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? " x " : "") + std::to_string(shape[i]);
+  return s.empty() ? "a scalar" : s;
+}
+
+// Approximate heap bytes of a tensor and of a node of the graph, for the memory cap.
+int64_t approx_bytes(const TensorInfo& t) {
+  int64_t n = static_cast<int64_t>(sizeof(TensorInfo) + t.name.size() + 8 * t.shape.size());
+  for (const auto& d : t.dims) n += static_cast<int64_t>(sizeof(std::string) + d.size());
+  return n;
+}
+int64_t approx_bytes(const Node& node) {
+  return static_cast<int64_t>(sizeof(Node) + node.name.size() + node.op.size() +
+                              12 * node.inputs.size() + 4 * node.outputs.size() +
+                              4 * node.slot_tensors.size() + 8 * node.attrs.size() +
+                              sizeof(Scalar) * node.scalar_args.size());
+}
+
+}  // namespace
+
+TensorId TraceContext::add_tensor(TensorInfo info, Loc loc, bool is_parameter) {
+  auto overflow = [&](const std::string& quantity) {
+    const std::string subject =
+        is_parameter ? "model() parameter '" + info.name + "'" : "tensor '" + info.name + "'";
+    return count_overflow({program_.file, loc, subject}, quantity);
+  };
+  int64_t elements = 1;
+  for (int64_t n : info.shape) {
+    elements = count_mul(elements, n,
+                         [&] { return overflow("elements (" + shape_text(info.shape) + ")"); });
+  }
+  if (!checked_dtype_bytes(info.dtype, elements)) {
+    throw overflow("bytes (" + std::to_string(elements) + " elements of " + dtype_name(info.dtype) +
+                   ")");
+  }
   info.id = static_cast<TensorId>(graph_.tensors.size());
   if (info.storage < 0) info.storage = info.id;
   graph_.tensors.push_back(std::move(info));
+  charge_graph_bytes(approx_bytes(graph_.tensors.back()), loc);
   return graph_.tensors.back().id;
 }
 
@@ -28,6 +79,9 @@ std::string TraceContext::next_name(const std::string& op) {
 
 Node& TraceContext::add_node(const std::string& op, NodeKind kind, Loc loc,
                              std::vector<TensorId> inputs) {
+  if (static_cast<int64_t>(graph_.nodes.size()) >= limits_.max_nodes) {
+    budget_error("builds more than " + with_commas(limits_.max_nodes) + " nodes", loc);
+  }
   Node node;
   node.id = static_cast<NodeId>(graph_.nodes.size());
   node.name = next_name(op);
@@ -76,13 +130,98 @@ void TraceContext::open_unit(const std::string& label, Loc loc, Fp32Math fp32_ma
 
 void TraceContext::close_unit() { open_ = OpenUnit{}; }
 
-void TraceContext::finish_node(Node& node, const std::vector<TensorId>& outputs) {
+void TraceContext::finish_node(Node& node, const std::vector<TensorId>& outputs,
+                               bool writes_outputs) {
+  auto overflow = [&](const std::string& quantity) {
+    return count_overflow({program_.file, node.loc, "node '" + node.name + "'"}, quantity);
+  };
   node.outputs = outputs;
+  node.bytes_read = 0;
+  for (int64_t b : node.input_bytes)
+    node.bytes_read = count_add(node.bytes_read, b, [&] { return overflow("bytes read"); });
+  node.bytes_written = 0;
+  if (writes_outputs) {
+    for (TensorId t : outputs) {
+      node.bytes_written = count_add(node.bytes_written, tensor(t).bytes(),
+                                     [&] { return overflow("bytes written"); });
+    }
+  }
+  count_add(node.bytes_read, node.bytes_written,
+            [&] { return overflow("bytes (read + written)"); });
+  const int64_t matrix =
+      count_mul(node.macs, 2, [&] { return overflow("matrix FLOPs (2 x MACs)"); });
+  const int64_t vector = checked_flops_total(
+      node.flops, [&](const char*) { return overflow("vector FLOPs (the sum of the kinds)"); });
+  count_add(matrix, vector, [&] { return overflow("FLOPs (matrix + vector)"); });
   for (TensorId t : node.inputs) {
     auto& consumers = graph_.tensors[static_cast<size_t>(t)].consumers;
     if (consumers.empty() || consumers.back() != node.id) consumers.push_back(node.id);
   }
   for (TensorId t : outputs) graph_.tensors[static_cast<size_t>(t)].producer = node.id;
+  charge_graph_bytes(approx_bytes(node), node.loc);
+}
+
+void TraceContext::charge_steps(int64_t n, Loc loc) {
+  steps_ = saturating_add(steps_, n);
+  if (steps_ > limits_.max_steps) {
+    budget_error("runs more than " + with_commas(limits_.max_steps) +
+                     " steps (statements run and values copied)",
+                 loc);
+  }
+}
+
+void TraceContext::check_values(int64_t values, Loc loc) const {
+  if (values > limits_.max_values) {
+    budget_error(
+        "builds a list or tuple of more than " + with_commas(limits_.max_values) + " values", loc);
+  }
+}
+
+void TraceContext::check_string(size_t chars, Loc loc) const {
+  if (chars > static_cast<size_t>(limits_.max_string)) {
+    budget_error("builds a string of more than " + with_commas(limits_.max_string) + " characters",
+                 loc);
+  }
+}
+
+void TraceContext::charge_graph_bytes(int64_t bytes, Loc loc) {
+  graph_bytes_ = saturating_add(graph_bytes_, bytes);
+  if (graph_bytes_ > limits_.max_graph_bytes) {
+    budget_error("builds a graph of more than " + with_commas(limits_.max_graph_bytes >> 20) +
+                     " MiB (" + with_commas(static_cast<int64_t>(graph_.nodes.size())) +
+                     " nodes so far)",
+                 loc);
+  }
+}
+
+void TraceContext::budget_error(const std::string& what, Loc loc) const {
+  const ActiveLoop* blame = nullptr;
+  for (const ActiveLoop& l : loops_) {
+    if (!l.dim.empty()) {
+      blame = &l;
+      break;
+    }
+  }
+  if (!blame && !loops_.empty()) blame = &loops_.front();
+  const std::string cap = "the tracer unrolls every loop of model() and stops above its caps";
+  if (!blame) {
+    fail(ErrorKind::kBudget, loc, "model() " + what + " (the tracer's cap)",
+         "model() and its helpers call kernels and builtins too often: lower the --dim sizes "
+         "that set its loop counts; " +
+             cap);
+  }
+  std::string hint;
+  if (!blame->dim.empty()) {
+    hint = "lower --dim " + blame->dim + " (the loop's range comes from dim '" + blame->dim +
+           "'); " + cap;
+  } else {
+    hint = "lower the --dim sizes that set this loop's range, or shorten the loop; " + cap;
+  }
+  fail(ErrorKind::kBudget, blame->loc,
+       "model() " + what + " (the tracer's cap) in the loop '" + blame->header + "' (" +
+           with_commas(blame->trips) + " iterations, stopped in iteration " +
+           with_commas(blame->iteration + 1) + ")",
+       hint);
 }
 
 int64_t TraceContext::read_bytes(TensorId t) const {
@@ -112,7 +251,7 @@ struct ReturnSignal {
 class Tracer {
  public:
   Tracer(const Program& program, const TraceOptions& options)
-      : program_(program), ctx_(program), options_(options) {}
+      : program_(program), ctx_(program, options.limits), options_(options) {}
 
   Graph run() {
     resolve_dims();
@@ -143,7 +282,10 @@ class Tracer {
 
   void resolve_dims() {
     for (const auto& [name, size] : program_.dims) set_dim(name, size);
-    for (const auto& [name, size] : options_.dims) {
+    for (const auto& dim_override : options_.dims) {
+      // Not a structured binding: clang 14 cannot capture one in the lambda below.
+      const std::string& name = dim_override.first;
+      const int64_t size = dim_override.second;
       if (size <= 0) {
         ctx_.fail(ErrorKind::kArgument, {},
                   "--dim " + name + "=" + std::to_string(size) + ": sizes must be positive");
@@ -164,6 +306,17 @@ class Tracer {
       }
       set_dim(name, size);
     }
+  }
+
+  bool is_model_dim(const std::string& name) const {
+    return std::any_of(dims_.begin(), dims_.end(), [&](const auto& d) { return d.first == name; });
+  }
+
+  // The size of model dim `name`, tagged with its name (Value::s) for the node cap's hint.
+  static Value dim_value(const std::string& name, int64_t size) {
+    Value v = Value::of_int(size);
+    v.s = name;
+    return v;
   }
 
   std::string dim_names() const {
@@ -214,7 +367,7 @@ class Tracer {
         t.sparsity = eval_static(*kw.value, env).as_double();
       }
     }
-    TensorId id = ctx_.add_tensor(std::move(t));
+    TensorId id = ctx_.add_tensor(std::move(t), ann.loc, /*is_parameter=*/true);
     ctx_.graph().inputs.push_back(id);
     return id;
   }
@@ -246,6 +399,7 @@ class Tracer {
   }
 
   void exec(const Stmt& s, Frame& frame) {
+    ctx_.charge_steps(1, s.loc);
     switch (s.kind) {
       case StmtKind::kPass:
         return;
@@ -280,9 +434,20 @@ class Tracer {
                         value_kind_name(it.kind) + ")",
                     "loop over range(N) with a static N, or over a list/tuple");
         }
+        // On the loop stack while it runs (popped however the body ends: a return in a
+        // helper's loop unwinds through here).
+        ctx_.loops().push_back(ActiveLoop{
+            s.loc, "for " + print_expr(*s.target) + " in " + print_expr(*s.value),
+            static_cast<int64_t>(it.items.size()), 0, it.kind == Value::Kind::kList ? it.s : ""});
+        struct LoopScope {
+          std::vector<ActiveLoop>& loops;
+          ~LoopScope() { loops.pop_back(); }
+        } scope{ctx_.loops()};
+        const size_t depth = scope.loops.size() - 1;
         for (const Value& v : it.items) {
           bind(*s.target, v, frame);
           for (const auto& b : s.body) exec(*b, frame);
+          ++scope.loops[depth].iteration;
         }
         return;
       }
@@ -359,8 +524,11 @@ class Tracer {
         std::vector<Value> items;
         items.reserve(e.items.size());
         for (const auto& item : e.items) items.push_back(eval(*item, frame));
-        return Value::of_seq(e.kind == ExprKind::kTuple ? Value::Kind::kTuple : Value::Kind::kList,
-                             std::move(items));
+        Value v =
+            Value::of_seq(e.kind == ExprKind::kTuple ? Value::Kind::kTuple : Value::Kind::kList,
+                          std::move(items));
+        ctx_.check_values(v.deep, e.loc);
+        return v;
       }
       case ExprKind::kAttribute: {
         Value base = eval(*e.items[0], frame);
@@ -368,7 +536,10 @@ class Tracer {
           const TensorInfo& t = ctx_.tensor(base.tensor);
           std::vector<Value> items;
           if (e.text == "shape") {
-            for (int64_t n : t.shape) items.push_back(Value::of_int(n));
+            for (size_t d = 0; d < t.shape.size(); ++d) {
+              items.push_back(Value::of_int(t.shape[d]));
+              if (is_model_dim(t.dims[d])) items.back().s = t.dims[d];
+            }
           } else {
             for (const auto& d : t.dims) items.push_back(Value::of_str(d));
           }
@@ -401,7 +572,7 @@ class Tracer {
         }
         if (e.items[0]->is_name("DIMS") && idx.kind == Value::Kind::kStr) {
           for (const auto& [name, size] : dims_)
-            if (name == idx.s) return Value::of_int(size);
+            if (name == idx.s) return dim_value(name, size);
           ctx_.fail(ErrorKind::kUnknownDim, e.loc, "DIMS has no dim '" + idx.s + "'");
         }
         if (base.kind == Value::Kind::kTensor) {
@@ -420,8 +591,12 @@ class Tracer {
         if (e.op == Op::kNot) return Value::of_int(truthy(v, e.loc) ? 0 : 1);
         if (v.kind == Value::Kind::kTensor) tensor_arith(e.loc);
         if (!v.is_number()) ctx_.fail(ErrorKind::kType, e.loc, "unary minus of a non-number");
-        if (e.op == Op::kNeg)
-          return v.kind == Value::Kind::kInt ? Value::of_int(-v.i) : Value::of_float(-v.f);
+        if (e.op == Op::kNeg && v.kind == Value::Kind::kInt) {
+          if (v.i == std::numeric_limits<int64_t>::min())
+            ctx_.fail(ErrorKind::kType, e.loc, "integer overflow in '" + print_expr(e) + "'");
+          return Value::of_int(-v.i);
+        }
+        if (e.op == Op::kNeg) return Value::of_float(-v.f);
         return v;
       }
       case ExprKind::kCompare: {
@@ -453,7 +628,10 @@ class Tracer {
 
   Value lookup(const Expr& e, Frame& frame) {
     auto it = frame.vars.find(e.text);
-    if (it != frame.vars.end()) return it->second;
+    if (it != frame.vars.end()) {
+      ctx_.charge_steps(it->second.deep, e.loc);  // a list's copy costs its values
+      return it->second;
+    }
     auto c = program_.constants.find(e.text);
     if (c != program_.constants.end()) {
       return c->second.is_int ? Value::of_int(c->second.i) : Value::of_float(c->second.f);
@@ -473,14 +651,18 @@ class Tracer {
               "write an elementwise kernel (e.g. add(X, Y)) and call it");
   }
 
-  Value binary(Op op, const Value& a, const Value& b, Loc loc) const {
+  Value binary(Op op, const Value& a, const Value& b, Loc loc) {
     if (a.kind == Value::Kind::kTensor || b.kind == Value::Kind::kTensor) tensor_arith(loc);
     if (op == Op::kAdd && a.is_seq() && b.is_seq()) {
+      ctx_.check_values(a.deep + b.deep, loc);
+      ctx_.charge_steps(a.deep + b.deep, loc);
       Value r = a;
       r.items.insert(r.items.end(), b.items.begin(), b.items.end());
+      r.deep = a.deep + b.deep - 1;
       return r;
     }
     if (op == Op::kAdd && a.kind == Value::Kind::kStr && b.kind == Value::Kind::kStr) {
+      ctx_.check_string(a.s.size() + b.s.size(), loc);
       return Value::of_str(a.s + b.s);
     }
     if (!a.is_number() || !b.is_number()) {
@@ -493,7 +675,14 @@ class Tracer {
     };
     std::string why;
     auto r = scalar_arith(op, to_scalar(a), to_scalar(b), &why);
-    if (!r) ctx_.fail(ErrorKind::kType, loc, why);
+    if (!r) {
+      auto text = [](const Value& v) {
+        return v.kind == Value::Kind::kInt ? std::to_string(v.i) : std::to_string(v.f);
+      };
+      ctx_.fail(ErrorKind::kType, loc,
+                why + " in " + text(a) + " " + ast::op_text(op) + " " + text(b),
+                "model() computes with 64-bit integers");
+    }
     return r->is_int ? Value::of_int(r->i) : Value::of_float(r->f);
   }
 
@@ -537,23 +726,32 @@ class Tracer {
       if (args.positional.size() != 1 || !args.positional[0].is_number())
         ctx_.fail(ErrorKind::kType, e.loc, fn + "() takes one number");
       const Value& v = args.positional[0];
-      if (fn == "int")
-        return Value::of_int(v.kind == Value::Kind::kInt ? v.i : static_cast<int64_t>(v.f));
+      if (fn == "int") {
+        if (v.kind == Value::Kind::kInt) return v;
+        // Python truncates toward zero; a float beyond int64 (or NaN, inf) has no int here.
+        if (!(std::fabs(v.f) < 9223372036854775808.0)) {
+          ctx_.fail(ErrorKind::kType, e.loc,
+                    "int() of " + std::to_string(v.f) + ": not an integer in 64 bits");
+        }
+        return Value::of_int(static_cast<int64_t>(v.f));
+      }
       if (fn == "float") return Value::of_float(v.as_double());
+      if (v.kind == Value::Kind::kInt && v.i == std::numeric_limits<int64_t>::min())
+        ctx_.fail(ErrorKind::kType, e.loc, "integer overflow in abs()");
       return v.kind == Value::Kind::kInt ? Value::of_int(std::llabs(v.i))
                                          : Value::of_float(std::fabs(v.f));
     }
     if (fn == "size") {
       if (args.positional.size() == 1 && args.positional[0].kind == Value::Kind::kStr) {
         for (const auto& [name, size] : dims_)
-          if (name == args.positional[0].s) return Value::of_int(size);
+          if (name == args.positional[0].s) return dim_value(name, size);
       }
       ctx_.fail(ErrorKind::kUnknownDim, e.loc, "size() names a dim of DIMS: size(\"B\")");
     }
     return call_graph_builtin(ctx_, fn, args, e.loc);
   }
 
-  Value py_range(const CallArgs& args, Loc loc) const {
+  Value py_range(const CallArgs& args, Loc loc) {
     std::vector<int64_t> v;
     for (const Value& a : args.positional) {
       if (a.kind != Value::Kind::kInt) {
@@ -564,15 +762,37 @@ class Tracer {
       v.push_back(a.i);
     }
     if (v.empty() || v.size() > 3) ctx_.fail(ErrorKind::kCallArity, loc, "range() takes 1-3 ints");
-    int64_t start = v.size() > 1 ? v[0] : 0, stop = v.size() > 1 ? v[1] : v[0];
-    int64_t step = v.size() > 2 ? v[2] : 1;
+    const int64_t start = v.size() > 1 ? v[0] : 0, stop = v.size() > 1 ? v[1] : v[0];
+    const int64_t step = v.size() > 2 ? v[2] : 1;
     if (step == 0) ctx_.fail(ErrorKind::kType, loc, "range() step must not be zero");
-    std::vector<Value> items;
-    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
-      items.push_back(Value::of_int(i));
-      if (items.size() > 10'000'000) ctx_.fail(ErrorKind::kUnsupported, loc, "range too long");
+    // len(range(start, stop, step)) in unsigned 64-bit arithmetic: stop - start may not fit
+    // in int64, and every item lies between start and stop.
+    const bool up = step > 0;
+    const uint64_t span =
+        up ? (stop > start ? static_cast<uint64_t>(stop) - static_cast<uint64_t>(start) : 0)
+           : (start > stop ? static_cast<uint64_t>(start) - static_cast<uint64_t>(stop) : 0);
+    const uint64_t magnitude =
+        up ? static_cast<uint64_t>(step) : uint64_t{0} - static_cast<uint64_t>(step);
+    const uint64_t count = span == 0 ? 0 : (span - 1) / magnitude + 1;
+    const Value& bound = args.positional[v.size() > 1 ? 1 : 0];
+    if (count > static_cast<uint64_t>(ctx_.limits().max_values)) {
+      const std::string dim = bound.s;
+      ctx_.fail(ErrorKind::kBudget, loc,
+                "range() of " + std::to_string(count) + " values: model()'s loops are unrolled, " +
+                    "and the tracer's cap is " + std::to_string(ctx_.limits().max_values) +
+                    " values per list",
+                dim.empty() ? "lower the --dim sizes that set this range"
+                            : "lower --dim " + dim + " (the range's bound is dim '" + dim + "')");
     }
-    return Value::of_seq(Value::Kind::kList, std::move(items));
+    ctx_.charge_steps(static_cast<int64_t>(count), loc);
+    std::vector<Value> items;
+    items.reserve(static_cast<size_t>(count));
+    for (uint64_t k = 0; k < count; ++k)
+      items.push_back(Value::of_int(
+          static_cast<int64_t>(static_cast<uint64_t>(start) + k * static_cast<uint64_t>(step))));
+    Value r = Value::of_seq(Value::Kind::kList, std::move(items));
+    r.s = bound.s;  // the dim the bound was read from, for the node cap's hint
+    return r;
   }
 
   Value py_minmax(const std::string& fn, const CallArgs& args, Loc loc) const {
@@ -632,6 +852,7 @@ class Tracer {
   }
 
   Value call_helper(const Stmt& def, const CallArgs& args, Loc loc) {
+    ctx_.charge_steps(1, loc);
     if (++depth_ > kMaxCallDepth) {
       ctx_.fail(ErrorKind::kRecursion, loc,
                 "helper calls nest deeper than " + std::to_string(kMaxCallDepth));
@@ -716,7 +937,7 @@ class Tracer {
       t.dtype = kt.dtype;
       t.role = Role::kActivation;
       t.storage = -1;
-      const TensorId id = ctx_.add_tensor(std::move(t));
+      const TensorId id = ctx_.add_tensor(std::move(t), loc);
       kernel_to_graph[static_cast<size_t>(k.returns[r])] = id;
       outputs.push_back(id);
     }
@@ -738,13 +959,11 @@ class Tracer {
       const TensorId t = matched[i]->tensor;
       if (kt.read && std::find(counted.begin(), counted.end(), t) == counted.end()) {
         n.input_bytes[slot] = ctx_.read_bytes(t);
-        n.bytes_read += n.input_bytes[slot];
         counted.push_back(t);
       }
       ++slot;
     }
-    for (TensorId t : outputs) n.bytes_written += ctx_.tensor(t).bytes();
-    ctx_.finish_node(n, outputs);
+    ctx_.finish_node(n, outputs, /*writes_outputs=*/true);
     if (outputs.size() == 1) return Value::of_tensor(outputs[0]);
     std::vector<Value> items;
     for (TensorId t : outputs) items.push_back(Value::of_tensor(t));
@@ -773,7 +992,16 @@ class Tracer {
     }
     auto it = lift_cache_.find(key_);
     if (it != lift_cache_.end()) return it->second;
-    return lift_cache_.emplace(key_, lift_call(program_, kc)).first->second;
+    const LiftedCall& lifted = lift_cache_.emplace(key_, lift_call(program_, kc)).first->second;
+    int64_t bytes = static_cast<int64_t>(key_.size() + sizeof(LiftedCall));
+    for (const Einsum& e : *lifted.einsums) {
+      bytes += static_cast<int64_t>(sizeof(Einsum) + e.text.size() + e.map_expr.size() +
+                                    40 * e.ranks.size());
+      for (const Operand& o : e.inputs)
+        bytes += static_cast<int64_t>(sizeof(Operand) + 48 * o.projection.size());
+    }
+    ctx_.charge_graph_bytes(bytes, kc.loc);
+    return lifted;
   }
 
   const Program& program_;

@@ -14,9 +14,13 @@ struct Value {
   Kind kind = Kind::kNone;
   int64_t i = 0;
   double f = 0.0;
+  // kStr: the string. kInt: the model dim the number was read from (x.shape[i], DIMS["L"],
+  // size("L")) and kList from range(): the dim of its bound, "" if none; only for the hint of
+  // the tracer's node cap ("lower --dim L").
   std::string s;
   TensorId tensor = -1;
   std::vector<Value> items;
+  int64_t deep = 1;  // values held, nested ones included (1 for a scalar): the cost of a copy
 
   static Value none() { return Value{}; }
   static Value of_int(int64_t v) {
@@ -47,6 +51,7 @@ struct Value {
     Value x;
     x.kind = kind;
     x.items = std::move(items);
+    for (const Value& v : x.items) x.deep += v.deep;
     return x;
   }
   bool is_number() const { return kind == Kind::kInt || kind == Kind::kFloat; }

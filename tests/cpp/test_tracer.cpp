@@ -138,5 +138,172 @@ TEST(Tracer, UnitsGroupTheNodesOfOneSourceOperator) {
   EXPECT_EQ(written, 4096);
   EXPECT_EQ(unfused_bytes(g), 24576);
 }
+// --- the tracer's caps (TraceLimits): a budget error naming the loop and the --dim ----------
+
+// Runs `fn`, expects a UserError of kind budget; returns its first diagnostic.
+template <typename Fn>
+Diagnostic budget_error(Fn&& fn) {
+  try {
+    fn();
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBudget) << e.what();
+    return e.diagnostics().front();
+  }
+  ADD_FAILURE() << "expected a budget error";
+  return {};
+}
+
+TEST(TracerCaps, NodeCapNamesTheLoopAndTheDimToLower) {
+  // The transformer example unrolls 30 nodes per layer (select, rms_norm, ... add): with a
+  // cap of 1,000 nodes, 40 layers stop in layer 34 (33 x 30 = 990 nodes, the 11th of layer
+  // 34 is the 1,001st).
+  TraceOptions o;
+  o.dims = {{"L", 40}};
+  o.limits.max_nodes = 1000;
+  const Program p = load_program(testing::example("transformer.py"));
+  const Diagnostic d = budget_error([&] { trace_program(p, o); });
+  EXPECT_NE(
+      d.message.find("builds more than 1,000 nodes (the tracer's cap) in the loop "
+                     "'for l in range(wq.shape[0])' (40 iterations, stopped in iteration 34)"),
+      std::string::npos)
+      << d.message;
+  EXPECT_NE(d.hint.find("lower --dim L"), std::string::npos) << d.hint;
+  EXPECT_EQ(d.loc.line, 139u);  // the for statement
+  EXPECT_EQ(d.loc.col, 5u);
+}
+
+TEST(TracerCaps, DefaultCapsKeepTheExampleAndStopAHugeLoopAtOnce) {
+  // Two layers trace (60 nodes); L = 2,097,152 (the issue's 6 GB and growing) asks range()
+  // for 2,097,152 > 1,048,576 values and stops before any layer is built.
+  const Program p = load_program(testing::example("transformer.py"));
+  EXPECT_EQ(trace_program(p, {}).nodes.size(), 60u);
+  TraceOptions o;
+  o.dims = {{"L", 2097152}};
+  const Diagnostic d = budget_error([&] { trace_program(p, o); });
+  EXPECT_NE(d.message.find("range() of 2097152 values"), std::string::npos) << d.message;
+  EXPECT_NE(d.hint.find("lower --dim L"), std::string::npos) << d.hint;
+  EXPECT_EQ(d.loc.line, 139u);
+}
+
+TEST(TracerCaps, StepCapStopsLoopsThatBuildNothing) {
+  // 1,000 x 1,000 iterations of one statement: ~10^6 steps, above a cap of 10,000.
+  const char* src = R"(
+DIMS = {"N": 4}
+def model(x: Tensor("N")):
+    for i in range(1000):
+        for j in range(1000):
+            y = i
+    return x
+)";
+  TraceOptions o;
+  o.limits.max_steps = 10000;
+  const Diagnostic d = budget_error([&] { trace_program(load_program_source(src, "t.py"), o); });
+  EXPECT_NE(d.message.find("runs more than 10,000 steps"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("'for i in range(1000)'"), std::string::npos) << d.message;
+}
+
+TEST(TracerCaps, CopiesOfNestedListsCountEveryValue) {
+  // A list counts itself and every value in it, nested ones too: [x] holds 2, and
+  // a = [a, a] holds 1 + 2 x the previous, so after k doublings 3 x 2^k - 1. The 10th
+  // doubling (3,071) passes a cap of 2,000 values; the 9th (1,535) did not.
+  const char* src = R"(
+DIMS = {"N": 4}
+def model(x: Tensor("N")):
+    a = [x]
+    for i in range(20):
+        a = [a, a]
+    return x
+)";
+  TraceOptions o;
+  o.limits.max_values = 2000;
+  const Diagnostic d = budget_error([&] { trace_program(load_program_source(src, "t.py"), o); });
+  EXPECT_NE(d.message.find("a list or tuple of more than 2,000 values"), std::string::npos)
+      << d.message;
+  EXPECT_NE(d.message.find("stopped in iteration 10"), std::string::npos) << d.message;
+}
+
+TEST(TracerCaps, StringsDoNotGrowWithoutBound) {
+  // "ab" doubled 30 times would be 2 GiB; a cap of 100 characters stops the 6th doubling
+  // (2 * 2^6 = 128 > 100).
+  const char* src = R"(
+DIMS = {"N": 4}
+def model(x: Tensor("N")):
+    s = "ab"
+    for i in range(30):
+        s = s + s
+    return x
+)";
+  TraceOptions o;
+  o.limits.max_string = 100;
+  const Diagnostic d = budget_error([&] { trace_program(load_program_source(src, "t.py"), o); });
+  EXPECT_NE(d.message.find("a string of more than 100 characters"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("stopped in iteration 6"), std::string::npos) << d.message;
+}
+
+TEST(TracerCaps, SplitIntoMoreChunksThanTheCapIsRefusedBeforeBuildingThem) {
+  // split(x, sizes=1) of 2^40 elements would make 2^40 tensors.
+  const char* src = R"(
+DIMS = {"N": 1099511627776}
+def model(x: Tensor("N", dtype="int8")):
+    return split(x, dim="N", sizes=1)[0]
+)";
+  const Diagnostic d =
+      budget_error([&] { trace_program(load_program_source(src, "t.py"), TraceOptions{}); });
+  EXPECT_NE(d.message.find("more than 1,048,576 values"), std::string::npos) << d.message;
+}
+
+TEST(TracerCaps, HelpersThatMultiplyCallsHitTheNodeCapWithoutALoop) {
+  // Each helper calls the next twice: 2^12 = 4,096 neg calls, above a cap of 1,000 nodes.
+  std::string src = R"(
+@kernel
+def neg(X: Tensor("N")) -> Tensor("N"):
+    Y = Tensor(N=X.shape[0])
+    for i in Dim("N"):
+        Y[i] = -X[i]
+    return Y
+DIMS = {"N": 4}
+def h12(x):
+    return neg(x)
+)";
+  for (int k = 11; k >= 0; --k) {
+    src += "def h" + std::to_string(k) + "(x):\n    return h" + std::to_string(k + 1) + "(h" +
+           std::to_string(k + 1) + "(x))\n";
+  }
+  src += "def model(x: Tensor(\"N\")):\n    return h0(x)\n";
+  TraceOptions o;
+  o.limits.max_nodes = 1000;
+  const Diagnostic d = budget_error([&] { trace_program(load_program_source(src, "t.py"), o); });
+  EXPECT_EQ(d.message, "model() builds more than 1,000 nodes (the tracer's cap)");
+  EXPECT_NE(d.hint.find("lower the --dim sizes"), std::string::npos) << d.hint;
+}
+
+TEST(TracerCaps, AReturnInsideAHelpersLoopLeavesNoStaleLoop) {
+  // first() returns from inside its loop; the cap is then hit in model()'s own loop, which
+  // the message must name (not first()'s loop, which has ended).
+  const char* src = R"(
+@kernel
+def neg(X: Tensor("N")) -> Tensor("N"):
+    Y = Tensor(N=X.shape[0])
+    for i in Dim("N"):
+        Y[i] = -X[i]
+    return Y
+DIMS = {"N": 4}
+def first(xs):
+    for x in xs:
+        return x
+def model(x: Tensor("N")):
+    y = first([x, x])
+    for i in range(100):
+        y = neg(y)
+    return y
+)";
+  TraceOptions o;
+  o.limits.max_nodes = 50;
+  const Diagnostic d = budget_error([&] { trace_program(load_program_source(src, "t.py"), o); });
+  EXPECT_NE(d.message.find("'for i in range(100)' (100 iterations, stopped in iteration 51)"),
+            std::string::npos)
+      << d.message;
+}
+
 }  // namespace
 }  // namespace solar

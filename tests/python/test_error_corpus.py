@@ -182,6 +182,40 @@ IR_CASES = [
         (),
     ),
     ("type_tensor_for_int.py", "trace", "type", "'stride'", 15, ()),
+    (
+        "dtype_concat_mismatch.py",
+        "trace",
+        "type",
+        "the tensors must have one dtype, but 'x' is fp16 and 'y' is fp32",
+        15,
+        (),
+    ),
+    (
+        "dtype_stack_mismatch.py",
+        "trace",
+        "type",
+        "the tensors must have one dtype, but 'a' is int32 and 'b' is int64",
+        7,
+        (),
+    ),
+    # -- counts and the tracer's caps ----------------------------------------------------
+    (
+        "overflow_matmul_flops.py",
+        "trace",
+        "overflow",
+        "node 'mm#0': matrix FLOPs (2 x MACs) do not fit in 64 bits",
+        16,
+        (),
+    ),
+    (
+        "overflow_tensor_bytes.py",
+        "trace",
+        "overflow",
+        "model() parameter 'x': bytes (4611686018427387904 elements of fp32)",
+        13,
+        (),
+    ),
+    ("budget_unrolled_loop.py", "trace", "budget", "range() of 2000000 values", 16, ()),
     # -- io ------------------------------------------------------------------------------
     ("empty_file.py", "check", "io", "empty", None, ()),
 ]

@@ -35,7 +35,10 @@ std::optional<DType> parse_dtype(std::string_view name);
 std::string all_dtype_names();
 bool dtype_is_float(DType dtype);
 
-// Bytes of `elements` values of `dtype` (rounded up to whole bytes).
+// Bytes of `elements` values of `dtype` (rounded up to whole bytes), or nullopt when they do
+// not fit in int64 (`elements` >= 0).
+std::optional<int64_t> checked_dtype_bytes(DType dtype, int64_t elements);
+// The same for counts already known to fit (a traced graph's tensors); an InternalError if not.
 int64_t dtype_bytes(DType dtype, int64_t elements);
 
 // The math mode of fp32 contractions (docs/sol-modes.md, "Math modes"): the platform's default

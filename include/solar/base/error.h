@@ -45,6 +45,7 @@ enum class ErrorKind {
   kBudget,          // execution would exceed the memory or time budget
   kValidation,      // outputs do not match the expected ones
   kCompile,         // the native backend cannot compile or load a kernel here
+  kOverflow,        // a count (points, MACs, FLOPs, elements, bytes) or a graph total > 2^63 - 1
 };
 
 const char* error_kind_name(ErrorKind kind);

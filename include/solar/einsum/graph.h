@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "solar/base/checked.h"
 #include "solar/base/dtype.h"
 #include "solar/base/error.h"
 #include "solar/base/scalar.h"
@@ -18,6 +19,12 @@ namespace solar {
 using TensorId = int32_t;
 using NodeId = int32_t;
 constexpr NodeId kNoNode = -1;
+
+// Counts (docs/ir.md §7-8). The tracer checks every count of a node as it builds it (its
+// tensors' elements and bytes, its MACs, 2 x MACs, FLOPs by kind and in total, bytes read and
+// written): one that does not fit in int64 is a UserError of kind `overflow`. The accessors
+// below therefore never wrap (a violated invariant is an InternalError); sums over nodes are
+// checked where they are formed (Graph::total_macs, the SOL modes, the serialisers).
 
 // One edge of the graph: a tensor value of fixed shape.
 struct TensorInfo {
@@ -50,9 +57,19 @@ struct FlopCounts {
   int64_t compare = 0;         // max min comparisons select abs, max/min reductions
   int64_t other = 0;           // floor ceil round cast
 
-  int64_t total() const { return add + mul + div + transcendental + compare + other; }
+  int64_t total() const;  // the sum of the kinds
+  // Kind by kind; for counts known to fit (an InternalError otherwise).
   FlopCounts& operator+=(const FlopCounts& o);
 };
+
+// `into` += `o` kind by kind; `per_point` scaled by `points`; `f.total()`. When a result does
+// not fit in int64, the UserError `error(kind)` returns is thrown ("add", ...; "total").
+template <typename MakeError>
+void add_flops(FlopCounts& into, const FlopCounts& o, MakeError&& error);
+template <typename MakeError>
+FlopCounts scale_flops(const FlopCounts& per_point, int64_t points, MakeError&& error);
+template <typename MakeError>
+int64_t checked_flops_total(const FlopCounts& f, MakeError&& error);
 
 enum class ReduceOp : uint8_t { kNone, kAdd, kMul, kMax, kMin };
 const char* reduce_op_name(ReduceOp op);
@@ -154,10 +171,10 @@ struct Node {
   // of it or of views of it, of these bytes, capped at its size.
   std::vector<int64_t> input_bytes;
 
-  int64_t matrix_flops() const { return 2 * macs; }
+  int64_t matrix_flops() const { return invariant_mul(macs, 2, "matrix FLOPs"); }
   int64_t vector_flops() const { return flops.total(); }
-  int64_t total_flops() const { return matrix_flops() + vector_flops(); }
-  int64_t bytes() const { return bytes_read + bytes_written; }
+  int64_t total_flops() const { return invariant_add(matrix_flops(), vector_flops(), "FLOPs"); }
+  int64_t bytes() const { return invariant_add(bytes_read, bytes_written, "node bytes"); }
   // The graph tensor an operand of one of this node's einsums reads or writes (-1: local).
   TensorId operand_tensor(const Operand& operand) const {
     return operand.slot >= 0 && static_cast<size_t>(operand.slot) < slot_tensors.size()
@@ -176,8 +193,53 @@ struct Graph {
   std::vector<Unit> units;          // every node in exactly one, in execution order
   std::vector<std::pair<std::string, int64_t>> dims;  // model-level dim sizes used
 
+  // Sums over the nodes; a UserError (kind `overflow`) naming the node where the sum stops
+  // fitting in int64.
   int64_t total_macs() const;
   int64_t total_flops() const;
 };
+
+// The error for a sum over `graph`'s nodes (`quantity`: "MACs", "unfused bytes") that stops
+// fitting in int64 when `node` is added.
+UserError total_overflow(const Graph& graph, const Node& node, const std::string& quantity);
+
+// ---------------------------------------------------------------- templates declared above
+
+namespace detail {
+// Calls f(field of into, field of o, kind name) for each kind.
+template <typename F>
+void each_flop_kind(FlopCounts& into, const FlopCounts& o, F&& f) {
+  f(into.add, o.add, "add");
+  f(into.mul, o.mul, "mul");
+  f(into.div, o.div, "div");
+  f(into.transcendental, o.transcendental, "transcendental");
+  f(into.compare, o.compare, "compare");
+  f(into.other, o.other, "other");
+}
+}  // namespace detail
+
+template <typename MakeError>
+void add_flops(FlopCounts& into, const FlopCounts& o, MakeError&& error) {
+  detail::each_flop_kind(into, o, [&](int64_t& a, int64_t b, const char* kind) {
+    a = count_add(a, b, [&] { return error(kind); });
+  });
+}
+
+template <typename MakeError>
+FlopCounts scale_flops(const FlopCounts& per_point, int64_t points, MakeError&& error) {
+  FlopCounts out;
+  detail::each_flop_kind(out, per_point, [&](int64_t& a, int64_t b, const char* kind) {
+    a = count_mul(b, points, [&] { return error(kind); });
+  });
+  return out;
+}
+
+template <typename MakeError>
+int64_t checked_flops_total(const FlopCounts& f, MakeError&& error) {
+  int64_t n = f.add;
+  for (int64_t k : {f.mul, f.div, f.transcendental, f.compare, f.other})
+    n = count_add(n, k, [&] { return error("total"); });
+  return n;
+}
 
 }  // namespace solar

@@ -27,6 +27,10 @@ struct Array {
 
   int64_t elements() const;
   int64_t nbytes() const;
+  // Element `i` (row-major) as a double; element `i` set to `v` rounded to the dtype as
+  // every store rounds (round_to_dtype). No bounds check: 0 <= i < elements().
+  double load(int64_t i) const;
+  void store(int64_t i, double v);
   // A new zero-filled array.
   static Array allocate(DType dtype, std::vector<int64_t> shape);
 };

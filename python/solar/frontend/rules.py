@@ -339,7 +339,9 @@ def _cat(lw, tensors, dim=0):
     parts = [tensor(lw, t) for t in tensors if tensor(lw, t).numel > 0 or len(tensors) == 1]
     axis = _axis(dim, len(lw.out_shape()))
     if len(parts) == 1:
-        return parts[0]
+        return lw.cast(parts[0], lw.out_dtype())
+    # torch.cat promotes to one dtype; the IR's concat takes one dtype (docs/ir.md §5).
+    parts = [lw.cast(p, lw.out_dtype()) for p in parts]
     var = lw.fresh()
     lw.emit(f"{var} = concat([{', '.join(p.var for p in parts)}], dim={axis})")
     return Value(var, lw.out_shape(), lw.out_dtype())
