@@ -256,4 +256,109 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
   return out;
 }
 
+namespace {
+
+// Index arithmetic without overflow (offsets and spans of int64 ranks), in GCC's and Clang's
+// 128-bit integers.
+__extension__ typedef __int128 Wide;
+
+// Distinct values v of `offset + sum_i c_i * k_i` (0 <= k_i < size_i) with 0 <= v < extent;
+// a lower bound when they do not form one range (see touched_elements).
+int64_t distinct_in_range(const std::vector<std::pair<int64_t, int64_t>>& terms, int64_t offset,
+                          int64_t extent) {
+  // Values of one term c * k + offset inside [0, extent).
+  auto one = [&](int64_t c, int64_t size) -> int64_t {
+    if (c == 0 || size <= 1) return offset >= 0 && offset < extent ? 1 : 0;
+    const int64_t step = c > 0 ? c : -c;
+    // k with 0 <= offset + c*k <= extent - 1; for c < 0 mirror: k' = size - 1 - k.
+    const Wide lo_v =
+        c > 0 ? 0 - static_cast<Wide>(offset) : static_cast<Wide>(offset) - (extent - 1);
+    const Wide hi_v = c > 0 ? static_cast<Wide>(extent - 1) - offset : static_cast<Wide>(offset);
+    if (hi_v < 0) return 0;
+    const Wide k_lo = lo_v <= 0 ? 0 : (lo_v + step - 1) / step;
+    Wide k_hi = hi_v / step;
+    if (k_hi > size - 1) k_hi = size - 1;
+    return k_hi < k_lo ? 0 : static_cast<int64_t>(k_hi - k_lo + 1);
+  };
+  std::vector<std::pair<int64_t, int64_t>> live;  // (|c|, size) of ranks that move the index
+  Wide lo = offset, hi = offset;
+  for (const auto& [c, size] : terms) {
+    if (c == 0 || size <= 1) continue;
+    const Wide reach = static_cast<Wide>(c) * (size - 1);
+    (reach < 0 ? lo : hi) += reach;
+    live.emplace_back(c > 0 ? c : -c, size);
+  }
+  if (live.empty()) return one(0, 1);
+  if (live.size() == 1) {
+    for (const auto& [c, size] : terms)
+      if (c != 0 && size > 1) return one(c, size);
+  }
+  // One range when, by increasing stride, each stride is at most the span covered so far + 1.
+  std::sort(live.begin(), live.end());
+  bool contiguous = live.front().first == 1;
+  Wide span = 0;
+  for (const auto& [c, size] : live) {
+    if (c > span + 1) contiguous = false;
+    span += static_cast<Wide>(c) * (size - 1);
+  }
+  if (contiguous) {
+    const Wide a = lo < 0 ? 0 : lo, b = hi > extent - 1 ? extent - 1 : hi;
+    return b < a ? 0 : static_cast<int64_t>(b - a + 1);
+  }
+  // Gaps: the values of one rank with the others at 0 are touched; take the most.
+  int64_t best = 0;
+  for (const auto& [c, size] : terms) best = std::max(best, one(c, size));
+  return best;
+}
+
+}  // namespace
+
+int64_t touched_elements(const Einsum& einsum, const Operand& operand,
+                         const std::vector<int64_t>& shape) {
+  const size_t dims = shape.size();
+  if (operand.projection.size() != dims) {  // not a plain access: claim nothing fewer
+    int64_t all = 1;
+    for (int64_t n : shape) all = saturating_mul(all, n);
+    return all;
+  }
+  auto rank_size = [&](const std::string& rank) -> int64_t {
+    for (size_t r = 0; r < einsum.ranks.size(); ++r)
+      if (einsum.ranks[r] == rank) return einsum.rank_sizes[r];
+    return 1;
+  };
+  std::vector<int64_t> counts(dims);
+  std::vector<std::vector<std::string>> ranks(dims);
+  for (size_t d = 0; d < dims; ++d) {
+    std::vector<std::pair<int64_t, int64_t>> terms;
+    for (const ProjectionTerm& t : operand.projection[d]) {
+      const int64_t size = rank_size(t.rank);
+      terms.emplace_back(t.coefficient, size);
+      if (t.coefficient != 0 && size > 1) ranks[d].push_back(t.rank);
+    }
+    const int64_t offset = d < operand.offsets.size() ? operand.offsets[d] : 0;
+    counts[d] = distinct_in_range(terms, offset, shape[d]);
+  }
+  // Dims that share ranks form one group; a group touches at least its largest dim's count.
+  std::vector<int> group(dims);
+  for (size_t d = 0; d < dims; ++d) group[d] = static_cast<int>(d);
+  auto find = [&](int d) {
+    while (group[static_cast<size_t>(d)] != d) d = group[static_cast<size_t>(d)];
+    return d;
+  };
+  for (size_t a = 0; a < dims; ++a)
+    for (size_t b = a + 1; b < dims; ++b)
+      for (const std::string& r : ranks[a])
+        if (std::find(ranks[b].begin(), ranks[b].end(), r) != ranks[b].end())
+          group[static_cast<size_t>(find(static_cast<int>(b)))] = find(static_cast<int>(a));
+  std::vector<int64_t> best(dims, 0);
+  for (size_t d = 0; d < dims; ++d) {
+    int64_t& b = best[static_cast<size_t>(find(static_cast<int>(d)))];
+    b = std::max(b, counts[d]);
+  }
+  int64_t total = 1;
+  for (size_t d = 0; d < dims; ++d)
+    if (find(static_cast<int>(d)) == static_cast<int>(d)) total = saturating_mul(total, best[d]);
+  return total;
+}
+
 }  // namespace solar

@@ -958,7 +958,8 @@ class Tracer {
       const KernelTensor& kt = k.tensors[static_cast<size_t>(k.params[i].tensor)];
       const TensorId t = matched[i]->tensor;
       if (kt.read && std::find(counted.begin(), counted.end(), t) == counted.end()) {
-        n.input_bytes[slot] = ctx_.read_bytes(t);
+        n.input_bytes[slot] =
+            std::min(ctx_.read_bytes(t), touched_bytes(n, k.params[i].tensor, ctx_.tensor(t)));
         counted.push_back(t);
       }
       ++slot;
@@ -968,6 +969,24 @@ class Tracer {
     std::vector<Value> items;
     for (TensorId t : outputs) items.push_back(Value::of_tensor(t));
     return Value::of_seq(Value::Kind::kTuple, std::move(items));
+  }
+
+  // Bytes of `tensor` that node `n` touches through kernel tensor `slot`: the most any of its
+  // accesses touches (each a lower bound, touched_elements), at the tensor's bytes per element.
+  static int64_t touched_bytes(const Node& n, int slot, const TensorInfo& tensor) {
+    int64_t elements = 0;
+    bool accessed = false;
+    for (const Einsum& e : n.einsums ? *n.einsums : std::vector<Einsum>{}) {
+      for (const Operand& op : e.inputs) {
+        if (op.slot != slot) continue;
+        accessed = true;
+        elements = std::max(elements, touched_elements(e, op, tensor.shape));
+      }
+    }
+    if (!accessed || elements >= tensor.elements()) return tensor.bytes();
+    const int64_t dense = dtype_bytes(tensor.dtype, elements);
+    if (tensor.sparsity <= 0.0) return dense;
+    return static_cast<int64_t>(std::ceil(static_cast<double>(dense) * (1.0 - tensor.sparsity)));
   }
 
   // Identical calls (same kernel, shapes, dtypes, sparsity and scalars) lift once.

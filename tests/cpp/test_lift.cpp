@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include "solar/einsum/lift.h"
+#include "solar/ir/parser.h"
 #include "solar/pipeline/pipeline.h"
 #include "solar/sol/analysis.h"
+#include "solar/trace/tracer.h"
 #include "test_util.h"
 
 namespace solar {
@@ -35,6 +38,78 @@ TEST(Lift, ConvProjectionsCarryStrideAndOffset) {
   ASSERT_EQ(x.projection[2].size(), 2u);
   EXPECT_EQ(x.projection[2][1].coefficient, 1);
   EXPECT_LT(x.offsets[2], 0);
+}
+
+// --- touched footprint: what a kernel reads of a tensor -------------------------------------
+
+// An einsum with the given ranks and one operand with per-dim terms and offsets.
+Einsum access(std::vector<std::pair<std::string, int64_t>> ranks,
+              std::vector<std::vector<ProjectionTerm>> projection, std::vector<int64_t> offsets) {
+  Einsum e;
+  for (const auto& [name, size] : ranks) {
+    e.ranks.push_back(name);
+    e.rank_sizes.push_back(size);
+  }
+  Operand op;
+  op.projection = std::move(projection);
+  op.offsets = std::move(offsets);
+  e.inputs.push_back(op);
+  return e;
+}
+
+TEST(Touched, StridedOneByOneConvolutionReadsAQuarter) {
+  // X[c, 2p, 2q] over C=4, P=Q=8 on a [4, 16, 16] tensor: rows and columns 0, 2, ..., 14,
+  // 4 x 8 x 8 = 256 of 1,024 elements.
+  const Einsum e =
+      access({{"C", 4}, {"P", 8}, {"Q", 8}}, {{{"C", 1}}, {{"P", 2}}, {{"Q", 2}}}, {0, 0, 0});
+  EXPECT_EQ(touched_elements(e, e.inputs[0], {4, 16, 16}), 256);
+}
+
+TEST(Touched, WindowsThatCoverTheStrideReadEverything) {
+  // 3x3 window, stride 2, pad 1 on H=16: 2p + r - 1 for p < 8, r < 3 spans -1..15: clipped to
+  // 0..15, all 16 rows. Stride 2 with a 2-wide window (pooling): 2p + r covers 0..15.
+  const Einsum e = access({{"P", 8}, {"R", 3}}, {{{"P", 2}, {"R", 1}}}, {-1});
+  EXPECT_EQ(touched_elements(e, e.inputs[0], {16}), 16);
+  const Einsum pool = access({{"P", 8}, {"R", 2}}, {{{"P", 2}, {"R", 1}}}, {0});
+  EXPECT_EQ(touched_elements(pool, pool.inputs[0], {16}), 16);
+}
+
+TEST(Touched, GapsAndSharedRanksCountNoMoreThanTouched) {
+  // Stride 4 with a 2-wide window on 16: values {0,1,4,5,8,9,12,13} = 8 touched; the count
+  // takes one rank at a time (P alone: 0,4,8,12 = 4), a lower bound.
+  const Einsum gaps = access({{"P", 4}, {"R", 2}}, {{{"P", 4}, {"R", 1}}}, {0});
+  EXPECT_EQ(touched_elements(gaps, gaps.inputs[0], {16}), 4);
+  // The diagonal X[i, i] of an 8 x 8 tensor touches 8 elements, not 64.
+  const Einsum diag = access({{"I", 8}}, {{{"I", 1}}, {{"I", 1}}}, {0, 0});
+  EXPECT_EQ(touched_elements(diag, diag.inputs[0], {8, 8}), 8);
+  // Reversed X[7 - i]: all 8; X[i + 4] over i < 8 on 8 elements: 4 inside the tensor.
+  const Einsum rev = access({{"I", 8}}, {{{"I", -1}}}, {7});
+  EXPECT_EQ(touched_elements(rev, rev.inputs[0], {8}), 8);
+  const Einsum shifted = access({{"I", 8}}, {{{"I", 1}}}, {4});
+  EXPECT_EQ(touched_elements(shifted, shifted.inputs[0], {8}), 4);
+}
+
+// A stride-2 1x1 kernel in a program: the node's read of X is charged 1/4 of X, in the node
+// (unfused) and in the fused bytes.
+TEST(Touched, ANodeIsChargedWhatItReads) {
+  const char* src = R"(
+@kernel
+def subsample(X: Tensor("C,H,W")) -> Tensor("C,P,Q"):
+    Y = Tensor(C=X.shape[0], P=X.shape[1] // 2, Q=X.shape[2] // 2)
+    for c in Dim("C"):
+        for p in Dim("P"):
+            for q in Dim("Q"):
+                Y[c, p, q] = X[c, 2 * p, 2 * q]
+    return Y
+DIMS = {"C": 4, "H": 16, "W": 16}
+def model(x: Tensor("C,H,W", role="input")):
+    return subsample(x)
+)";
+  Graph g = trace_program(load_program_source(src, "t.py"), {});
+  // X: 1,024 fp32 = 4,096 B, a quarter read: 1,024 B; Y: 4 x 8 x 8 fp32 = 1,024 B written.
+  EXPECT_EQ(g.nodes[0].bytes_read, 1024);
+  EXPECT_EQ(g.nodes[0].bytes_written, 1024);
+  EXPECT_EQ(fused_bytes(g), 2048);
 }
 
 }  // namespace

@@ -37,6 +37,17 @@ struct LiftedCall {
 StaticEnv call_env(const Program& program, const Kernel& kernel, const LiftedCall& lifted,
                    const std::vector<Scalar>& scalar_args);
 
+// A lower bound on the distinct elements of a tensor of `shape` that `operand` of `einsum`
+// touches over its iteration space, counting only indices inside the tensor (padding guards
+// skip the others). Exact when each tensor dim's index is one rank or a sum whose values form
+// a contiguous range (`p*stride + r` with the window at least the stride) and the dims use
+// disjoint ranks: a strided 1x1 convolution `X[n, c, 2p, 2q]` touches a quarter of X. Where
+// the values have gaps and several ranks, or dims share ranks (`X[i, i]`), it counts fewer
+// (one rank at a time, one dim per group of dims sharing ranks), never more, so the bytes a
+// kernel is charged for reading stay a lower bound (docs/ir.md §7.4).
+int64_t touched_elements(const Einsum& einsum, const Operand& operand,
+                         const std::vector<int64_t>& shape);
+
 // Binds dims from argument shapes (a mismatch is a UserError naming the call, the dim and
 // both sizes), sizes the allocations, and lifts every nest.
 LiftedCall lift_call(const Program& program, const KernelCall& call);
