@@ -976,7 +976,8 @@ class Tracer {
   static int64_t touched_bytes(const Node& n, int slot, const TensorInfo& tensor) {
     int64_t elements = 0;
     bool accessed = false;
-    for (const Einsum& e : n.einsums ? *n.einsums : std::vector<Einsum>{}) {
+    if (!n.einsums) return tensor.bytes();
+    for (const Einsum& e : *n.einsums) {
       for (const Operand& op : e.inputs) {
         if (op.slot != slot) continue;
         accessed = true;
