@@ -125,14 +125,13 @@ def node_table(graph, analysis) -> str:
     Unit column names each node's unit: the unfused mode runs a unit as one, with its inner
     intermediates on chip."""
     cached = analysis.cache_aware is not None
-    units = graph.units
-    grouped = any(u.declared for u in units)
+    block = {n: u.name for u in graph.units if u.declared for n in u.nodes}
+    grouped = bool(block)
     rows = []
     for node, sol in zip(graph.nodes, analysis.nodes, strict=True):
-        unit = units[node.unit] if 0 <= node.unit < len(units) else None
         row = [node.name]
         if grouped:
-            row.append(unit.name if unit is not None and unit.declared else "")
+            row.append(block.get(node.id, ""))
         row += [
             node.einsum or "(data movement)",
             f"{node.macs:,}",

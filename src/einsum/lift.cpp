@@ -252,6 +252,14 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
     }
     einsums->push_back(std::move(e));
   }
+  // What each operand touches of its tensor (the reads' bytes, docs/ir.md §7.4), once per
+  // lifted call; identical calls share it with the einsums.
+  for (Einsum& e : *einsums) {
+    for (Operand& op : e.inputs) {
+      if (op.slot >= 0 && static_cast<size_t>(op.slot) < out.tensor_shapes.size())
+        op.touched = touched_elements(e, op, out.tensor_shapes[static_cast<size_t>(op.slot)]);
+    }
+  }
   out.einsums = std::move(einsums);
   return out;
 }

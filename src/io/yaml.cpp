@@ -91,8 +91,7 @@ std::string graph_yaml(const Graph& g) {
     out << YAML::Key << "name" << YAML::Value << n.name;
     out << YAML::Key << "op" << YAML::Value << n.op;
     out << YAML::Key << "kind" << YAML::Value << node_kind_name(n.kind);
-    if (n.unit >= 0 && static_cast<size_t>(n.unit) < g.units.size() &&
-        g.units[static_cast<size_t>(n.unit)].declared)
+    if (n.unit >= 0 && static_cast<size_t>(n.unit) < g.units.size())
       out << YAML::Key << "unit" << YAML::Value << g.units[static_cast<size_t>(n.unit)].name;
     std::vector<std::string> ins, outs;
     for (TensorId t : n.inputs) ins.push_back(g.tensors[static_cast<size_t>(t)].name);

@@ -186,21 +186,40 @@ int64_t fused_bytes(const Graph& graph) {
   return total;
 }
 
-std::vector<Unit> effective_units(const Graph& graph) {
-  bool complete = !graph.units.empty();
-  for (const Node& node : graph.nodes) complete = complete && node.unit >= 0;
-  if (complete) return graph.units;
-  std::vector<Unit> units;
-  units.reserve(graph.nodes.size());
+namespace {
+
+// Calls fn(declared, first) for every effective unit in order: `declared` the block of
+// graph.units (nullptr for a node alone) and `first` its first node.
+template <typename Fn>
+void for_each_unit(const Graph& graph, Fn&& fn) {
   for (const Node& node : graph.nodes) {
-    Unit unit;
-    unit.id = static_cast<UnitId>(units.size());
-    unit.name = node.name;
-    unit.label = node.op;
-    unit.loc = node.loc;
-    unit.nodes = {node.id};
-    units.push_back(std::move(unit));
+    if (node.unit < 0) {
+      fn(static_cast<const Unit*>(nullptr), node.id);
+      continue;
+    }
+    const Unit& unit = graph.units.at(static_cast<size_t>(node.unit));
+    if (!unit.nodes.empty() && unit.nodes.front() == node.id) fn(&unit, node.id);
   }
+}
+
+}  // namespace
+
+std::vector<Unit> effective_units(const Graph& graph) {
+  std::vector<Unit> units;
+  for_each_unit(graph, [&](const Unit* declared, NodeId first) {
+    if (declared) {
+      units.push_back(*declared);
+    } else {
+      const Node& node = graph.nodes[static_cast<size_t>(first)];
+      Unit unit;
+      unit.name = node.name;
+      unit.label = node.op;
+      unit.loc = node.loc;
+      unit.nodes = {node.id};
+      units.push_back(std::move(unit));
+    }
+    units.back().id = static_cast<UnitId>(units.size() - 1);
+  });
   return units;
 }
 
@@ -255,12 +274,16 @@ std::pair<int64_t, int64_t> unit_bytes(const Graph& graph, const Unit& unit) {
 
 int64_t unfused_bytes(const Graph& graph) {
   int64_t total = 0;
-  for (const Unit& unit : effective_units(graph)) {
-    const auto [read, written] = unit_bytes(graph, unit);
-    const Node& last = graph.nodes.at(static_cast<size_t>(unit.nodes.back()));
-    auto error = [&] { return total_overflow(graph, last, "unfused bytes"); };
-    total = count_add(total, count_add(read, written, error), error);
-  }
+  for_each_unit(graph, [&](const Unit* declared, NodeId first) {
+    const Node& node = graph.nodes[static_cast<size_t>(first)];
+    auto error = [&] { return total_overflow(graph, node, "unfused bytes"); };
+    int64_t bytes = node.bytes();
+    if (declared) {
+      const auto [read, written] = unit_bytes(graph, *declared);
+      bytes = count_add(read, written, error);
+    }
+    total = count_add(total, bytes, error);
+  });
   return total;
 }
 
@@ -405,25 +428,33 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
     out.nodes.push_back(std::move(sol));
   }
   // Each source operator alone: its nodes' compute, its own boundary traffic.
-  for (const Unit& unit : effective_units(graph)) {
+  for_each_unit(graph, [&](const Unit* declared, NodeId first) {
     UnitSol sol;
-    sol.unit = unit.id;
-    std::tie(sol.bytes_read, sol.bytes_written) = unit_bytes(graph, unit);
-    for (NodeId id : unit.nodes) {
-      sol.matrix_seconds += out.nodes[static_cast<size_t>(id)].matrix_seconds;
-      sol.vector_seconds += out.nodes[static_cast<size_t>(id)].vector_seconds;
+    sol.unit = static_cast<UnitId>(out.units.size());
+    sol.declared = declared ? declared->id : -1;
+    sol.first = first;
+    const Node& node = graph.nodes[static_cast<size_t>(first)];
+    if (declared) {
+      std::tie(sol.bytes_read, sol.bytes_written) = unit_bytes(graph, *declared);
+      for (NodeId id : declared->nodes) {
+        sol.matrix_seconds += out.nodes[static_cast<size_t>(id)].matrix_seconds;
+        sol.vector_seconds += out.nodes[static_cast<size_t>(id)].vector_seconds;
+      }
+    } else {
+      sol.bytes_read = node.bytes_read;
+      sol.bytes_written = node.bytes_written;
+      sol.matrix_seconds = out.nodes[static_cast<size_t>(first)].matrix_seconds;
+      sol.vector_seconds = out.nodes[static_cast<size_t>(first)].vector_seconds;
     }
     sol.memory_seconds = static_cast<double>(sol.bytes()) / out.dram_bytes_per_second;
     sol.seconds = std::max({sol.matrix_seconds, sol.vector_seconds, sol.memory_seconds});
     sol.bottleneck = pick_bottleneck(sol.matrix_seconds, sol.vector_seconds, sol.memory_seconds);
-    const NodeId last = unit.nodes.empty() ? 0 : unit.nodes.back();
-    unfused.bytes = count_add(unfused.bytes, sol.bytes(), [&] {
-      return total_overflow(graph, graph.nodes.at(static_cast<size_t>(last)), "unfused bytes");
-    });
+    unfused.bytes = count_add(unfused.bytes, sol.bytes(),
+                              [&] { return total_overflow(graph, node, "unfused bytes"); });
     unfused.memory_seconds += sol.memory_seconds;
     unfused.seconds += sol.seconds;
     out.units.push_back(std::move(sol));
-  }
+  });
   fused.flops = unfused.flops;
   fused.matrix_flops = unfused.matrix_flops;
   fused.vector_flops = unfused.vector_flops;

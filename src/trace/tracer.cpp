@@ -104,16 +104,8 @@ Node& TraceContext::add_node(const std::string& op, NodeKind kind, Loc loc,
   if (open_.active) {
     node.unit = open_.id;
     node.fp32_math = open_.fp32_math;
-  } else {
-    Unit unit;
-    unit.id = static_cast<UnitId>(graph_.units.size());
-    unit.name = node.name;
-    unit.label = node.op;
-    unit.loc = node.loc;
-    graph_.units.push_back(std::move(unit));
-    node.unit = graph_.units.back().id;
+    graph_.units[static_cast<size_t>(node.unit)].nodes.push_back(node.id);
   }
-  graph_.units[static_cast<size_t>(node.unit)].nodes.push_back(node.id);
   graph_.nodes.push_back(std::move(node));
   return graph_.nodes.back();
 }
@@ -981,7 +973,7 @@ class Tracer {
       for (const Operand& op : e.inputs) {
         if (op.slot != slot) continue;
         accessed = true;
-        elements = std::max(elements, touched_elements(e, op, tensor.shape));
+        elements = std::max(elements, op.touched >= 0 ? op.touched : tensor.elements());
       }
     }
     if (!accessed || elements >= tensor.elements()) return tensor.bytes();

@@ -390,23 +390,25 @@ TEST(SolUnits, UnitBoundaryTraffic) {
   Unit unit;
   unit.name = "op#0";
   unit.nodes = {0, 1};
+  unit.declared = true;
   b.g.units = {unit};
-  for (NodeId n : {2, 3}) {
-    Unit single;
-    single.id = static_cast<UnitId>(b.g.units.size());
-    single.name = b.g.nodes[n].name;
-    single.nodes = {n};
-    b.g.units.push_back(single);
-  }
-  b.g.nodes[0].unit = b.g.nodes[1].unit = 0;
-  b.g.nodes[2].unit = 1;
-  b.g.nodes[3].unit = 2;
+  b.g.nodes[0].unit = b.g.nodes[1].unit = 0;  // c#0 and d#0 are units of their own
   // Unit 0 reads x once (1,024 B, capped) and writes t and u1 (both read later): 2,048 B.
   const auto [read, written] = unit_bytes(b.g, b.g.units[0]);
   EXPECT_EQ(read, 1024);
   EXPECT_EQ(written, 2048);
   // c#0: t + u1 + z = 3,072 B; d#0: t + w = 2,048 B. Total 1,024 + 2,048 + 3,072 + 2,048.
-  EXPECT_EQ(analyze(b.g, load("H100_PCIe"), {}).unfused.bytes, 8192);
+  const Analysis a = analyze(b.g, load("H100_PCIe"), {});
+  EXPECT_EQ(a.unfused.bytes, 8192);
+  EXPECT_EQ(unfused_bytes(b.g), 8192);
+  // Three effective units in node order: the block, then c#0 and d#0 alone.
+  const std::vector<Unit> units = effective_units(b.g);
+  ASSERT_EQ(units.size(), 3u);
+  EXPECT_EQ(units[1].name, "c#0");
+  ASSERT_EQ(a.units.size(), 3u);
+  EXPECT_EQ(a.units[0].declared, 0);
+  EXPECT_EQ(a.units[2].declared, -1);
+  EXPECT_EQ(a.units[2].first, 3);
 }
 
 // --- bottleneck rules --------------------------------------------------------------------

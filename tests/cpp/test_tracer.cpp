@@ -116,16 +116,19 @@ def model(x: Tensor("N", role="input")):
 TEST(Tracer, UnitsGroupTheNodesOfOneSourceOperator) {
   Graph g = trace_program(load_program_source(kUnits, "t.py"), {});
   ASSERT_EQ(g.nodes.size(), 5u);
-  // Three units: the block of three nodes, relu#1 alone, and the block that returns.
-  ASSERT_EQ(g.units.size(), 3u);
+  // Two blocks in the graph; with relu#1 alone, three effective units.
+  ASSERT_EQ(g.units.size(), 2u);
   EXPECT_EQ(g.units[0].name, "aten.hardsigmoid#0");
   EXPECT_EQ(g.units[0].nodes, (std::vector<NodeId>{0, 1, 2}));
   EXPECT_TRUE(g.units[0].declared);
   EXPECT_EQ(g.units[0].loc.line, 16);  // the `with` (line 1 is the empty first line)
-  EXPECT_EQ(g.units[1].name, "relu#1");
-  EXPECT_FALSE(g.units[1].declared);
-  EXPECT_EQ(g.units[2].name, "aten.relu#0");
-  EXPECT_EQ(g.units[2].nodes, (std::vector<NodeId>{4}));
+  EXPECT_EQ(g.units[1].name, "aten.relu#0");
+  EXPECT_EQ(g.units[1].nodes, (std::vector<NodeId>{4}));
+  EXPECT_EQ(g.nodes[3].unit, -1);
+  const std::vector<Unit> units = effective_units(g);
+  ASSERT_EQ(units.size(), 3u);
+  EXPECT_EQ(units[1].name, "relu#1");
+  EXPECT_FALSE(units[1].declared);
   for (NodeId n : {0, 1, 2}) {
     EXPECT_EQ(g.nodes[static_cast<size_t>(n)].unit, 0);
     EXPECT_EQ(g.nodes[static_cast<size_t>(n)].fp32_math, Fp32Math::kFp32);

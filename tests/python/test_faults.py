@@ -240,7 +240,8 @@ def test_the_interpreter_run_names_its_backend(tmp_path):
 # --- Ctrl-C --------------------------------------------------------------------------------
 
 # Not a plain contraction (exp of an operand): the native backend runs it as loops, on one
-# thread with bounds checks, under OpenMP without. 128 x 2048 x 2048 = 5.4e8 points.
+# thread with bounds checks, under OpenMP without. 1024 x 2048 x 2048 = 4.3e9 points: more
+# than 2 s on any machine here even with every core (an exp and a multiply-add per point).
 LONG = """
 @kernel
 def expmm(A: Tensor("M,K"), B: Tensor("K,N")) -> Tensor("M,N"):
@@ -250,7 +251,7 @@ def expmm(A: Tensor("M,K"), B: Tensor("K,N")) -> Tensor("M,N"):
             for k in Dim("K"):
                 C[m, n] += exp(A[m, k]) * B[k, n]
     return C
-DIMS = {"M": 128, "K": 2048, "N": 2048}
+DIMS = {"M": 1024, "K": 2048, "N": 2048}
 def model(a: Tensor("M,K"), b: Tensor("K,N")):
     return expmm(a, b)
 """

@@ -79,9 +79,12 @@ def test_kl_div_is_one_unit():
 def test_unfused_is_never_below_fused_and_units_name_their_nodes():
     model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.Hardsigmoid())
     r = analyze(model, [torch.randn(64, 64)])
-    names = {u.name for u in r.graph.units}
-    for node in r.graph.nodes:
-        assert r.graph.units[node.unit].name in names
+    # Every node in exactly one unit (blocks, and nodes alone), the units in node order.
+    members = [n for u in r.graph.units for n in u.nodes]
+    assert sorted(members) == [n.id for n in r.graph.nodes]
+    assert [u.nodes[0] for u in r.graph.units] == sorted(u.nodes[0] for u in r.graph.units)
+    assert len(r.analysis.units) == len(r.graph.units)
+    assert sum(u.bytes for u in r.analysis.units) == r.unfused.bytes
     assert r.unfused.bytes >= r.fused.bytes
 
 

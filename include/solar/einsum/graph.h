@@ -88,6 +88,9 @@ struct Operand {
   std::vector<std::vector<ProjectionTerm>> projection;
   std::vector<int64_t> offsets;  // one per tensor dim
   bool is_output = false;
+  // Elements of the tensor this access touches (a lower bound, touched_elements in
+  // einsum/lift.h); -1 when not computed (an output, a kernel-local).
+  int64_t touched = -1;
 };
 
 // One loop nest of a kernel call, as an extended einsum.
@@ -116,8 +119,9 @@ using UnitId = int32_t;
 
 // One source-level operator (docs/ir.md §4.1, docs/sol-modes.md "Unfused"): the nodes traced
 // inside one `with unit("label"):` block (the IR a front end emits for one PyTorch call), or
-// one node alone (every call outside such a block). The unfused mode runs each unit alone:
-// its inner intermediates stay on chip, what it reads from outside and what is read after it
+// one node alone (every call outside such a block; the graph stores only the blocks, and
+// effective_units in sol/analysis.h lists both). The unfused mode runs each unit alone: its
+// inner intermediates stay on chip, what it reads from outside and what is read after it
 // crosses DRAM.
 struct Unit {
   UnitId id = 0;
@@ -149,7 +153,7 @@ struct Node {
   // permute: the order; slice: axis, start, step; select: axis, index; split: axis and each
   // output's offset; concat/stack: axis; pad: axis, before, after (and `value`); broadcast:
   // for each output dim the input dim it reads or -1; gather: axis; constant: `value`.
-  UnitId unit = -1;  // the source operator it belongs to (Graph::units)
+  UnitId unit = -1;  // its `with unit(...)` block (Graph::units); -1: a unit of its own
   // Math mode of its fp32 MACs as the program states it (its unit's fp32_math=); the
   // analysis applies --fp32-math over it and the spec's default where it is kPlatformDefault.
   Fp32Math fp32_math = Fp32Math::kPlatformDefault;
@@ -190,7 +194,7 @@ struct Graph {
   std::vector<Node> nodes;          // indexed by NodeId, in topological (execution) order
   std::vector<TensorId> inputs;     // model() parameters, in order (inputs and weights)
   std::vector<TensorId> outputs;    // returned by model(), in order
-  std::vector<Unit> units;          // every node in exactly one, in execution order
+  std::vector<Unit> units;          // the `with unit(...)` blocks, in execution order
   std::vector<std::pair<std::string, int64_t>> dims;  // model-level dim sizes used
 
   // Sums over the nodes; a UserError (kind `overflow`) naming the node where the sum stops

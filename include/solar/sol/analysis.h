@@ -61,7 +61,9 @@ struct NodeSol {
 // One source operator alone (the unfused mode's unit, Graph::units): what it reads from
 // outside and what is used after it cross DRAM; its inner intermediates stay on chip.
 struct UnitSol {
-  UnitId unit = 0;
+  UnitId unit = 0;       // position in effective_units
+  UnitId declared = -1;  // the block in Graph::units, or -1 for a node alone
+  NodeId first = 0;      // its first node
   int64_t bytes_read = 0;
   int64_t bytes_written = 0;
   double matrix_seconds = 0.0;  // sum over its nodes
@@ -144,8 +146,9 @@ CacheLevel cache_level(const ArchSpec& arch);
 // reader fetches of it) plus each graph output once.
 int64_t fused_bytes(const Graph& graph);
 
-// The units the unfused mode runs alone: graph.units, or one per node for a graph built
-// without them (each node then names itself as its unit).
+// The units the unfused mode runs alone, in the order of their first nodes: each block of
+// graph.units, and a unit of its own for every node outside one (named as the node, `id` its
+// position in this list). Analysis::units follows this order.
 std::vector<Unit> effective_units(const Graph& graph);
 
 // DRAM traffic of one unit alone (docs/sol-modes.md, "Unfused"): a unit of one node moves
