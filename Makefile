@@ -37,6 +37,9 @@ $(VENV)/.deps: pyproject.toml
 	$(PY) -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.4" "PyYAML>=6" "pytest>=8" \
 	    "ruff>=0.6" "clang-format==18.1.8" "numpy>=1.24" "ml_dtypes>=0.4" \
 	    "matplotlib>=3.7"
+	# Model zoos for the tests (pure Python; models are built from config objects, nothing
+	# is downloaded) and einops, which much model code imports.
+	$(PY) -m pip install -q "transformers>=4.50" "einops>=0.7"
 	touch $@
 
 venv: $(VENV)/.deps

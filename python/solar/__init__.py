@@ -29,6 +29,7 @@ __all__ = [
     "cache_aware_curve",
     "cache_aware_node_curves",
     "check",
+    "fake_tensors",
     "format_source",
     "graph_yaml",
     "inverse_roofline",
@@ -111,12 +112,17 @@ def analyze(
     dims=None,
     validate: bool = True,
     cache_aware: bool = True,
+    mode: str | None = None,
 ):
     """SOL analysis (unfused, fused and, unless cache_aware=False, cache-aware) on one
     architecture of: an einsum graph, an IR file, a PyTorch problem file, or an nn.Module with
     example inputs. For PyTorch the result also carries the emitted IR and its validation
     (solar.pytorch.PyTorchResult). cache_aware=False skips the cache-aware bound and the
-    tiling search; the result's cache_aware is then None and cache.reason says why."""
+    tiling search; the result's cache_aware is then None and cache.reason says why. For
+    PyTorch, example_inputs is a list of positional arguments, a dict of keyword arguments
+    (a Hugging Face model's input_ids=...) or {"args": [...], "kwargs": {...}}; mode "train" or
+    "eval" sets the module's mode for the analysis (default: the module's own mode; a
+    problem file's Model is built in training mode, the KernelBench convention)."""
     if _is_torch_module(graph) or (
         isinstance(graph, (str, os.PathLike)) and _is_pytorch_file(graph)
     ):
@@ -129,6 +135,7 @@ def analyze(
             fp32_math=fp32_math,
             validate=validate,
             cache_aware=cache_aware,
+            mode=mode,
         )
     if not isinstance(graph, _core.Graph):
         graph = trace(graph, dims)
@@ -155,6 +162,21 @@ def cache_aware_node_curves(graph, arch="H100_PCIe") -> list[dict]:
     from .curve import curves
 
     return curves(*_graph_and_arch(graph, arch), per_node=True)[1]
+
+
+def fake_tensors():
+    """A context in which PyTorch tensors are fake (shapes, dtypes and a CPU device; no
+    storage): build a model at its published size inside it and pass it to solar.analyze
+    with validate=False, nothing is allocated.
+
+        with solar.fake_tensors():
+            model = LlamaForCausalLM(config)
+            ids = torch.zeros(1, 4096, dtype=torch.long)
+        solar.analyze(model, {"input_ids": ids}, validate=False)
+    """
+    from .frontend.capture import fake_tensors as fake
+
+    return fake()
 
 
 def _graph_and_arch(graph, arch):

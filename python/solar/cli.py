@@ -86,6 +86,23 @@ def _visual_reports(args, graph, archs, analyses, validation, measured=None) -> 
         print(f"wrote {', '.join(str(p) for p in paths)}")
 
 
+def _terminal_progress(what: str):
+    """A one-line stage display on stderr when it is a terminal (quiet when piped or in a
+    batch, whose workers' stderr is a file); None otherwise."""
+    if not sys.stderr.isatty():
+        return None
+    import time
+
+    start = time.perf_counter()
+
+    def show(stage: str) -> None:
+        line = f"{what}: {stage} ({time.perf_counter() - start:.1f} s)" if stage else ""
+        sys.stderr.write("\r\033[K" + line)
+        sys.stderr.flush()
+
+    return show
+
+
 def cmd_analyze(args) -> int:
     from .frontend.capture import is_pytorch_program
 
@@ -108,6 +125,8 @@ def cmd_analyze(args) -> int:
             emit_ir=args.emit_ir,
             overrides=overrides,
             cache_aware=not args.no_cache_aware,
+            mode=args.mode,
+            progress=_terminal_progress(args.file),
         )
         graph, analyses = result.graph, result.analyses
         validation = (result.validation.status, result.validation.detail)
@@ -130,6 +149,7 @@ def cmd_analyze(args) -> int:
                 args.repeats,
                 args.warmup,
                 args.compile,
+                mode=args.mode,
             )
     else:
         if args.emit_ir:
@@ -573,6 +593,13 @@ def build_parser() -> argparse.ArgumentParser:
         "TF32 on NVIDIA Ampere and later)",
     )
     a.add_argument("--emit-ir", metavar="OUT", help="PyTorch programs: write the IR program")
+    a.add_argument(
+        "--mode",
+        choices=["train", "eval"],
+        default=None,
+        help="PyTorch programs: the model's mode (default: as Model(...) builds it, training "
+        "mode for a freshly built nn.Module, the KernelBench convention)",
+    )
     a.add_argument(
         "--no-validate",
         action="store_true",

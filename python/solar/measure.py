@@ -204,12 +204,12 @@ def _over_budget(graph, max_bytes: int, max_seconds: float) -> str:
     return " and ".join(why)
 
 
-def _lowered_graph(path: str, overrides: dict):
+def _lowered_graph(path: str, overrides: dict, mode: str | None = None):
     """(graph, lowered) of the problem at the given constant overrides."""
     from .frontend.validate import load_lowered
     from .pytorch import lower_pytorch
 
-    _, lowered = lower_pytorch(path, overrides=overrides or None)
+    _, lowered = lower_pytorch(path, overrides=overrides or None, mode=mode)
     return _core.trace(load_lowered(lowered), []), lowered
 
 
@@ -219,6 +219,7 @@ def choose_sizes(
     base: dict | None = None,
     max_bytes: int = MEASURE_MAX_BYTES,
     max_seconds: float = MEASURE_MAX_SECONDS,
+    mode: str | None = None,
 ):
     """(overrides, graph at those sizes, detail): the program's own sizes (after `base`,
     the user's --dim overrides) when they fit the budget, else its size constants divided by
@@ -264,7 +265,7 @@ def choose_sizes(
                 break
             tried.append(overrides)
             try:
-                small, _ = _lowered_graph(path, overrides)
+                small, _ = _lowered_graph(path, overrides, mode)
             except UserError as e:  # too small to capture (pooling stages): less reduction
                 last = e.diagnostics[0].message if e.diagnostics else str(e)
                 factor, going_down = factor // 2, True
@@ -286,7 +287,7 @@ def choose_sizes(
         # (vgg_block_stack: 27 s estimated, 0.7 s measured): one timed run at the smallest
         # reduced size decides.
         estimate, overrides, small, scaled = min(slow, key=lambda c: c[0])
-        trial = trial_seconds(path, overrides)
+        trial = trial_seconds(path, overrides, mode)
         if trial <= max_seconds:
             return (
                 overrides,
@@ -339,29 +340,23 @@ def flush_bytes(dev: str) -> int:
     return max(2 * llc, 64 * 2**20)
 
 
-def build(path: str, overrides: dict, seed: int, dev: str):
-    """(model, inputs) on `dev`, seeded as the harness seeds them (docs/pytorch.md)."""
-    import torch
-
-    from .frontend.capture import _as_list, _call_user, load_problem
+def build(path: str, overrides: dict, seed: int, dev: str, mode: str | None = None):
+    """(model, inputs) on `dev`, seeded as the harness seeds them (docs/pytorch.md): the
+    problem's model seen through its flat signature (frontend/flat.py) and its tensor inputs."""
+    from .frontend.capture import build_problem, load_problem
+    from .frontend.flat import flat_module, signature
 
     p = load_problem(path, overrides or None)
-    torch.manual_seed(seed)
-    init = _as_list(
-        _call_user(p.get_init_inputs, "get_init_inputs()", path), "get_init_inputs", path
-    )
-    model = _call_user(lambda: p.model_class(*init), "Model(...)", path)
-    torch.manual_seed(seed)
-    inputs = _as_list(_call_user(p.get_inputs, "get_inputs()", path), "get_inputs", path)
-    model = model.to(dev)
-    inputs = [t.to(dev) if isinstance(t, torch.Tensor) else t for t in inputs]
-    return model, inputs
+    module, example = build_problem(p, mode, seed)
+    sig, inputs = signature(example)
+    model = flat_module(module.to(dev), sig)
+    return model, [t.to(dev) for t in inputs]
 
 
-def trial_seconds(path: str, overrides: dict) -> float:
+def trial_seconds(path: str, overrides: dict, mode: str | None = None) -> float:
     """Seconds of one run (no warm-up) of the problem at `overrides`, for choosing sizes."""
     dev = device()
-    model, inputs = build(path, overrides, 0, dev)
+    model, inputs = build(path, overrides, 0, dev, mode)
     return time_runs(model, inputs, dev, 1, 0, 0, path).min
 
 
@@ -444,6 +439,7 @@ def measure(
     warmup: int = DEFAULT_WARMUP,
     compile: bool = False,
     seed: int = 0,
+    mode: str | None = None,
 ) -> Measurement:
     """Times the problem file `path` (whose full-size graph, after the user's overrides
     `base`, is `graph`) and computes the SOL of the measured sizes on each of `archs`."""
@@ -451,14 +447,14 @@ def measure(
 
     if repeats < 1 or warmup < 0:
         raise argument_error("--repeats must be at least 1 and --warmup at least 0")
-    overrides, small, detail = choose_sizes(path, graph, base)
+    overrides, small, detail = choose_sizes(path, graph, base, mode=mode)
     from .local_arch import is_local, probe_bandwidth
 
     local = any(is_local(a) for a in archs)
     before = probe_bandwidth()[0] if local else 0.0
     dev = device()
     flush = flush_bytes(dev)
-    model, inputs = build(path, overrides, seed, dev)
+    model, inputs = build(path, overrides, seed, dev, mode)
     eager = time_runs(model, inputs, dev, repeats, warmup, flush, path)
     m = Measurement(
         source=path,

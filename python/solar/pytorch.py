@@ -34,16 +34,18 @@ class PyTorchResult:
         return self.analysis.unfused
 
 
-def lower_pytorch(source, example_inputs=None, overrides=None):
-    """(capture, lowered) for a problem file path or an nn.Module with example inputs.
+def lower_pytorch(source, example_inputs=None, overrides=None, mode=None):
+    """(capture, lowered) for a problem file path or an nn.Module with example inputs (a list
+    of positional arguments, a dict of keyword arguments, or {"args": [...], "kwargs": {...}}).
     `overrides` ({constant: value}) replaces a problem file's module-level integer constants
-    before it runs (`--dim` on a PyTorch program)."""
+    before it runs (`--dim` on a PyTorch program); `mode` "train" or "eval" sets the module's
+    mode (None: the one it has; a problem file's Model is built in training mode)."""
     from .frontend import capture_module, capture_problem, lower
 
     if isinstance(source, (str, bytes)) or hasattr(source, "__fspath__"):
         if overrides:
             check_overrides(str(source), overrides)
-        capture = capture_problem(str(source), overrides or None)
+        capture = capture_problem(str(source), overrides or None, mode)
     else:
         if example_inputs is None:
             from .errors import argument_error
@@ -52,7 +54,9 @@ def lower_pytorch(source, example_inputs=None, overrides=None):
                 "analyzing a module needs example inputs: "
                 "solar.analyze(model, example_inputs, arch=...)"
             )
-        capture = capture_module(source, list(example_inputs))
+        if not isinstance(example_inputs, dict):
+            example_inputs = list(example_inputs)
+        capture = capture_module(source, example_inputs, mode)
     return capture, lower(capture)
 
 
@@ -87,23 +91,34 @@ def analyze_pytorch(
     seed=0,
     overrides=None,
     cache_aware=True,
+    mode=None,
+    progress=None,
 ) -> PyTorchResult:
+    """`progress(stage)`, when given, is called as each stage starts ("capture and lower",
+    "analyse", "validate"): the CLI shows it on a terminal; library code prints nothing."""
     from . import load_arch
     from .frontend.validate import Validation, load_lowered
     from .frontend.validate import validate as run_validation
 
-    capture, lowered = lower_pytorch(source, example_inputs, overrides)
+    step = progress or (lambda stage: None)
+    step("capturing with torch.export and lowering to the IR")
+    capture, lowered = lower_pytorch(source, example_inputs, overrides, mode)
     if emit_ir:
         with open(emit_ir, "w") as f:
             f.write(lowered.text)
     program = load_lowered(lowered)
     graph = _core.trace(program, [])
     specs = [a if isinstance(a, _core.ArchSpec) else load_arch(a) for a in archs]
+    step(
+        f"analysing {len(graph.nodes)} IR nodes" + (" (cache-aware search)" if cache_aware else "")
+    )
     analyses = [_core.analyze(graph, a, fp32_math, cache_aware) for a in specs]
     if validate:
+        step("validating against PyTorch")
         validation = run_validation(capture, lowered, program, graph, seed=seed, backend=backend)
     else:
         validation = Validation("none", "validation skipped (--no-validate)")
+    step("")
     return PyTorchResult(
         capture.source,
         lowered.text,

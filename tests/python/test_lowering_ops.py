@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -80,6 +81,17 @@ class InPlace(nn.Module):
         y[:, 0] = 0.0  # select_scatter / copy_
         y[:, 1:3] += 1.0  # slice_scatter
         return y.relu_()
+
+
+class StochasticDepth(nn.Module):
+    """torchvision's row-mode StochasticDepth in training mode: a Bernoulli mask per sample,
+    scaled by the survival rate (bernoulli.p)."""
+
+    def forward(self, x):
+        keep = 0.75
+        noise = torch.empty([x.shape[0], 1], dtype=x.dtype, device=x.device).bernoulli_(keep)
+        noise.div_(keep)
+        return x * noise
 
 
 class MaskedAssign(nn.Module):
@@ -339,6 +351,21 @@ CASES = {
     "clone_detach_alias": lambda: (f(lambda x: x.clone().detach() + x), [R(4)]),
     "in_place": lambda: (InPlace(), [R(3, 5)]),
     "masked_assign": lambda: (MaskedAssign(), [R(3, 4)]),
+    "stochastic_depth": lambda: (StochasticDepth(), [R(4, 6)]),
+    "sub_div_scalar": lambda: (
+        f(lambda x: torch.ops.aten.div.Scalar(torch.ops.aten.sub.Scalar(x, 1.5), 4.0)),
+        [R(3, 4)],
+    ),
+    # A restride of a pooled [N, C, 1, 1] tensor (a view) and a windowed read with an offset.
+    "as_strided": lambda: (
+        f(
+            lambda x: (
+                torch.as_strided(x.mean((2, 3), keepdim=True), (2, 1, 1, 8), (8, 1, 1, 1)),
+                torch.as_strided(x, (2, 8, 3, 3), (128, 16, 4, 1), 5),
+            )
+        ),
+        [R(2, 8, 4, 4)],
+    ),
     "buffer_mask": lambda: (BufferModel(), [R(2, 5, 5)]),
     # ---------------------------------------------------------------- creation
     "full_zeros_ones": lambda: (
@@ -879,8 +906,17 @@ def run_lowered(model, inputs, lowered):
     program = load_lowered(lowered)
     state = model.state_dict()
     tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
-    feeds = {}
+    feeds, constants = {}, None
     for name, kind, target in lowered.params:
+        if kind != "input" and target not in state:
+            # A tensor made from Python data in forward (y[:, 0] = 0.0 lifts a scalar
+            # tensor): captured without values, so taken from a real export.
+            if constants is None:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    constants = torch.export.export(model, tuple(inputs)).constants
+            feeds[name] = constants[target].detach()
+            continue
         feeds[name] = (tensors[target] if kind == "input" else state[target]).detach()
     return solar.run(program, feeds, backend="interpreter")
 

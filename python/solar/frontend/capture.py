@@ -1,8 +1,9 @@
-"""Capture: a PyTorch problem file or module -> an exported ATen graph, on the meta device."""
+"""Capture: a PyTorch problem file or module -> an exported ATen graph, on fake tensors."""
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import sys
 import types
 import uuid
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Diagnostic, UserError
+from .flat import flat_module, signature
 from .rnn import patch_recurrent
 
 
@@ -43,6 +45,12 @@ class Capture:
     # measured on the meta device: validation checks them against its budget first.
     model_bytes: int = 0
     input_bytes: int = 0
+    # How the flat tensor inputs rebuild the program's call (frontend/flat.py), the names of
+    # its flat outputs (paths in the returned structure) and the mode it was captured in
+    # (None: the module's own).
+    signature: object = None
+    output_names: list = field(default_factory=list)
+    mode: str | None = None
 
 
 def tensor_bytes(values) -> int:
@@ -105,6 +113,15 @@ def load_problem(path: str, overrides: dict | None = None) -> Problem:
     sys.modules[name] = module
     try:
         exec(code, module.__dict__)
+    except ModuleNotFoundError as e:  # name the package, not a traceback
+        package = (e.name or "").split(".")[0]
+        raise frontend_error(
+            "capture",
+            f"the program imports '{package}', which is not installed here",
+            f"install it into Solar's environment (pip install {package}) and run again",
+            path,
+            _user_line(e, path),
+        ) from None
     except Exception as e:  # the user's program failed: report it, never a traceback
         raise frontend_error(
             "capture",
@@ -128,37 +145,81 @@ def load_problem(path: str, overrides: dict | None = None) -> Problem:
     return Problem(path, module, module.Model, module.get_inputs, get_init)
 
 
-def int_constants(text: str) -> dict[str, int]:
-    """Module-level `NAME = <int literal>` assignments of a problem file (its sizes)."""
-    out = {}
+def _literal_int(node) -> int | None:
+    """The value of an integer literal or of arithmetic on integer literals (`256 * 8`,
+    `2**20`); None for anything else (a name: a derived size follows what it names)."""
+    import operator
+
+    ops = {
+        ast.Add: operator.add,
+        ast.Sub: operator.sub,
+        ast.Mult: operator.mul,
+        ast.FloorDiv: operator.floordiv,
+        ast.Pow: operator.pow,
+        ast.LShift: operator.lshift,
+    }
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _literal_int(node.operand)
+        return None if v is None else -v
+    if isinstance(node, ast.BinOp) and type(node.op) in ops:
+        left, right = _literal_int(node.left), _literal_int(node.right)
+        if left is None or right is None or (isinstance(node.op, ast.Pow) and right > 64):
+            return None
+        if isinstance(node.op, ast.FloorDiv) and right == 0:
+            return None
+        return ops[type(node.op)](left, right)
+    return None
+
+
+def _constant_sites(text: str) -> list[tuple[str, int, object]]:
+    """(name, value, value node) of every module-level size constant: `NAME = <int>`,
+    `NAME = <integer literal arithmetic>` and each name of `A, B = <int>, <int>`."""
+    out = []
     for node in ast.parse(text).body:
-        if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and isinstance(node.value, ast.Constant)
-            and type(node.value.value) is int
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target, value = node.targets[0], node.value
+        if isinstance(target, ast.Name):
+            pairs = [(target, value)]
+        elif (
+            isinstance(target, (ast.Tuple, ast.List))
+            and isinstance(value, (ast.Tuple, ast.List))
+            and len(target.elts) == len(value.elts)
         ):
-            out[node.targets[0].id] = node.value.value
+            pairs = list(zip(target.elts, value.elts, strict=True))
+        else:
+            continue
+        for t, v in pairs:
+            n = _literal_int(v)
+            if isinstance(t, ast.Name) and n is not None:
+                out.append((t.id, n, v))
     return out
 
 
+def int_constants(text: str) -> dict[str, int]:
+    """Module-level integer size constants of a problem file (its sizes): literals, integer
+    literal arithmetic (`M = 256 * 8`) and tuple assignments (`M, K, N = 64, 32, 16`)."""
+    return {name: value for name, value, _ in _constant_sites(text)}
+
+
 def override_constants(text: str, overrides: dict) -> str:
-    """`text` with the literal values of the named module-level constants replaced."""
+    """`text` with the values of the named module-level constants replaced by literals."""
     lines = text.splitlines(keepends=True)
-    for node in reversed(ast.parse(text).body):  # right to left: offsets stay valid
-        if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and node.targets[0].id in overrides
-            and isinstance(node.value, ast.Constant)
-        ):
-            v = node.value
-            line = lines[v.lineno - 1]
+    sites = [(n, v) for n, _, v in _constant_sites(text) if n in overrides]
+    # Right to left, bottom to top: earlier offsets stay valid.
+    for name, v in sorted(sites, key=lambda s: (s[1].lineno, s[1].col_offset), reverse=True):
+        if v.lineno != v.end_lineno:
+            first, last = lines[v.lineno - 1], lines[v.end_lineno - 1]
             lines[v.lineno - 1] = (
-                line[: v.col_offset] + str(overrides[node.targets[0].id]) + line[v.end_col_offset :]
+                first[: v.col_offset] + str(overrides[name]) + last[v.end_col_offset :]
             )
+            for k in range(v.lineno, v.end_lineno):
+                lines[k] = ""
+            continue
+        line = lines[v.lineno - 1]
+        lines[v.lineno - 1] = line[: v.col_offset] + str(overrides[name]) + line[v.end_col_offset :]
     return "".join(lines)
 
 
@@ -192,7 +253,8 @@ def _as_list(value, what: str, path: str) -> list:
         return list(value)
     raise frontend_error(
         "capture",
-        f"{what} must return a list or tuple, got {type(value).__name__}",
+        f"{what} must return a list or tuple, got "
+        f"{'Tensor' if is_fake(value) else type(value).__name__}",
         f"write: def {what}(): return [...]",
         path,
     )
@@ -204,98 +266,293 @@ def has_recurrent(model) -> bool:
     return any(isinstance(m, nn.RNNBase) for m in model.modules())
 
 
-def build_on_meta(problem: Problem):
-    """Model and inputs on the meta device: shapes and dtypes only, nothing allocated."""
+MODES = ("train", "eval")
+
+
+def set_mode(model, mode: str | None) -> None:
+    """`mode` "train" or "eval" sets the module's mode; None keeps the one it has."""
+    if mode is None:
+        return
+    if mode not in MODES:
+        from ..errors import argument_error
+
+        raise argument_error(f"mode must be 'train' or 'eval', got {mode!r}")
+    model.train(mode == "train")
+
+
+class _CudaAsCpu:
+    """While capturing, tensors a program asks for on a CUDA device are made on the CPU (as
+    fake tensors: nothing is allocated), so a KernelBench-style `get_inputs()` that writes
+    `device="cuda"` or `.cuda()` captures on a machine without a GPU."""
+
+    def __new__(cls):
+        import torch
+        from torch.overrides import TorchFunctionMode
+
+        def is_cuda(d) -> bool:
+            return (isinstance(d, str) and d.startswith("cuda")) or (
+                isinstance(d, torch.device) and d.type == "cuda"
+            )
+
+        class Mode(TorchFunctionMode):
+            solar_cuda_as_cpu = True
+
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                kwargs = dict(kwargs or {})
+                if func is torch.Tensor.cuda:
+                    return args[0]
+                if is_cuda(kwargs.get("device")):
+                    kwargs["device"] = "cpu"
+                if func in (torch.Tensor.to, torch.Tensor.type):
+                    args = tuple("cpu" if is_cuda(a) else a for a in args)
+                return func(*args, **kwargs)
+
+        return Mode()
+
+
+@contextlib.contextmanager
+def fake_tensors():
+    """Everything built inside is a fake tensor on the CPU device: shapes, dtypes and devices
+    are real (so `torch.autocast(device_type=x.device.type)` and device checks behave as on a
+    CPU), storage is never allocated."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    mode = FakeTensorMode(allow_non_fake_inputs=True)
+    with mode, _CudaAsCpu(), _SmallRangesKnown(mode):
+        yield mode
+
+
+# Ranges a constructor may read back with .item() (Swin's and torchvision's per-block
+# stochastic-depth rates: `[x.item() for x in torch.linspace(0, rate, depth)]`), up to this
+# many elements, are computed for real and kept as fake tensors that know their values.
+SMALL_RANGE = 4096
+
+
+class _SmallRangesKnown:
+    def __new__(cls, fake_mode):
+        import torch
+        from torch._subclasses.fake_tensor import unset_fake_temporarily
+        from torch.overrides import TorchFunctionMode
+
+        ranges = (torch.linspace, torch.logspace, torch.arange)
+
+        class Mode(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
+                if func not in ranges:
+                    return func(*args, **kwargs)
+                out = func(*args, **kwargs)
+                if out.numel() > SMALL_RANGE or out.device.type != "cpu":
+                    return out
+                with unset_fake_temporarily():
+                    real = func(*args, **kwargs)
+                return fake_mode.fake_tensor_converter.from_real_tensor(
+                    fake_mode, real, make_constant=True
+                )
+
+        return Mode()
+
+
+def is_fake(t) -> bool:
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    return isinstance(t, FakeTensor) or getattr(getattr(t, "device", None), "type", "") == "meta"
+
+
+def build_problem(problem: Problem, mode: str | None, seed: int | None = None):
+    """(model, example) of a problem file: its Model(*get_init_inputs()) in `mode` and
+    get_inputs(). Inside `fake_tensors()` nothing is allocated; with `seed`, both are seeded
+    as the harness seeds them (docs/pytorch.md)."""
     import torch
 
-    with torch.device("meta"):
-        init = _as_list(
-            _call_user(problem.get_init_inputs, "get_init_inputs()", problem.path),
-            "get_init_inputs",
-            problem.path,
-        )
-        model = _call_user(lambda: problem.model_class(*init), "Model(...)", problem.path)
-        patch_recurrent(model)
-        inputs = _as_list(
-            _call_user(problem.get_inputs, "get_inputs()", problem.path), "get_inputs", problem.path
-        )
+    if not torch.cuda.is_available() and not any(
+        getattr(m, "solar_cuda_as_cpu", False)
+        for m in torch.overrides._get_current_function_mode_stack()
+    ):
+        with _CudaAsCpu():
+            return build_problem(problem, mode, seed)
+    if seed is not None:
+        torch.manual_seed(seed)
+    init = _as_list(
+        _call_user(problem.get_init_inputs, "get_init_inputs()", problem.path),
+        "get_init_inputs",
+        problem.path,
+    )
+    model = _call_user(lambda: problem.model_class(*init), "Model(...)", problem.path)
+    tensor_attributes_as_buffers(model)
+    set_mode(model, mode)
+    if seed is not None:
+        torch.manual_seed(seed)
+    inputs = _as_list(
+        _call_user(problem.get_inputs, "get_inputs()", problem.path), "get_inputs", problem.path
+    )
     return model, inputs
 
 
-def export_module(model, inputs: list, source: str):
-    """torch.export in training mode (no .eval(): batch norm uses batch statistics, dropout
-    is live), then decomposition to core ATen operators."""
-    import contextlib
+def tensor_attributes_as_buffers(model) -> None:
+    """Plain tensor attributes of a problem file's modules (`self.h = torch.zeros(...)`)
+    become non-persistent buffers: torch.export refuses a constant that forward mutates
+    ("Constant ... is mutated ... register it as buffer"), and as a buffer its update is
+    counted as eager makes it. The same happens to the real model validation builds, so the
+    qualified names agree."""
+    import torch
+
+    for module in model.modules():
+        for name, value in list(vars(module).items()):
+            if isinstance(value, torch.Tensor) and not isinstance(value, torch.nn.Parameter):
+                delattr(module, name)
+                module.register_buffer(name, value, persistent=False)
+
+
+def export_module(model, tensors: list, source: str):
+    """torch.export of a flat module (frontend/flat.py) in the module's mode (a problem file's
+    model is in training mode unless --mode eval: batch norm uses batch statistics, dropout is
+    live), then decomposition to core ATen operators. Fake inputs are exported in their fake
+    mode, real ones for real."""
     import logging
     import warnings
 
     import torch
+    from torch._guards import detect_fake_mode
 
-    args = tuple(inputs)
+    args = tuple(tensors)
     try:
         # torch.export's warnings and logged tracebacks are not the user's concern: a failure
         # is reported once, below.
         logging.disable(logging.CRITICAL)
+        fake = detect_fake_mode(args) or contextlib.nullcontext()
         # Tensors the forward pass creates without a device (torch.ones(n), torch.arange(n))
-        # must land on the model's device: meta while capturing, the CPU when validation
-        # re-exports the real program to read constants (frontend/validate.py).
+        # land on the CPU; a module on the meta device keeps them there.
         on_meta = any(
             t.device.type == "meta"
             for t in [*model.parameters(), *model.buffers(), *args]
             if isinstance(t, torch.Tensor)
         )
         device = torch.device("meta") if on_meta else contextlib.nullcontext()
-        with torch.no_grad(), warnings.catch_warnings(), device:
+        with torch.no_grad(), warnings.catch_warnings(), fake, device:
             warnings.simplefilter("ignore")
             exported = torch.export.export(model, args)
             exported = exported.run_decompositions()
+    except UserError:
+        raise
     except Exception as e:
-        first = str(e).splitlines()[0] if str(e) else ""
-        raise frontend_error(
-            "capture",
-            f"torch.export could not capture the program: {type(e).__name__}: {first}",
-            "check that the program runs with PyTorch; torch.export also needs a forward pass "
-            "without data-dependent Python control flow",
-            source,
-            _user_line(e, source) if source else 0,
-        ) from None
+        raise export_error(e, source) from None
     finally:
         logging.disable(logging.NOTSET)
     return exported
 
 
-def capture_problem(path: str, overrides: dict | None = None) -> Capture:
-    problem = load_problem(path, overrides)
-    model, inputs = build_on_meta(problem)
-    model_bytes, input_bytes = tensor_bytes(model_tensors(model)), tensor_bytes(inputs)
-    exported = export_module(model, inputs, path)
-    return Capture(exported, path, problem, model_bytes=model_bytes, input_bytes=input_bytes)
+_DATA_DEPENDENT = (
+    "GuardOnDataDependentSymNode",
+    "DataDependentOutputException",
+    "DynamicOutputShapeException",
+    "UserError",
+)
 
 
-def capture_module(model, example_inputs) -> Capture:
-    """Captures a module already in memory (its parameters may be real or meta)."""
-    import torch
+def export_error(e: BaseException, source: str) -> UserError:
+    """One line for a failed export: data-dependent control flow gets its own message and a
+    hint, never the graph dump torch.export appends."""
+    first = next((ln for ln in str(e).splitlines() if ln.strip()), "")
+    name = type(e).__name__
+    if name in _DATA_DEPENDENT or "data-dependent" in str(e) or "data dependent" in str(e):
+        return frontend_error(
+            "capture",
+            "the program's control flow or output shapes depend on tensor values "
+            f"({name}: {first[:200]})",
+            "Solar analyses programs whose operators are fixed by shapes alone; models whose "
+            "work depends on the data (detection post-processing, dynamic routing by value) "
+            "need a static variant: capture the part before the data-dependent step",
+            source,
+            _user_line(e, source) if source else 0,
+        )
+    return frontend_error(
+        "capture",
+        f"torch.export could not capture the program: {name}: {first[:300]}",
+        "check that the program runs with PyTorch; torch.export also needs a forward pass "
+        "without data-dependent Python control flow",
+        source,
+        _user_line(e, source) if source else 0,
+    )
 
-    inputs = [
-        torch.empty(t.shape, dtype=t.dtype, device="meta") if isinstance(t, torch.Tensor) else t
-        for t in example_inputs
-    ]
-    import copy
 
-    original = model
-    if not all(t.device.type == "meta" for t in [*model.parameters(), *model.buffers()]):
-        model = copy.deepcopy(model).to("meta")  # shapes only from here on
-    elif has_recurrent(model):
-        model = copy.deepcopy(model)  # patch_recurrent changes the module it is given
-    patch_recurrent(model)
-    exported = export_module(model, inputs, "")
-    real = all(not isinstance(t, torch.Tensor) or t.device.type != "meta" for t in example_inputs)
-    # The module's own tensors exist already (validation allocates none of them); its inputs
-    # are cloned for the forward pass.
+def _flat_capture(model, example, source: str, **fields) -> Capture:
+    sig, tensors = signature(example)
+    flat = flat_module(model, sig)
+    exported = export_module(flat, tensors, source)
     return Capture(
         exported,
-        "",
-        module=original if real else None,
-        example_inputs=list(example_inputs) if real else [],
-        input_bytes=tensor_bytes(example_inputs),
+        source,
+        signature=sig,
+        output_names=list(getattr(flat, "solar_output_names", [])),
+        **fields,
     )
+
+
+def capture_problem(path: str, overrides: dict | None = None, mode: str | None = None) -> Capture:
+    problem = load_problem(path, overrides)
+    with fake_tensors():
+        model, inputs = build_problem(problem, mode)
+        patch_recurrent(model)
+    model_bytes, input_bytes = tensor_bytes(model_tensors(model)), tensor_bytes(inputs)
+    return _flat_capture(
+        model,
+        inputs,
+        path,
+        problem=problem,
+        model_bytes=model_bytes,
+        input_bytes=input_bytes,
+        mode=mode,
+    )
+
+
+def capture_module(model, example_inputs, mode: str | None = None) -> Capture:
+    """Captures a module already in memory with example inputs: a list of positional
+    arguments, a dict of keyword arguments, or {"args": [...], "kwargs": {...}}. The module's
+    tensors may be real, fake (built inside `solar.fake_tensors()`: a published-size model
+    allocates nothing) or on the meta device (moved to fake CPU tensors, so device-dependent
+    code such as `torch.autocast(device_type=x.device.type)` sees a CPU); inputs likewise.
+    The module keeps its mode unless `mode` is given (and is left as it was)."""
+    import copy
+
+    import torch
+    from torch._guards import detect_fake_mode
+
+    sig, tensors = signature(example_inputs)
+    state = [*model.parameters(), *model.buffers()]
+    real = all(not is_fake(t) for t in [*tensors, *state])
+    original = model
+    fake = detect_fake_mode(tuple(state))
+    on_meta = any(t.device.type == "meta" for t in state)
+    if on_meta or has_recurrent(model):
+        model = copy.deepcopy(model)  # to_empty and patch_recurrent change the module
+    if fake is None:
+        with fake_tensors() as fake:
+            if on_meta:
+                model.to_empty(device="cpu")  # fake CPU tensors of the same shapes
+    was_training = model.training
+    try:
+        set_mode(model, mode)
+        patch_recurrent(model)
+        with fake, _CudaAsCpu():
+            fakes = [
+                torch.empty(t.shape, dtype=t.dtype)
+                if t.device.type == "meta"
+                else (t if is_fake(t) else fake.from_tensor(t))
+                for t in tensors
+            ]
+        fake_args, fake_kwargs = sig.call_args(fakes)
+        capture = _flat_capture(
+            model,
+            {"args": fake_args, "kwargs": fake_kwargs},
+            "",
+            module=original if real else None,
+            example_inputs=list(tensors) if real else [],
+            input_bytes=tensor_bytes(tensors),
+            mode=mode,
+        )
+    finally:
+        model.train(was_training)
+    # Validation calls the original module through the same flat signature.
+    capture.signature = sig
+    return capture

@@ -237,9 +237,32 @@ class Lowerer:
         header = f'    with unit("{label}"' + (f', fp32_math="{mode}"' if mode else "") + "):"
         self.lines[group["start"] :] = [header, *("    " + line for line in lines)]
 
+    def library_frame(self) -> str:
+        """`path:line: code` of the innermost frame of the current node's stack outside the
+        user's file and outside torch (the model library's line that called the operator:
+        transformers' modeling_mixtral.py calling torch.topk), or ""."""
+        trace = (self.node.meta.get("stack_trace") or "") if self.node is not None else ""
+        frames = re.findall(r'File "([^"]+)", line (\d+), in [^\n]*\n\s*([^\n]*)', trace)
+        for f, ln, c in reversed(frames):
+            parts = Path(f).parts
+            if self.source and Path(f).resolve() == Path(self.source).resolve():
+                return ""  # the user's own line is the operator's caller
+            if "torch" in parts or "solar" in parts:
+                continue
+            short = (
+                "/".join(parts[parts.index("site-packages") + 1 :])
+                if "site-packages" in parts
+                else f
+            )
+            return f"{short}:{ln}: {c.strip()}"
+        return ""
+
     def fail(self, message: str, hint: str = ""):
         file, line, code = self.where()
         extra = f" (from `{code}`)" if code else ""
+        library = self.library_frame()
+        if library:
+            extra += f" (called in {library})"
         raise frontend_error("lower", message + extra, hint, file or self.source, line)
 
     def emit(self, text: str) -> None:
@@ -403,6 +426,11 @@ class Lowerer:
                 continue
             dtype = ir_dtype(val.dtype, f" (input '{node.name}')", self.source)
             shape = tuple(int(s) for s in val.shape)
+            if 0 in shape:
+                # An empty tensor (a key-value cache's initial state, which torch.cat skips):
+                # no data, no parameter; a rule that reads it sees numel 0.
+                self.values[node.name] = Value("", shape, dtype)
+                continue
             for s in shape:
                 dims.setdefault(s, f"d{s}")
             name = re.sub(r"\W", "_", node.name)
@@ -427,6 +455,13 @@ class Lowerer:
             key = str(node.target)
             self.ops[key] = self.ops.get(key, 0) + 1
             self.sequence.append(key)
+            val = node.meta.get("val")
+            if hasattr(val, "shape") and 0 in tuple(val.shape):
+                # An empty result (the pass-through half of a partial rotary embedding whose
+                # rotary part is the whole head): no data; torch.cat skips it.
+                shape = tuple(int(s) for s in val.shape)
+                self.values[node.name] = Value("", shape, ir_dtype(val.dtype, "", self.source))
+                continue
             rule = RULES.get(key)
             if rule is None:
                 self.fail(
@@ -487,7 +522,7 @@ class Lowerer:
             self.source,
             params,
             self.ops,
-            self.notes,
+            list(dict.fromkeys(self.notes)),  # each note once per program
             self.sequence,
             [target for _, target in mutations],
         )

@@ -193,6 +193,8 @@ RULES["aten.sub.Tensor"] = _binary("sub", "add_scalar", lambda s: -s)
 RULES["aten.mul.Tensor"] = _binary("mul", "mul_scalar", lambda s: s)
 RULES["aten.mul.Scalar"] = RULES["aten.mul.Tensor"]
 RULES["aten.div.Tensor"] = _binary("div", "div_scalar", lambda s: s)
+RULES["aten.div.Scalar"] = RULES["aten.div.Tensor"]
+RULES["aten.sub.Scalar"] = RULES["aten.sub.Tensor"]
 RULES["aten.maximum.default"] = _binary("maximum")
 RULES["aten.minimum.default"] = _binary("minimum")
 
@@ -948,6 +950,12 @@ def _index_select(lw, x, dim, index):
 
 
 # ---------------------------------------------------------------------------- dropout
+MASK_NOTE = (
+    "dropout and other random masks (stochastic depth) are counted live and run at their "
+    "expectation in validation"
+)
+
+
 @rule("aten.native_dropout.default")
 def _dropout(lw, x, p, train):
     """Training-mode dropout is live: it reads X and writes Y (and its mask). The IR has no
@@ -957,12 +965,85 @@ def _dropout(lw, x, p, train):
     x = tensor(lw, x)
     if not train or p == 0:
         return (x, _unused(lw, "mask"))
-    lw.notes.append(f"dropout(p={p}) runs at its expectation (identity) in validation")
+    lw.notes.append(MASK_NOTE)
     shape = lw.out_shape(0)
     mask = _const(lw, 1.0, (x.numel,))
     mask = lw.cast(mask, "bool")
     y = lw.call("dropout", [lw.flat(x).var, mask.var, 1.0], (x.numel,), lw.out_dtype(0))
     return (lw.reshape(y, shape), _unused(lw, "mask"))
+
+
+@rule("aten.bernoulli.p")
+def _bernoulli(lw, x, p=0.5, generator=None):
+    """A Bernoulli(p) draw of x's shape: the mask of an inplace dropout or of stochastic depth
+    (torchvision's StochasticDepth). The IR has no random numbers, so the lowered program
+    draws its expectation p (a constant made on chip: no reads; the consumer's traffic is
+    counted as for a real mask), and validation runs PyTorch with the same expectation
+    (docs/pytorch.md)."""
+    lw.notes.append(MASK_NOTE)
+    return _const_typed(lw, float(p), lw.out_shape(), lw.out_dtype())
+
+
+@rule("aten.as_strided.default")
+def _as_strided(lw, x, size, stride, storage_offset=None):
+    """as_strided reads x's storage at offset + sum(i_k * stride_k): a copy kernel with that
+    affine index (a restride of a pooled [N, C, 1, 1] tensor, ConvNeXt's and Swin's layer
+    norm). The lowered program's values are contiguous, so x must be too (its storage is then
+    its own elements in order); a restride of a permuted view is refused."""
+    x = tensor(lw, x)
+    size = [int(s) for s in size]
+    stride = [int(s) for s in stride]
+    offset = int(storage_offset or 0)
+    src = lw.node.args[0].meta.get("val")
+    contiguous = [1] * len(x.shape)
+    for k in range(len(x.shape) - 2, -1, -1):
+        contiguous[k] = contiguous[k + 1] * x.shape[k + 1]
+    if src is not None and (
+        int(src.storage_offset()) != 0
+        or any(
+            int(a) != b for a, b, n in zip(src.stride(), contiguous, x.shape, strict=True) if n > 1
+        )
+    ):
+        lw.fail(
+            "as_strided of a non-contiguous view is not supported",
+            "make the tensor contiguous (.contiguous()) before restriding it",
+        )
+    keep = [k for k, n in enumerate(size) if n > 1 and stride[k] != 0]
+    hi = offset + sum((size[k] - 1) * stride[k] for k in keep)
+    if offset < 0 or hi >= max(x.numel, 1):
+        lw.fail(f"as_strided reads element {hi} of a tensor of {x.numel} elements")
+    target = [n for n in size]
+    natural = [1] * len(size)
+    for k in range(len(size) - 2, -1, -1):
+        natural[k] = natural[k + 1] * size[k + 1]
+    if (
+        offset == 0
+        and math.prod(size) == x.numel
+        and all(stride[k] == natural[k] for k in range(len(size)) if size[k] > 1)
+    ):
+        return lw.cast(lw.reshape(x, target), lw.out_dtype())  # a plain view
+    dtype = x.dtype
+    name = f"as_strided_{len(lw.kernels)}"
+    dims = [f"D{k}" for k in range(len(size))]
+    idx = [f"i{k}" for k in range(len(size))]
+    terms = [str(offset)] if offset or not keep else []
+    terms += [f"{idx[k]} * {stride[k]}" if stride[k] != 1 else idx[k] for k in keep]
+    body = [
+        "@kernel",
+        f'def {name}(X: Tensor("N", dtype="{dtype}")) -> '
+        f'Tensor("{",".join(dims)}", dtype="{dtype}"):',
+        "    Y = Tensor("
+        + ", ".join(f"{d}={n}" for d, n in zip(dims, size, strict=True))
+        + f', dtype="{dtype}")',
+    ]
+    for k, d in enumerate(dims):
+        body.append("    " * (k + 1) + f'for {idx[k]} in Dim("{d}", parallel=True):')
+    body.append("    " * (len(dims) + 1) + f"Y[{', '.join(idx)}] = X[{' + '.join(terms)}]")
+    body.append("    return Y")
+    lw.kernels[name] = "\n".join(body) + "\n"
+    var = lw.fresh()
+    lw.emit(f"{var} = {name}({lw.flat(x).var})")
+    return lw.cast(Value(var, tuple(size), dtype), lw.out_dtype())
 
 
 # ---------------------------------------------------------------------------- helpers (2)
@@ -1476,7 +1557,6 @@ UNSUPPORTED = {
     "aten.scatter_reduce.two": _SCATTER,
     "aten.index_add.default": _SCATTER,
     "aten.multinomial.default": _RANDOM,
-    "aten.bernoulli.p": _RANDOM,
     "aten.rand.default": _RANDOM,
     "aten.randn.default": _RANDOM,
     "aten.rand_like.default": _RANDOM,

@@ -20,7 +20,7 @@ from .. import _core
 from ..errors import UserError, argument_error
 from ..execution import native_unavailable
 from ..tolerance import compare_all, output_budgets, perturb, perturbation_unit
-from .capture import Capture, frontend_error
+from .capture import Capture, frontend_error, is_fake
 from .lower import LoweredProgram, ir_dtype, lower
 from .per_kernel import validate_per_kernel
 
@@ -40,7 +40,7 @@ class Validation:
 
 class RealModelError(Exception):
     """Building or running the real PyTorch program for validation failed (it was captured
-    on the meta device, so the analysis stands): validation is `none` with this reason."""
+    on fake tensors, so the analysis stands): validation is `none` with this reason."""
 
 
 # Bytes per output element that comparing one output allocates (both sides as float64, the
@@ -125,7 +125,16 @@ def dropout_at_expectation():
     def sdpa_without_dropout(q, k, v, attn_mask=None, dropout_p=0.0, *args, **kwargs):
         return sdpa(q, k, v, attn_mask, 0.0, *args, **kwargs)
 
+    saved_bernoulli = torch.Tensor.bernoulli_, torch.bernoulli
+
+    def bernoulli_(self, p=0.5, *args, **kwargs):  # stochastic depth's mask: its expectation
+        return self.fill_(p) if isinstance(p, (int, float)) else self.copy_(p)
+
+    def bernoulli(x, p=None, *args, **kwargs):
+        return torch.full_like(x, p) if isinstance(p, (int, float)) else x.clone()
+
     try:
+        torch.Tensor.bernoulli_, torch.bernoulli = bernoulli_, bernoulli
         for n in saved:
             setattr(F, n, lambda x, *a, **k: x)
         torch.dropout = lambda x, *a, **k: x
@@ -135,54 +144,57 @@ def dropout_at_expectation():
         for n, fn in saved.items():
             setattr(F, n, fn)
         torch.dropout = saved_torch
+        torch.Tensor.bernoulli_, torch.bernoulli = saved_bernoulli
         F.scaled_dot_product_attention = sdpa
 
 
 def golden_run(capture: Capture, seed: int = 0, buffers=()):
-    """Builds the model and inputs for real (seeded as the harness does) and runs it.
-    Returns (model, inputs, outputs, before): `before` holds the values the buffers named in
-    `buffers` had before the forward pass (which updates them, as batch norm's running
-    statistics); their updated values follow the forward's outputs in `outputs`."""
+    """Builds the model and inputs for real (seeded as the harness does) and runs it through
+    the captured flat signature (frontend/flat.py). Returns (model, inputs, outputs, before):
+    `model` is the flat module, `inputs` its flat tensor inputs; `before` holds the values the
+    buffers named in `buffers` had before the forward pass (which updates them, as batch
+    norm's running statistics); their updated values follow the forward's outputs in
+    `outputs`."""
     import torch
 
-    from .capture import _as_list, _call_user
+    from .capture import _call_user, build_problem, set_mode
+    from .flat import flat_module, signature
 
     p = capture.problem
     if p is None:  # an in-memory module with real example inputs
+        module = capture.module
+        was_training = module.training
+        model = flat_module(module, capture.signature)
+        set_mode(model, capture.mode)
         copies = [t.clone() if isinstance(t, torch.Tensor) else t for t in capture.example_inputs]
-        before = _buffer_values(capture.module, buffers)
-        with torch.no_grad(), dropout_at_expectation():
-            out = capture.module(*copies)
-        outs = list(out) if isinstance(out, (tuple, list)) else [out]
-        outs += list(_buffer_values(capture.module, buffers).values())
+        before = _buffer_values(model, buffers)
+        try:
+            with torch.no_grad(), dropout_at_expectation():
+                outs = list(model(*copies))
+        finally:
+            module.train(was_training)
+        outs += list(_buffer_values(model, buffers).values())
         # The caller's module keeps its state: validation does not advance its statistics.
         with torch.no_grad():
-            state = {**dict(capture.module.named_buffers()), **capture.module.state_dict()}
+            state = {**dict(model.named_buffers()), **model.state_dict()}
             for k, v in before.items():
                 state[k].copy_(v)
-        return capture.module, capture.example_inputs, outs, before
-    torch.manual_seed(seed)
-    init = _as_list(
-        _call_user(p.get_init_inputs, "get_init_inputs()", p.path), "get_init_inputs", p.path
-    )
-    model = _call_user(lambda: p.model_class(*init), "Model(...)", p.path)
-    torch.manual_seed(seed)
-    inputs = _as_list(_call_user(p.get_inputs, "get_inputs()", p.path), "get_inputs", p.path)
+        return model, capture.example_inputs, outs, before
+    module, example = build_problem(p, capture.mode, seed)
+    sig, inputs = signature(example)
+    model = flat_module(module, sig)
     # The forward pass may update its inputs in place (x.add_(y)): it gets copies, and the IR
     # program the originals.
-    copies = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
+    copies = [t.clone() for t in inputs]
     before = _buffer_values(model, buffers)
     with torch.no_grad(), dropout_at_expectation():
-        out = _call_user(lambda: model(*copies), "the forward pass", p.path)
-    outs = list(out) if isinstance(out, (tuple, list)) else [out]
-    for i, o in enumerate(outs):
-        if not isinstance(o, torch.Tensor):
-            raise frontend_error(
-                "capture",
-                f"forward() returns a {type(o).__name__} as output {i}; Solar analyses "
-                "programs whose outputs are tensors",
-                file=p.path,
-            )
+        outs = list(_call_user(lambda: model(*copies), "the forward pass", p.path))
+    if not outs:
+        raise frontend_error(
+            "capture",
+            "forward() returns no tensor; Solar analyses programs whose outputs are tensors",
+            file=p.path,
+        )
     return model, inputs, outs + list(_buffer_values(model, buffers).values()), before
 
 
@@ -237,7 +249,7 @@ def ir_inputs(lowered: LoweredProgram, capture: Capture, model, inputs, before=N
             value = state[target]
         elif target in constants:
             value = constants[target]
-            if value.device.type == "meta":
+            if is_fake(value):
                 # A tensor built from Python data in forward() (torch.tensor([...])) was
                 # captured on the meta device without its values: export the real program
                 # once more (it fits, it is being validated) and take the constant from it.
@@ -441,7 +453,7 @@ def validate_scaled(
                 break
             overrides = {k: max(SCALE_FLOOR, v // factor) for k, v in attempt.items()}
             try:
-                cap = capture_problem(capture.source, overrides)
+                cap = capture_problem(capture.source, overrides, capture.mode)
                 low = lower(cap)
             except UserError as e:
                 last = e.diagnostics[0].message
@@ -530,8 +542,11 @@ def validate_full(
         return perturbed_golden(capture, again, again_inputs, seed, start, buffers)
 
     first_buffer = len(golden) - len(lowered.buffer_outputs)
+    user_names = list(capture.output_names)
+    named = len(user_names) > 1 or user_names[:1] not in ([], ["output"])
     names = [
         f"out{i}"
+        + (f" ({user_names[i]})" if named and i < min(first_buffer, len(user_names)) else "")
         + (
             f" (updated buffer {lowered.buffer_outputs[i - first_buffer]})"
             if i >= first_buffer
@@ -565,4 +580,20 @@ def validate_full(
 
 def load_lowered(lowered: LoweredProgram):
     """The checked Program of a lowered text."""
-    return _core.load_program_source(lowered.text, lowered.source + ".ir.py")
+    import dataclasses
+
+    from ..errors import UserError
+
+    try:
+        # The program is named after its source (reports say what was analysed); its
+        # diagnostics point into the lowered text, which is no file of the user's.
+        return _core.load_program_source(lowered.text, lowered.source or "<in-memory module>")
+    except UserError as e:
+        renamed = [dataclasses.replace(d, file=lowered_name(lowered.source)) for d in e.diagnostics]
+        raise UserError("\n".join(str(d) for d in renamed), renamed) from None
+
+
+def lowered_name(source: str) -> str:
+    """The name diagnostics give the lowered IR of `source` (a text in memory, not a file:
+    `solar analyze --emit-ir FILE` writes it)."""
+    return f"<IR lowered from {source or 'a module'}>"

@@ -1,0 +1,170 @@
+"""Hugging Face transformers models built from small config objects (nothing downloaded),
+with example inputs: the model zoo of tests/python/test_model_zoo.py and bench/bench_zoo.py.
+
+Each entry: name -> (Config class, Model class, config kwargs, inputs kind). The small configs
+keep every architectural feature (grouped-query attention, rotary embeddings, sliding
+windows, gated MLPs, cross-attention, patch embeddings, selective scan) and shrink only the
+widths and depths, so a capture and a full validation take seconds.
+"""
+
+from __future__ import annotations
+
+DECODER = dict(
+    num_hidden_layers=2,
+    hidden_size=64,
+    intermediate_size=128,
+    num_attention_heads=4,
+    vocab_size=128,
+    pad_token_id=0,
+)
+GQA = dict(DECODER, num_key_value_heads=2)
+VISION = {k: v for k, v in DECODER.items() if k not in ("vocab_size", "pad_token_id")}
+SEQ = 16
+
+ZOO = {
+    "gpt2": (
+        "GPT2Config",
+        "GPT2Model",
+        dict(n_layer=2, n_embd=64, n_head=4, vocab_size=128, n_positions=64),
+        "ids",
+    ),
+    "gptj": (
+        "GPTJConfig",
+        "GPTJModel",
+        dict(n_layer=2, n_embd=64, n_head=4, vocab_size=128, n_positions=64, rotary_dim=8),
+        "ids",
+    ),
+    "gpt_neox": ("GPTNeoXConfig", "GPTNeoXModel", DECODER, "ids"),
+    "llama": ("LlamaConfig", "LlamaModel", GQA, "ids"),
+    "mistral": ("MistralConfig", "MistralModel", GQA, "ids"),
+    "qwen2": ("Qwen2Config", "Qwen2Model", GQA, "ids"),
+    "qwen3": ("Qwen3Config", "Qwen3Model", dict(GQA, head_dim=16), "ids"),
+    "gemma2": ("Gemma2Config", "Gemma2Model", dict(GQA, head_dim=16), "ids"),
+    "gemma3": ("Gemma3TextConfig", "Gemma3TextModel", dict(GQA, head_dim=16), "ids"),
+    "phi3": ("Phi3Config", "Phi3Model", GQA, "ids"),
+    "falcon": (
+        "FalconConfig",
+        "FalconModel",
+        dict(num_hidden_layers=2, hidden_size=64, num_attention_heads=4, vocab_size=128),
+        "ids",
+    ),
+    "bert": ("BertConfig", "BertModel", DECODER, "ids"),
+    "roberta": ("RobertaConfig", "RobertaModel", dict(DECODER, pad_token_id=1), "ids"),
+    "distilbert": (
+        "DistilBertConfig",
+        "DistilBertModel",
+        dict(n_layers=2, dim=64, hidden_dim=128, n_heads=4, vocab_size=128, pad_token_id=0),
+        "ids",
+    ),
+    "t5": (
+        "T5Config",
+        "T5Model",
+        dict(num_layers=2, d_model=64, d_ff=128, num_heads=4, d_kv=16, vocab_size=128),
+        "seq2seq",
+    ),
+    "bart": (
+        "BartConfig",
+        "BartModel",
+        dict(
+            encoder_layers=2,
+            decoder_layers=2,
+            d_model=64,
+            encoder_ffn_dim=128,
+            decoder_ffn_dim=128,
+            encoder_attention_heads=4,
+            decoder_attention_heads=4,
+            vocab_size=128,
+        ),
+        "ids",
+    ),
+    "whisper": (
+        "WhisperConfig",
+        "WhisperModel",
+        dict(
+            encoder_layers=2,
+            decoder_layers=2,
+            d_model=64,
+            encoder_ffn_dim=128,
+            decoder_ffn_dim=128,
+            encoder_attention_heads=4,
+            decoder_attention_heads=4,
+            vocab_size=128,
+            num_mel_bins=16,
+            max_source_positions=32,
+            pad_token_id=0,
+            decoder_start_token_id=1,
+            bos_token_id=1,
+            eos_token_id=2,
+        ),
+        "audio",
+    ),
+    "vit": ("ViTConfig", "ViTModel", dict(VISION, image_size=32, patch_size=8), "image"),
+    "clip": (
+        "CLIPConfig",
+        "CLIPModel",
+        dict(
+            text_config=dict(DECODER, max_position_embeddings=32),
+            vision_config=dict(VISION, image_size=32, patch_size=8),
+            projection_dim=32,
+        ),
+        "text_image",
+    ),
+    "swin": (
+        "SwinConfig",
+        "SwinModel",
+        dict(
+            image_size=32,
+            patch_size=4,
+            embed_dim=16,
+            depths=[1, 1],
+            num_heads=[2, 4],
+            window_size=4,
+        ),
+        "image",
+    ),
+    "convnext": (
+        "ConvNextConfig",
+        "ConvNextModel",
+        dict(hidden_sizes=[16, 32], depths=[1, 1], num_stages=2, image_size=32),
+        "image",
+    ),
+    "mamba": (
+        "MambaConfig",
+        "MambaModel",
+        dict(num_hidden_layers=2, hidden_size=64, state_size=8, vocab_size=128, expand=2),
+        "ids",
+    ),
+}
+
+
+def build(name: str, **overrides):
+    """(model, example inputs as keyword arguments) of a zoo entry, seeded."""
+    import torch
+    import transformers
+
+    transformers.logging.set_verbosity_error()
+    config_cls, model_cls, kwargs, kind = ZOO[name]
+    config = getattr(transformers, config_cls)(**{**kwargs, **overrides})
+    torch.manual_seed(0)
+    model = getattr(transformers, model_cls)(config)
+    return model, inputs(kind)
+
+
+def inputs(kind: str) -> dict:
+    import torch
+
+    g = torch.Generator().manual_seed(1)
+    ids = torch.randint(3, 128, (1, SEQ), generator=g)
+    if kind == "ids":
+        return {"input_ids": ids}
+    if kind == "seq2seq":
+        return {"input_ids": ids, "decoder_input_ids": ids[:, :8]}
+    if kind == "audio":  # 64 mel frames (the encoder's two convolutions halve them to 32)
+        return {
+            "input_features": torch.randn(1, 16, 64, generator=g),
+            "decoder_input_ids": ids[:, :8],
+        }
+    if kind == "image":
+        return {"pixel_values": torch.randn(1, 3, 32, 32, generator=g)}
+    assert kind == "text_image"
+    return {"input_ids": ids, "pixel_values": torch.randn(1, 3, 32, 32, generator=g)}

@@ -1,0 +1,360 @@
+"""The models people use: Hugging Face transformers built from config objects (tests/python/
+hf_zoo.py), captured, lowered and validated from the Python API; a published-size Llama on
+fake tensors; and the capture failures real model code used to hit (issue 11)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+import solar  # noqa: E402
+from solar.errors import UserError  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import hf_zoo  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def flop_counter_macs(name: str) -> int:
+    """FlopCounterMode's count / 2 of the same model with eager attention (FlopCounterMode
+    has no formula for CPU SDPA, _scaled_dot_product_flash_attention_for_cpu: with the default
+    attention it would miss every attention product)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    model, inputs = hf_zoo.build(name, attn_implementation="eager")
+    model.eval()
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(**inputs)
+    return counter.get_total_flops() // 2
+
+
+@pytest.mark.parametrize("name", list(hf_zoo.ZOO))
+def test_hugging_face_model_validates_and_counts_what_flop_counter_counts(name):
+    model, inputs = hf_zoo.build(name)
+    r = solar.analyze(model, inputs, mode="eval")
+    assert r.validation.status == "full", r.validation.detail
+    # The MACs are FlopCounterMode's, exactly (every zoo model: matmuls, convolutions and
+    # attention products are all the multiply-accumulates these models have).
+    assert r.graph.total_macs == flop_counter_macs(name)
+    assert model.training  # mode="eval" analysed an eval view; the module keeps its mode
+
+
+def test_outputs_are_named_by_their_path_in_the_model_output():
+    # GPT-2 returns BaseModelOutputWithPastAndCrossAttentions whose `cache` is a DynamicCache
+    # (transformers 5): the flat outputs are the hidden state and one key and one value per
+    # layer (2 layers).
+    model, inputs = hf_zoo.build("gpt2")
+    r = solar.analyze(model, inputs, mode="eval")
+    names = [c.name for c in r.validation.outputs]
+    model.eval()
+    cache = [k for k in model(**inputs).keys() if k != "last_hidden_state"][0]
+    names = [n.replace(f"({cache}.", "(cache.") for n in names]  # `past_key_values` before 5.0
+    assert names == [
+        "out0 (last_hidden_state)",
+        "out1 (cache.layers.0.keys)",
+        "out2 (cache.layers.0.values)",
+        "out3 (cache.layers.1.keys)",
+        "out4 (cache.layers.1.values)",
+    ]
+
+
+def test_training_mode_dropout_is_live_and_said_once():
+    # BERT in training mode has 2 layers x 3 dropouts + the embedding dropout: 7 dropouts,
+    # one note; validation runs PyTorch with dropout at its expectation.
+    model, inputs = hf_zoo.build("bert")
+    model.train()
+    r = solar.analyze(model, inputs)
+    assert r.validation.status == "full", r.validation.detail
+    assert sum(1 for n in r.notes if "dropout" in n) == 1
+    assert r.ops.get("aten.native_dropout.default", 0) == 7
+
+
+def llama_macs(layers, hidden, ffn, heads, kv_heads, vocab, seq) -> int:
+    """Multiply-accumulates of a Llama forward pass (LlamaForCausalLM, logits for every
+    position), by hand: per token and layer the q and o projections (hidden^2 each), k and v
+    (hidden * kv_dim each), the gated MLP (3 * hidden * ffn); per layer the attention products
+    QK^T and PV (seq^2 * hidden each: SDPA computes the whole square, the causal mask only
+    hides half of it); the LM head (hidden * vocab per token)."""
+    kv_dim = hidden // heads * kv_heads
+    per_token = 2 * hidden * hidden + 2 * hidden * kv_dim + 3 * hidden * ffn
+    return layers * (seq * per_token + 2 * seq * seq * hidden) + seq * hidden * vocab
+
+
+def test_published_size_llama_on_fake_tensors_allocates_nothing():
+    # Llama-3-8B's shapes (32 layers, 4096 hidden, 14336 FFN, 32 heads, 8 KV heads, 128256
+    # vocab) at 256 tokens: 16 GB of weights would not fit the process; on fake tensors the
+    # capture holds none of them.
+    cfg = transformers.LlamaConfig(
+        hidden_size=4096,
+        intermediate_size=14336,
+        num_hidden_layers=32,
+        num_attention_heads=32,
+        num_key_value_heads=8,
+        vocab_size=128256,
+    )
+    with solar.fake_tensors():
+        model = transformers.LlamaForCausalLM(cfg)
+        ids = torch.zeros(1, 256, dtype=torch.long)
+    r = solar.analyze(model, {"input_ids": ids}, validate=False, mode="eval")
+    assert r.validation.status == "none"
+    assert r.graph.total_macs == llama_macs(32, 4096, 14336, 32, 8, 128256, 256)
+
+
+def test_meta_device_model_with_autocast_captures_on_a_cpu_view():
+    # Llama's rotary embedding calls torch.autocast(device_type=x.device.type): on the meta
+    # device that raised "unsupported scalarType"; a meta module is now captured on fake CPU
+    # tensors.
+    with torch.device("meta"):
+        model, _ = hf_zoo.build("llama")
+    r = solar.analyze(model, {"input_ids": torch.zeros(1, 16, dtype=torch.long)}, validate=False)
+    assert r.graph.total_macs == flop_counter_macs("llama")
+
+
+def write(tmp_path, text: str) -> Path:
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+CUDA_INPUTS = """
+import torch
+import torch.nn as nn
+
+N = 64
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(N, N)
+
+    def forward(self, x):
+        with torch.autocast(device_type=x.device.type, enabled=False):
+            return torch.relu(self.lin(x))
+
+
+def get_inputs():
+    return [torch.randn(8, N, device="cuda")]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_problem_file_asking_for_cuda_captures_and_validates_on_the_cpu(tmp_path):
+    # Before: "Torch not compiled with CUDA enabled" at capture. MACs 8 * 64 * 64 = 32,768.
+    r = solar.analyze(str(write(tmp_path, CUDA_INPUTS)))
+    assert r.graph.total_macs == 8 * 64 * 64
+    assert r.validation.status == "full", r.validation.detail
+
+
+TUPLE_CONSTANTS = """
+import torch
+import torch.nn as nn
+
+M, K, N = 2048, 64 * 4, 256 * 1
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(K, N, bias=False)
+
+    def forward(self, x):
+        return self.lin(x)
+
+
+def get_inputs():
+    return [torch.randn(M, K)]
+"""
+
+
+def test_tuple_and_expression_constants_are_sizes(tmp_path):
+    from solar.frontend.capture import int_constants
+
+    path = write(tmp_path, TUPLE_CONSTANTS)
+    assert int_constants(path.read_text()) == {"M": 2048, "K": 256, "N": 256}
+    # --dim on a tuple element and on an expression: 16 * 256 * 256 MACs.
+    r = subprocess.run(
+        [sys.executable, "-m", "solar.cli", "analyze", str(path), "--no-validate"]
+        + ["--dim", "M=16", "--dim", "K=256", "--json", str(tmp_path / "a.json")],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    import json
+
+    assert json.loads((tmp_path / "a.json").read_text())["totals"]["macs"] == 16 * 256 * 256
+
+
+def test_data_dependent_control_flow_is_one_line_with_a_hint(tmp_path):
+    path = write(
+        tmp_path,
+        """
+        import torch
+        import torch.nn as nn
+
+
+        class Model(nn.Module):
+            def forward(self, x):
+                if x.sum() > 0:
+                    return x * 2
+                return x
+
+
+        def get_inputs():
+            return [torch.randn(4, 4)]
+        """,
+    )
+    with pytest.raises(UserError) as e:
+        solar.analyze(str(path))
+    text = str(e.value)
+    assert "control flow or output shapes depend on tensor values" in text
+    assert "need a static variant" in text
+    assert len(text.splitlines()) == 2  # the message and its hint: no graph dump
+
+
+def test_lowered_program_errors_do_not_name_a_file_that_does_not_exist():
+    from solar.frontend.validate import lowered_name
+
+    assert lowered_name("model.py") == "<IR lowered from model.py>"
+
+
+def test_mode_option_of_the_cli(tmp_path):
+    path = write(
+        tmp_path,
+        """
+        import torch
+        import torch.nn as nn
+
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.bn = nn.BatchNorm1d(16)
+
+            def forward(self, x):
+                return self.bn(x)
+
+
+        def get_inputs():
+            return [torch.randn(32, 16)]
+        """,
+    )
+
+    def run(*extra):
+        r = subprocess.run(
+            [sys.executable, "-m", "solar.cli", "analyze", str(path), *extra],
+            capture_output=True,
+            text=True,
+        )
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    # Training mode (the default) reads x and writes y, updates the running mean and variance
+    # (16 + 16 floats read and written) and the batch counter; eval reads the running
+    # statistics only. Both validate; the report names the real file.
+    train, evaluated = run(), run("--mode", "eval")
+    assert "validation: full" in train and "validation: full" in evaluated
+    assert f"SOL analysis of {path} on" in train
+    assert "4 output(s) match" in train and "1 output(s) match" in evaluated
+    r = subprocess.run(
+        [sys.executable, "-m", "solar.cli", "analyze", str(path), "--mode", "test"],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode != 0 and "invalid choice: 'test'" in r.stderr
+
+
+ITEM_IN_CONSTRUCTOR = """
+import torch
+import torch.nn as nn
+
+N = 32
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        # Swin's per-block stochastic-depth rates: read back with .item() while building.
+        rates = [x.item() for x in torch.linspace(0, 0.2, 4)]
+        self.scale = sum(rates)
+        self.lin = nn.Linear(N, N)
+
+    def forward(self, x):
+        return self.lin(x) * self.scale
+
+
+def get_inputs():
+    return [torch.randn(8, N)]
+"""
+
+
+def test_constructor_calling_item_captures_and_validates(tmp_path):
+    # Before: DataDependentOutputException (fake/meta tensors have no values). 0 + 0.0667 +
+    # 0.1333 + 0.2 = 0.4: the output is lin(x) * 0.4, validated against PyTorch.
+    r = solar.analyze(str(write(tmp_path, ITEM_IN_CONSTRUCTOR)))
+    assert r.validation.status == "full", r.validation.detail
+    assert r.graph.total_macs == 8 * 32 * 32
+
+
+MUTATED_ATTRIBUTE_WITH_EINOPS = """
+import torch
+import torch.nn as nn
+from einops import rearrange
+
+N = 16
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.hidden = torch.zeros(4, N)  # a plain tensor attribute, not a buffer
+        self.lin = nn.Linear(N, N)
+
+    def forward(self, x):
+        self.hidden = self.hidden + 1  # updated by every call
+        y = rearrange(self.lin(x), "b (h d) -> b h d", h=2)
+        return y.sum(-1) + self.hidden[:, :2]
+
+
+def get_inputs():
+    return [torch.randn(4, N)]
+"""
+
+
+def test_mutated_tensor_attribute_and_einops_analyse_and_validate(tmp_path):
+    # Before: torch.export refused "Constant hidden is mutated ... register it as buffer".
+    # Outputs: the result and the attribute's new value (a buffer update eager also makes).
+    r = solar.analyze(str(write(tmp_path, MUTATED_ATTRIBUTE_WITH_EINOPS)))
+    assert r.validation.status == "full", r.validation.detail
+    assert len(r.validation.outputs) == 2
+
+
+def test_missing_package_is_named(tmp_path):
+    path = write(tmp_path, "import torch\nimport not_a_package_here\n")
+    with pytest.raises(UserError) as e:
+        solar.analyze(str(path))
+    assert "the program imports 'not_a_package_here', which is not installed here" in str(e.value)
+    assert "pip install not_a_package_here" in str(e.value)
+
+
+def test_unsupported_operator_names_the_library_line():
+    # Mixtral's router calls torch.topk (data-dependent selection): the error names
+    # transformers' line, not only the operator.
+    config = transformers.MixtralConfig(**hf_zoo.GQA, num_local_experts=4, num_experts_per_tok=2)
+    model = transformers.MixtralModel(config).eval()
+    with pytest.raises(UserError) as e:
+        solar.analyze(model, {"input_ids": torch.zeros(1, 8, dtype=torch.long)}, validate=False)
+    assert "aten.topk.default is not expressible" in str(e.value)
+    assert "called in transformers/models/mixtral/modeling_mixtral.py:" in str(e.value)
+    assert "torch.topk(" in str(e.value)
