@@ -5,15 +5,15 @@ T=double conversions of include/solar/exec/numeric.h and loads it back (decode(e
 the result must equal the reference bit for bit, NaN-aware (any NaN equals any NaN of the
 same sign). Formats and the behaviour checked here: docs/numeric-formats.md.
 
-The reference is `v.astype(ml_type).astype(float64)` with one correction: ml_dtypes before
-0.7 casts a float64 *array* to bfloat16/float8/float4 through float32, rounding twice (1 +
-2^-8 + 2^-40 becomes 1.0 in bfloat16, not the correctly rounded 1 + 2^-7), and the executor
-rounds once. So the reference (whichever ml_dtypes is installed) first rounds float64 to
-float32 with round-to-odd (truncate, then set the last bit when inexact); a second
-round-to-nearest-even to a format at least two bits narrower is then the correctly rounded result (Boldo & Melquiond, 2008). float32 has at
-least 13 more bits than every format here, subnormal ranges included. The reference is
-checked against ml_dtypes' scalar constructors, which round float64 directly for float8 and
-float4, and against hand-derived cases.
+The reference is `v.astype(ml_type).astype(float64)` with one correction: ml_dtypes before 0.7
+casts a float64 *array* to bfloat16/float8/float4 through float32, rounding twice (1 + 2^-8 +
+2^-40 becomes 1.0 in bfloat16, not the correctly rounded 1 + 2^-7), and the executor rounds
+once. So the reference (whichever ml_dtypes is installed) first rounds float64 to float32 with
+round-to-odd (truncate, then set the last bit when inexact); a second round-to-nearest-even to
+a format at least two bits narrower is then the correctly rounded result (Boldo & Melquiond,
+2008). float32 has at least 13 more bits than every format here, subnormal ranges included. The
+reference is checked against ml_dtypes' scalar constructors, which round float64 directly for
+float8 and float4, and against hand-derived cases.
 """
 
 from __future__ import annotations
