@@ -270,7 +270,7 @@ def test_choose_sizes_trusts_a_trial_run_over_the_estimate(tmp_path, monkeypatch
     # Budget 1 ns: no size fits the executor's estimate (N = 8 needs 1e-7 s); a trial run
     # of the smallest size that takes 0.5 ns (monkeypatched) fits, so that size is measured.
     trials = []
-    monkeypatch.setattr(measure, "trial_seconds", lambda p, o: trials.append(o) or 5e-10)
+    monkeypatch.setattr(measure, "trial_seconds", lambda p, o, mode=None: trials.append(o) or 5e-10)
     overrides, small, detail = measure.choose_sizes(str(path), graph, max_seconds=1e-9)
     assert trials == [{"N": 8}] and overrides == {"N": 8} and small.total_macs == 8**3
     assert detail.endswith("at these sizes the estimate is 1e-07 s a run, a trial run took 5e-10 s")

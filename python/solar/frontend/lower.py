@@ -456,7 +456,7 @@ class Lowerer:
             self.ops[key] = self.ops.get(key, 0) + 1
             self.sequence.append(key)
             val = node.meta.get("val")
-            if hasattr(val, "shape") and 0 in tuple(val.shape):
+            if hasattr(val, "shape") and any(type(d) is int and d == 0 for d in val.shape):
                 # An empty result (the pass-through half of a partial rotary embedding whose
                 # rotary part is the whole head): no data; torch.cat skips it.
                 shape = tuple(int(s) for s in val.shape)
