@@ -80,15 +80,19 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--no-small", action="store_true", help="skip the small-config validations")
     args = ap.parse_args()
-    print(f"{'published size':<14} {'time s':>8} {'peak MB':>8} {'nodes':>7} {'GMACs':>10} "
-          f"{'fused ms (H100 PCIe)':>21}")
+    print(
+        f"{'published size':<14} {'time s':>8} {'peak MB':>8} {'nodes':>7} {'GMACs':>10} "
+        f"{'fused ms (H100 PCIe)':>21}"
+    )
     for name in ("gpt2-small", "llama-3-8b", "resnet-50-b64"):
         r = run(PUBLISHED, name)
         if "error" in r:
             print(f"{name:<14} error: {r['error']}")
             continue
-        print(f"{name:<14} {r['seconds']:>8.1f} {r['peak_mb']:>8.0f} {r['nodes']:>7} "
-              f"{r['gmacs']:>10.1f} {r['fused_ms']:>21.3f}")
+        print(
+            f"{name:<14} {r['seconds']:>8.1f} {r['peak_mb']:>8.0f} {r['nodes']:>7} "
+            f"{r['gmacs']:>10.1f} {r['fused_ms']:>21.3f}"
+        )
     if args.no_small:
         return 0
     sys.path.insert(0, str(ROOT / "tests" / "python"))
@@ -100,8 +104,10 @@ def main() -> int:
         if "error" in r:
             print(f"{name:<14} error: {r['error']}")
             continue
-        print(f"{name:<14} {r['seconds']:>8.1f} {r['peak_mb']:>8.0f} {r['validation']:>11} "
-              f"{r['macs']:>12,}")
+        print(
+            f"{name:<14} {r['seconds']:>8.1f} {r['peak_mb']:>8.0f} {r['validation']:>11} "
+            f"{r['macs']:>12,}"
+        )
     return 0
 
 
