@@ -34,7 +34,7 @@ class PyTorchResult:
         return self.analysis.unfused
 
 
-def lower_pytorch(source, example_inputs=None, overrides=None, mode=None):
+def lower_pytorch(source, example_inputs=None, overrides=None, mode=None, output_caches=True):
     """(capture, lowered) for a problem file path or an nn.Module with example inputs (a list
     of positional arguments, a dict of keyword arguments, or {"args": [...], "kwargs": {...}}).
     `overrides` ({constant: value}) replaces a problem file's module-level integer constants
@@ -56,7 +56,7 @@ def lower_pytorch(source, example_inputs=None, overrides=None, mode=None):
             )
         if not isinstance(example_inputs, dict):
             example_inputs = list(example_inputs)
-        capture = capture_module(source, example_inputs, mode)
+        capture = capture_module(source, example_inputs, mode, output_caches)
     return capture, lower(capture)
 
 
@@ -93,6 +93,7 @@ def analyze_pytorch(
     cache_aware=True,
     mode=None,
     progress=None,
+    output_caches=True,
 ) -> PyTorchResult:
     """`progress(stage)`, when given, is called as each stage starts ("capture and lower",
     "analyse", "validate"): the CLI shows it on a terminal; library code prints nothing."""
@@ -102,7 +103,7 @@ def analyze_pytorch(
 
     step = progress or (lambda stage: None)
     step("capturing with torch.export and lowering to the IR")
-    capture, lowered = lower_pytorch(source, example_inputs, overrides, mode)
+    capture, lowered = lower_pytorch(source, example_inputs, overrides, mode, output_caches)
     if emit_ir:
         with open(emit_ir, "w") as f:
             f.write(lowered.text)

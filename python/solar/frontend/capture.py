@@ -51,6 +51,8 @@ class Capture:
     signature: object = None
     output_names: list = field(default_factory=list)
     mode: str | None = None
+    # False: key-value caches the program returns are not outputs (an inference step).
+    output_caches: bool = True
 
 
 def tensor_bytes(values) -> int:
@@ -478,7 +480,7 @@ def export_error(e: BaseException, source: str) -> UserError:
 
 def _flat_capture(model, example, source: str, **fields) -> Capture:
     sig, tensors = signature(example)
-    flat = flat_module(model, sig)
+    flat = flat_module(model, sig, fields.get("output_caches", True))
     exported = export_module(flat, tensors, source)
     return Capture(
         exported,
@@ -506,7 +508,9 @@ def capture_problem(path: str, overrides: dict | None = None, mode: str | None =
     )
 
 
-def capture_module(model, example_inputs, mode: str | None = None) -> Capture:
+def capture_module(
+    model, example_inputs, mode: str | None = None, output_caches: bool = True
+) -> Capture:
     """Captures a module already in memory with example inputs: a list of positional
     arguments, a dict of keyword arguments, or {"args": [...], "kwargs": {...}}. The module's
     tensors may be real, fake (built inside `solar.fake_tensors()`: a published-size model
@@ -550,6 +554,7 @@ def capture_module(model, example_inputs, mode: str | None = None) -> Capture:
             example_inputs=list(tensors) if real else [],
             input_bytes=tensor_bytes(tensors),
             mode=mode,
+            output_caches=output_caches,
         )
     finally:
         model.train(was_training)

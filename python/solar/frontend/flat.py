@@ -41,7 +41,65 @@ class Signature:
         for i, t in zip(self.tensor_leaves, tensors, strict=True):
             leaves[i] = t
         args, kwargs = pytree.tree_unflatten(leaves, self.spec)
-        return tuple(args), dict(kwargs)
+        rebuild = lambda v: v.rebuild() if isinstance(v, CacheInput) else v  # noqa: E731
+        return tuple(rebuild(a) for a in args), {k: rebuild(v) for k, v in kwargs.items()}
+
+
+def is_cache(v) -> bool:
+    """A key-value cache object (transformers' DynamicCache and its kin): a `layers` list whose
+    entries hold `keys` and `values` tensors."""
+    import torch
+
+    layers = getattr(v, "layers", None)
+    return (
+        isinstance(layers, list)
+        and bool(layers)
+        and all(
+            isinstance(getattr(layer, "keys", None), torch.Tensor)
+            and isinstance(getattr(layer, "values", None), torch.Tensor)
+            for layer in layers
+        )
+    )
+
+
+class CacheInput:
+    """A key-value cache given as an input, seen as its tensors (layer 0 keys, layer 0
+    values, layer 1 keys, ...): each call rebuilds a fresh copy of the cache around the tensors
+    it gets, so a forward pass that appends to its cache never changes the example's."""
+
+    def __init__(self, template, tensors):
+        self.template, self.tensors = template, list(tensors)
+
+    def rebuild(self):
+        cache = copy.copy(self.template)
+        cache.layers = []
+        for i, layer in enumerate(self.template.layers):
+            fresh = copy.copy(layer)
+            fresh.keys, fresh.values = self.tensors[2 * i], self.tensors[2 * i + 1]
+            cache.layers.append(fresh)
+        return cache
+
+
+def _register_cache_input() -> None:
+    from torch.utils import _pytree as pytree
+
+    if CacheInput in pytree.SUPPORTED_NODES:
+        return
+    pytree.register_pytree_node(
+        CacheInput,
+        lambda c: (c.tensors, c.template),
+        lambda tensors, template: CacheInput(template, tensors),
+        flatten_with_keys_fn=lambda c: (
+            [(pytree.SequenceKey(i), t) for i, t in enumerate(c.tensors)],
+            c.template,
+        ),
+    )
+
+
+def _as_cache_input(v):
+    if is_cache(v):
+        return CacheInput(v, [t for layer in v.layers for t in (layer.keys, layer.values)])
+    return v
 
 
 def signature(example) -> tuple[Signature, list]:
@@ -57,6 +115,9 @@ def signature(example) -> tuple[Signature, list]:
         args, kwargs = (), dict(example)
     else:
         args, kwargs = tuple(example), {}
+    _register_cache_input()
+    args = tuple(_as_cache_input(a) for a in args)
+    kwargs = {k: _as_cache_input(v) for k, v in kwargs.items()}
     paths, spec = pytree.tree_flatten_with_path((args, kwargs))
     leaves, tensor_leaves, names, tensors = [], [], [], []
     for i, (path, leaf) in enumerate(paths):
@@ -83,10 +144,11 @@ def _path_name(path) -> str:
     return ".".join(parts)
 
 
-def flatten_outputs(value) -> list[tuple[str, object]]:
+def flatten_outputs(value, caches: bool = True) -> list[tuple[str, object]]:
     """(path, tensor) for every distinct tensor in an output structure, in a fixed order:
     tuples and lists by index, dicts and `ModelOutput`s by key, dataclasses by field, other
-    objects (a key-value cache) by their attributes."""
+    objects (a key-value cache) by their attributes. `caches` False leaves out key-value
+    caches (an inference step's bound then counts reading the cache, not rewriting it)."""
     import torch
 
     out: list[tuple[str, object]] = []
@@ -100,7 +162,7 @@ def flatten_outputs(value) -> list[tuple[str, object]]:
             return
         if depth > _MAX_DEPTH or v is None or isinstance(v, (bool, int, float, complex, str)):
             return
-        if id(v) in seen:
+        if id(v) in seen or (not caches and is_cache(v)):
             return
         seen.add(id(v))
         join = (lambda k: f"{path}.{k}") if path else str
@@ -148,18 +210,18 @@ def input_names(forward, sig: Signature) -> list[str]:
     return out
 
 
-def flat_module(model, sig: Signature):
+def flat_module(model, sig: Signature, caches: bool = True):
     """`model` seen through flat inputs and outputs: a shallow copy sharing its parameters,
     buffers, submodules and hooks (so qualified names and state are the original's), whose
     forward takes the input tensors positionally and returns a tuple of output tensors. The
     output names of the last call are in `.solar_output_names`."""
     cls = type(model)
     if getattr(cls, "_solar_flat", False):
-        return model
+        cls = cls.__mro__[1]  # a flat view of a flat view: of the module it views
 
     def forward(self, *tensors):
         args, kwargs = sig.call_args(tensors)
-        named = flatten_outputs(cls.forward(self, *args, **kwargs))
+        named = flatten_outputs(cls.forward(self, *args, **kwargs), caches)
         object.__setattr__(self, "solar_output_names", [n for n, _ in named])
         return tuple(t for _, t in named)
 

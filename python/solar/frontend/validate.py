@@ -164,7 +164,7 @@ def golden_run(capture: Capture, seed: int = 0, buffers=()):
     if p is None:  # an in-memory module with real example inputs
         module = capture.module
         was_training = module.training
-        model = flat_module(module, capture.signature)
+        model = flat_module(module, capture.signature, capture.output_caches)
         set_mode(model, capture.mode)
         copies = [t.clone() if isinstance(t, torch.Tensor) else t for t in capture.example_inputs]
         before = _buffer_values(model, buffers)

@@ -1,0 +1,94 @@
+"""Prefill and decode as separate workloads (solar.llm, docs/llm.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+import solar  # noqa: E402
+from solar.errors import UserError  # noqa: E402
+from solar.llm import analyze_llm, context_sweep  # noqa: E402
+
+# A Llama with every feature of the family (grouped-query attention, rotary embeddings, gated
+# MLP, RMSNorm) at a size that validates in seconds.
+SMALL = dict(
+    num_hidden_layers=2,
+    hidden_size=64,
+    intermediate_size=128,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    vocab_size=128,
+    pad_token_id=0,
+)
+
+
+def small_llama():
+    transformers.logging.set_verbosity_error()
+    torch.manual_seed(0)
+    return transformers.LlamaForCausalLM(transformers.LlamaConfig(**SMALL)).eval()
+
+
+def decode_bytes_by_hand(batch: int, context: int) -> int:
+    """Fused DRAM bytes of one decode step of the small Llama, fp32 (4 bytes), by hand:
+    weights: per layer q, o (64 x 64), k, v (64 x 32: 2 KV heads of 16), gate, up, down
+    (3 x 64 x 128), two RMSNorm scales (2 x 64) = 36,992; 2 layers, the final norm (64) and
+    the LM head (128 x 64): 82,240 values. The embedding reads only its `batch` gathered
+    rows (64 each), not the table; rotary's inverse frequencies: 8 values. The cache: 2
+    layers x keys and values x [batch, 2, context, 16]. Activations crossing DRAM: the token
+    ids (int64) in and the logits (batch x 128) out."""
+    weights = 82_240 + batch * 64 + 8
+    cache = 2 * 2 * batch * 2 * context * 16
+    return 4 * (weights + cache + batch * 128) + 8 * batch
+
+
+@pytest.mark.parametrize("context", [32, 256])
+def test_decode_validates_and_its_bytes_are_weights_cache_and_activations(context):
+    r = analyze_llm(small_llama(), "decode", batch=2, context=context)
+    assert r.result.validation.status == "full", r.result.validation.detail
+    # context 32: 363,312 B; context 256: 592,688 B (the cache's 229,376 B more).
+    assert r.result.analysis.fused.bytes == decode_bytes_by_hand(2, context)
+    assert r.tokens == 2
+    assert r.tokens_per_second() == pytest.approx(2 / r.result.analysis.fused.seconds)
+
+
+def test_prefill_validates_and_counts_the_prompt():
+    r = analyze_llm(small_llama(), "prefill", batch=1, seq=16)
+    assert r.result.validation.status == "full", r.result.validation.detail
+    # MACs: per token and layer 36,864 (q, k, v, o, MLP), 2 layers; per layer attention
+    # QK^T and PV at 16 x 16 x 64 each; the LM head 64 x 128 per token.
+    assert r.result.graph.total_macs == 16 * 2 * 36_864 + 2 * 2 * 16 * 16 * 64 + 16 * 64 * 128
+
+
+def test_published_size_decode_reads_every_layers_cache():
+    # Llama-3-8B's layer shapes on fake tensors (fp32), 4 of its 32 layers (the full depth is
+    # bench/bench_zoo.py's). The step's fused bytes grow with the context by exactly the
+    # cache: 4 layers x (keys + values) x 8 KV heads x 128 x 4 bytes = 32,768 B per token of
+    # context (every layer's slice: none is counted once for all).
+    cfg = transformers.LlamaConfig(
+        hidden_size=4096,
+        intermediate_size=14336,
+        num_hidden_layers=4,
+        num_attention_heads=32,
+        num_key_value_heads=8,
+        vocab_size=128256,
+    )
+    with solar.fake_tensors():
+        model = transformers.LlamaForCausalLM(cfg).eval()
+    short, long = (analyze_llm(model, "decode", 1, context=c) for c in (1024, 2048))
+    assert short.result.validation.status == "none"
+    delta = long.result.analysis.fused.bytes - short.result.analysis.fused.bytes
+    assert delta == 1024 * 4 * 2 * 8 * 128 * 4
+    points = context_sweep(model, [1024, 8192])
+    assert [p.bottleneck for p in points] == ["memory", "memory"]  # batch 1: bandwidth-bound
+    assert points[0].tokens_per_second > points[1].tokens_per_second
+
+
+def test_phase_arguments_are_checked():
+    with pytest.raises(UserError, match="one new token per sequence"):
+        analyze_llm(small_llama(), "decode", seq=4, context=8)
+    with pytest.raises(UserError, match="reads a cache"):
+        analyze_llm(small_llama(), "decode", context=0)
+    with pytest.raises(UserError, match="phase must be"):
+        analyze_llm(small_llama(), "generate")
