@@ -113,6 +113,7 @@ def analyze(
     validate: bool = True,
     cache_aware: bool = True,
     mode: str | None = None,
+    training: bool = False,
 ):
     """SOL analysis (unfused, fused and, unless cache_aware=False, cache-aware) on one
     architecture of: an einsum graph, an IR file, a PyTorch problem file, or an nn.Module with
@@ -122,7 +123,9 @@ def analyze(
     PyTorch, example_inputs is a list of positional arguments, a dict of keyword arguments
     (a Hugging Face model's input_ids=...) or {"args": [...], "kwargs": {...}}; mode "train" or
     "eval" sets the module's mode for the analysis (default: the module's own mode; a
-    problem file's Model is built in training mode, the KernelBench convention)."""
+    problem file's Model is built in training mode, the KernelBench convention); training=True
+    analyses a training step: forward and backward of the sum of the floating outputs, with
+    the gradients of every parameter (docs/pytorch.md, "Training steps")."""
     if _is_torch_module(graph) or (
         isinstance(graph, (str, os.PathLike)) and _is_pytorch_file(graph)
     ):
@@ -136,6 +139,7 @@ def analyze(
             validate=validate,
             cache_aware=cache_aware,
             mode=mode,
+            training=training,
         )
     if not isinstance(graph, _core.Graph):
         graph = trace(graph, dims)

@@ -127,6 +127,7 @@ def cmd_analyze(args) -> int:
             cache_aware=not args.no_cache_aware,
             mode=args.mode,
             progress=_terminal_progress(args.file),
+            training=args.training,
         )
         graph, analyses = result.graph, result.analyses
         validation = (result.validation.status, result.validation.detail)
@@ -599,6 +600,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="PyTorch programs: the model's mode (default: as Model(...) builds it, training "
         "mode for a freshly built nn.Module, the KernelBench convention)",
+    )
+    a.add_argument(
+        "--training",
+        action="store_true",
+        help="PyTorch programs: analyse a training step, forward + backward of the sum of the "
+        "outputs (gradients of every parameter), validated against autograd",
     )
     a.add_argument(
         "--no-validate",

@@ -34,7 +34,9 @@ class PyTorchResult:
         return self.analysis.unfused
 
 
-def lower_pytorch(source, example_inputs=None, overrides=None, mode=None, output_caches=True):
+def lower_pytorch(
+    source, example_inputs=None, overrides=None, mode=None, output_caches=True, training=False
+):
     """(capture, lowered) for a problem file path or an nn.Module with example inputs (a list
     of positional arguments, a dict of keyword arguments, or {"args": [...], "kwargs": {...}}).
     `overrides` ({constant: value}) replaces a problem file's module-level integer constants
@@ -45,7 +47,7 @@ def lower_pytorch(source, example_inputs=None, overrides=None, mode=None, output
     if isinstance(source, (str, bytes)) or hasattr(source, "__fspath__"):
         if overrides:
             check_overrides(str(source), overrides)
-        capture = capture_problem(str(source), overrides or None, mode)
+        capture = capture_problem(str(source), overrides or None, mode, training)
     else:
         if example_inputs is None:
             from .errors import argument_error
@@ -56,7 +58,7 @@ def lower_pytorch(source, example_inputs=None, overrides=None, mode=None, output
             )
         if not isinstance(example_inputs, dict):
             example_inputs = list(example_inputs)
-        capture = capture_module(source, example_inputs, mode, output_caches)
+        capture = capture_module(source, example_inputs, mode, output_caches, training)
     return capture, lower(capture)
 
 
@@ -94,6 +96,7 @@ def analyze_pytorch(
     mode=None,
     progress=None,
     output_caches=True,
+    training=False,
 ) -> PyTorchResult:
     """`progress(stage)`, when given, is called as each stage starts ("capture and lower",
     "analyse", "validate"): the CLI shows it on a terminal; library code prints nothing."""
@@ -103,7 +106,9 @@ def analyze_pytorch(
 
     step = progress or (lambda stage: None)
     step("capturing with torch.export and lowering to the IR")
-    capture, lowered = lower_pytorch(source, example_inputs, overrides, mode, output_caches)
+    capture, lowered = lower_pytorch(
+        source, example_inputs, overrides, mode, output_caches, training
+    )
     if emit_ir:
         with open(emit_ir, "w") as f:
             f.write(lowered.text)

@@ -889,8 +889,22 @@ def capture_functional(model, inputs) -> Capture:
         return Capture(exported.run_decompositions({}), "")
 
 
+# Operators only a training step's joint graph has (convolution_backward): lowered from
+# solar.analyze(..., training=True)'s capture; their values are checked against autograd in
+# tests/python/test_training.py.
+TRAINING_CASES = {
+    "conv2d_backward": lambda: (
+        m(lambda c, x: c(x), nn.Conv2d(4, 6, 3, stride=2, padding=1)),
+        [R(2, 4, 9, 9)],
+    ),
+}
+
+
 @functools.cache
 def lowered_case(name):
+    if name in TRAINING_CASES:
+        model, inputs, tol = _build(TRAINING_CASES[name])
+        return model, inputs, tol, lower(capture_module(model, inputs, training=True))
     if name in CASES:
         model, inputs, tol = _build(CASES[name])
         # A copy on the meta device: the model keeps its real weights for the reference run.
@@ -1204,7 +1218,7 @@ def test_validation_compares_updated_buffers():
 
 def test_every_rule_is_exercised_and_documented():
     seen = set()
-    for name in [*CASES, *ALIAS_CASES]:
+    for name in [*CASES, *ALIAS_CASES, *TRAINING_CASES]:
         seen |= set(lowered_case(name)[3].ops)
     missing = sorted(k for k in RULES if k not in seen and k not in UNSUPPORTED)
     assert not missing, f"rules no test case reaches: {missing}"
@@ -1335,7 +1349,7 @@ def operator_table() -> str:
 
     Lowerer.emit = recording_emit
     try:
-        for name in [*CASES, *ALIAS_CASES]:
+        for name in [*CASES, *ALIAS_CASES, *TRAINING_CASES]:
             lowered_case.__wrapped__(name)
     finally:
         Lowerer.emit = emit

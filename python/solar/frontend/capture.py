@@ -53,6 +53,11 @@ class Capture:
     mode: str | None = None
     # False: key-value caches the program returns are not outputs (an inference step).
     output_caches: bool = True
+    # A training step: forward + backward of sum(floating outputs) (frontend/flat.py);
+    # the lowered program returns the loss, then the gradients of these parameters and
+    # inputs (qualified names; inputs as "input:<index>"), in this order.
+    training: bool = False
+    gradient_targets: list = field(default_factory=list)
 
 
 def tensor_bytes(values) -> int:
@@ -406,7 +411,7 @@ def tensor_attributes_as_buffers(model) -> None:
                 module.register_buffer(name, value, persistent=False)
 
 
-def export_module(model, tensors: list, source: str):
+def export_module(model, tensors: list, source: str, training: bool = False):
     """torch.export of a flat module (frontend/flat.py) in the module's mode (a problem file's
     model is in training mode unless --mode eval: batch norm uses batch statistics, dropout is
     live), then decomposition to core ATen operators. Fake inputs are exported in their fake
@@ -431,10 +436,21 @@ def export_module(model, tensors: list, source: str):
             if isinstance(t, torch.Tensor)
         )
         device = torch.device("meta") if on_meta else contextlib.nullcontext()
-        with torch.no_grad(), warnings.catch_warnings(), fake, device:
+        grad = torch.enable_grad() if training else torch.no_grad()
+        with grad, warnings.catch_warnings(), fake, device:
             warnings.simplefilter("ignore")
             exported = torch.export.export(model, args)
-            exported = exported.run_decompositions()
+            if not training:
+                exported = exported.run_decompositions()
+        if training:
+            # The joint forward-backward graph AOTAutograd builds (core ATen): the loss and
+            # the gradients of every parameter and floating input that needs one. It makes
+            # its own fake mode.
+            from torch.export.experimental import _export_forward_backward
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                exported = _export_forward_backward(exported)
     except UserError:
         raise
     except Exception as e:
@@ -480,18 +496,41 @@ def export_error(e: BaseException, source: str) -> UserError:
 
 def _flat_capture(model, example, source: str, **fields) -> Capture:
     sig, tensors = signature(example)
-    flat = flat_module(model, sig, fields.get("output_caches", True))
-    exported = export_module(flat, tensors, source)
+    training = fields.get("training", False)
+    flat = flat_module(model, sig, fields.get("output_caches", True), loss=training)
+    exported = export_module(flat, tensors, source, training)
+    targets = []
+    if training:
+        from torch.export.graph_signature import OutputKind
+
+        for spec in exported.graph_signature.output_specs:
+            if spec.kind == OutputKind.GRADIENT_TO_PARAMETER:
+                targets.append(spec.target)
+            elif spec.kind == OutputKind.GRADIENT_TO_USER_INPUT:
+                # The target names the joint graph's placeholder: `arg<k>_1` is input spec k.
+                inputs = exported.graph_signature.input_specs
+                users = [i for i, s in enumerate(inputs) if s.kind.name == "USER_INPUT"]
+                k = next(
+                    (i for i, s in enumerate(inputs) if s.arg.name == spec.target),
+                    int(spec.target[3:].split("_")[0]) if spec.target.startswith("arg") else -1,
+                )
+                targets.append(f"input:{users.index(k)}")
+    names = list(getattr(flat, "solar_output_names", []))
+    if training:
+        names = ["loss"] + [f"gradient of {t}" for t in targets]
     return Capture(
         exported,
         source,
         signature=sig,
-        output_names=list(getattr(flat, "solar_output_names", [])),
+        output_names=names,
+        gradient_targets=targets,
         **fields,
     )
 
 
-def capture_problem(path: str, overrides: dict | None = None, mode: str | None = None) -> Capture:
+def capture_problem(
+    path: str, overrides: dict | None = None, mode: str | None = None, training: bool = False
+) -> Capture:
     problem = load_problem(path, overrides)
     with fake_tensors():
         model, inputs = build_problem(problem, mode)
@@ -505,11 +544,16 @@ def capture_problem(path: str, overrides: dict | None = None, mode: str | None =
         model_bytes=model_bytes,
         input_bytes=input_bytes,
         mode=mode,
+        training=training,
     )
 
 
 def capture_module(
-    model, example_inputs, mode: str | None = None, output_caches: bool = True
+    model,
+    example_inputs,
+    mode: str | None = None,
+    output_caches: bool = True,
+    training: bool = False,
 ) -> Capture:
     """Captures a module already in memory with example inputs: a list of positional
     arguments, a dict of keyword arguments, or {"args": [...], "kwargs": {...}}. The module's
@@ -555,6 +599,7 @@ def capture_module(
             input_bytes=tensor_bytes(tensors),
             mode=mode,
             output_caches=output_caches,
+            training=training,
         )
     finally:
         model.train(was_training)

@@ -210,11 +210,13 @@ def input_names(forward, sig: Signature) -> list[str]:
     return out
 
 
-def flat_module(model, sig: Signature, caches: bool = True):
+def flat_module(model, sig: Signature, caches: bool = True, loss: bool = False):
     """`model` seen through flat inputs and outputs: a shallow copy sharing its parameters,
     buffers, submodules and hooks (so qualified names and state are the original's), whose
     forward takes the input tensors positionally and returns a tuple of output tensors. The
-    output names of the last call are in `.solar_output_names`."""
+    output names of the last call are in `.solar_output_names`. With `loss`, forward returns
+    one scalar, the sum of every floating output (a training step's loss: its backward
+    propagates a gradient of ones into each output)."""
     cls = type(model)
     if getattr(cls, "_solar_flat", False):
         cls = cls.__mro__[1]  # a flat view of a flat view: of the module it views
@@ -223,6 +225,10 @@ def flat_module(model, sig: Signature, caches: bool = True):
         args, kwargs = sig.call_args(tensors)
         named = flatten_outputs(cls.forward(self, *args, **kwargs), caches)
         object.__setattr__(self, "solar_output_names", [n for n, _ in named])
+        if loss:  # a training step: the backward of the sum of every floating output
+            floats = [t for _, t in named if t.is_floating_point()]
+            object.__setattr__(self, "solar_output_names", ["loss"])
+            return (sum(t.sum() for t in floats),)
         return tuple(t for _, t in named)
 
     # torch.export names the inputs after the forward's parameters: those of the original

@@ -387,7 +387,14 @@ class Lowerer:
         # Only what the user's outputs and the buffer updates (batch norm's running
         # statistics: eager PyTorch reads and writes them) depend on is lowered; unused
         # results cost nothing, as in the compiled program.
-        user_outputs = [s.arg.name for s in sig.output_specs if s.kind == OutputKind.USER_OUTPUT]
+        # A training step's joint graph returns the loss and the gradients (capture.py).
+        returned = (
+            OutputKind.USER_OUTPUT,
+            OutputKind.LOSS_OUTPUT,
+            OutputKind.GRADIENT_TO_PARAMETER,
+            OutputKind.GRADIENT_TO_USER_INPUT,
+        )
+        user_outputs = [s.arg.name for s in sig.output_specs if s.kind in returned]
         mutations = [
             (s.arg.name, s.target)
             for s in sig.output_specs

@@ -570,6 +570,61 @@ def _bias(lw, y: Value, bias):
 
 
 # ---------------------------------------------------------------------------- reductions
+@rule("aten.convolution_backward.default")
+def _convolution_backward(
+    lw, gy, x, w, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, mask
+):
+    """A training step's 2-D convolution backward: the input gradient is the transposed
+    convolution of the output gradient with the same weight, the weight gradient
+    `conv2d_wgrad` (each as many MACs as the forward convolution), the bias gradient the sum
+    of the output gradient over batch and space."""
+    gy, x, w = tensor(lw, gy), tensor(lw, x), tensor(lw, w)
+    if len(x.shape) != 4 or transposed:
+        lw.fail("convolution_backward is supported for 2-D, non-transposed convolutions")
+    g = int(groups)
+    n, c, h, wd = x.shape
+    o, _, kr, ks = w.shape
+    p_, q_ = gy.shape[2:]
+    sh, sw = (int(v) for v in stride)
+    ph, pw = (int(v) for v in padding)
+    dh, dw = (int(v) for v in dilation)
+    out = []
+    if mask[0]:
+        # output_padding recovers the input size the strided forward convolution dropped.
+        oph = h - ((p_ - 1) * sh - 2 * ph + dh * (kr - 1) + 1)
+        opw = wd - ((q_ - 1) * sw - 2 * pw + dw * (ks - 1) + 1)
+        gyg = lw.reshape(gy, (n, g, o // g, p_, q_))
+        wg = lw.reshape(w, (g, o // g, c // g, kr, ks))
+        gx = lw.call(
+            "conv_transpose2d",
+            [gyg.var, wg.var, sh, sw, ph, pw, dh, dw, oph, opw],
+            (n, g, c // g, h, wd),
+            lw.out_dtype(0),
+        )
+        out.append(lw.reshape(gx, x.shape))
+    else:
+        out.append(_unused(lw, "grad_input"))
+    if mask[1]:
+        xg = lw.reshape(x, (n, g, c // g, h, wd))
+        gyg = lw.reshape(gy, (n, g, o // g, p_, q_))
+        gw = lw.call(
+            "conv2d_wgrad",
+            [xg.var, gyg.var, kr, ks, sh, sw, ph, pw, dh, dw],
+            (g, o // g, c // g, kr, ks),
+            lw.out_dtype(1),
+        )
+        out.append(lw.reshape(gw, w.shape))
+    else:
+        out.append(_unused(lw, "grad_weight"))
+    if len(mask) > 2 and mask[2]:
+        mid, (a, _, b) = _mid(lw, lw.reshape(gy, (n, o, p_ * q_)), [0, 2])
+        gb = lw.call("sum_mid", [mid.var], (a, b), lw.out_dtype(2))
+        out.append(lw.reshape(gb, (o,)))
+    else:
+        out.append(_unused(lw, "grad_bias"))
+    return tuple(out)
+
+
 def _mid(lw, x: Value, dims):
     """Reshape x to [A, R, B] with R the product of `dims` (which must be contiguous;
     otherwise they are permuted to the end first)."""
@@ -642,6 +697,28 @@ def _layer_norm(lw, x, normalized_shape, w, b, eps):
         d *= s
     x2 = lw.reshape(x, (x.numel // d, d))
     shape = lw.out_shape(0)
+    used = {
+        u.args[1]
+        for u in lw.node.users
+        if u.target is operator.getitem and u.name in getattr(lw, "needed", ())
+    }
+    if used & {1, 2}:  # a training step: the backward reads the row statistics
+        wv = lw.reshape(tensor(lw, w), (d,)) if w is not None else _const(lw, 1.0, (d,))
+        bv = lw.reshape(tensor(lw, b), (d,)) if b is not None else _const(lw, 0.0, (d,))
+        rows = (x.numel // d,)
+        y, mean, rstd = call_multi(
+            lw,
+            "layer_norm_saved",
+            [x2.var, wv.var, bv.var, float(eps)],
+            [x2.shape, rows, rows],
+            [lw.out_dtype(0), lw.out_dtype(1), lw.out_dtype(2)],
+            lw.out_dtype(0),
+        )
+        return (
+            lw.reshape(y, shape),
+            lw.reshape(mean, lw.out_shape(1)),
+            lw.reshape(rstd, lw.out_shape(2)),
+        )
     if w is None and b is None:
         y = lw.call("layer_norm_nobias", [x2.var, float(eps)], x2.shape, lw.out_dtype(0))
     else:
@@ -682,6 +759,8 @@ def _batch_norm_functional(lw, x, w, b, rm, rv, training, momentum, eps):
         for u in lw.node.users
         if u.target is operator.getitem and u.name in getattr(lw, "needed", ())
     }
+    if training and used & {1, 2}:  # a training step: the backward reads the statistics
+        return _batch_norm_saved(lw, x, w, b, rm, rv, momentum, eps)
     if training and used & {3, 4}:
         return _batch_norm_with_stats(lw, x, w, b, rm, rv, momentum, eps)
     out = _batch_norm(lw, x, w, b, rm, rv, training, eps)
@@ -717,6 +796,25 @@ def _batch_norm_with_stats(lw, x, w, b, rm, rv, momentum, eps):
         new_rm,
         new_rv,
     )
+
+
+def _batch_norm_saved(lw, x, w, b, rm, rv, momentum, eps):
+    x, rm, rv = tensor(lw, x), tensor(lw, rm), tensor(lw, rv)
+    n, c = x.shape[:2]
+    s = x.numel // (n * c)
+    x3 = lw.reshape(x, (n, c, s))
+    wv = tensor(lw, w) if w is not None else _const(lw, 1.0, (c,))
+    bv = tensor(lw, b) if b is not None else _const(lw, 0.0, (c,))
+    dtype = lw.out_dtype(0)
+    y, mean, invstd, new_rm, new_rv = call_multi(
+        lw,
+        "batch_norm_train_saved",
+        [x3.var, wv.var, bv.var, rm.var, rv.var, float(momentum), float(eps)],
+        [x3.shape, (c,), (c,), (c,), (c,)],
+        [dtype, lw.out_dtype(1), lw.out_dtype(2), lw.out_dtype(3), lw.out_dtype(4)],
+        dtype,
+    )
+    return (lw.reshape(y, x.shape), mean, invstd, new_rm, new_rv)
 
 
 @rule("aten._native_batch_norm_legit_no_training.default")
@@ -970,7 +1068,8 @@ def _dropout(lw, x, p, train):
     mask = _const(lw, 1.0, (x.numel,))
     mask = lw.cast(mask, "bool")
     y = lw.call("dropout", [lw.flat(x).var, mask.var, 1.0], (x.numel,), lw.out_dtype(0))
-    return (lw.reshape(y, shape), _unused(lw, "mask"))
+    # The mask (all kept, at the expectation) is what a training step's backward reads.
+    return (lw.reshape(y, shape), lw.reshape(mask, lw.out_shape(1)))
 
 
 @rule("aten.bernoulli.p")

@@ -164,13 +164,12 @@ def golden_run(capture: Capture, seed: int = 0, buffers=()):
     if p is None:  # an in-memory module with real example inputs
         module = capture.module
         was_training = module.training
-        model = flat_module(module, capture.signature, capture.output_caches)
+        model = flat_module(module, capture.signature, capture.output_caches, loss=capture.training)
         set_mode(model, capture.mode)
         copies = [t.clone() if isinstance(t, torch.Tensor) else t for t in capture.example_inputs]
         before = _buffer_values(model, buffers)
         try:
-            with torch.no_grad(), dropout_at_expectation():
-                outs = list(model(*copies))
+            outs = _forward(capture, model, copies)
         finally:
             module.train(was_training)
         outs += list(_buffer_values(model, buffers).values())
@@ -182,13 +181,12 @@ def golden_run(capture: Capture, seed: int = 0, buffers=()):
         return model, capture.example_inputs, outs, before
     module, example = build_problem(p, capture.mode, seed)
     sig, inputs = signature(example)
-    model = flat_module(module, sig)
+    model = flat_module(module, sig, loss=capture.training)
     # The forward pass may update its inputs in place (x.add_(y)): it gets copies, and the IR
     # program the originals.
     copies = [t.clone() for t in inputs]
     before = _buffer_values(model, buffers)
-    with torch.no_grad(), dropout_at_expectation():
-        outs = list(_call_user(lambda: model(*copies), "the forward pass", p.path))
+    outs = _call_user(lambda: _forward(capture, model, copies), "the forward pass", p.path)
     if not outs:
         raise frontend_error(
             "capture",
@@ -196,6 +194,34 @@ def golden_run(capture: Capture, seed: int = 0, buffers=()):
             file=p.path,
         )
     return model, inputs, outs + list(_buffer_values(model, buffers).values()), before
+
+
+def _forward(capture: Capture, model, copies) -> list:
+    """The flat module's outputs on `copies`; for a training step the loss, then autograd's
+    gradients of capture.gradient_targets (parameters by name, inputs as "input:<i>")."""
+    import torch
+
+    if not capture.training:
+        with torch.no_grad(), dropout_at_expectation():
+            return list(model(*copies))
+    params = dict(model.named_parameters())
+    for t in params.values():
+        t.grad = None
+    inputs = {}
+    for target in capture.gradient_targets:
+        if target.startswith("input:"):
+            i = int(target.split(":")[1])
+            copies[i] = copies[i].detach().requires_grad_(True)
+            inputs[target] = copies[i]
+    with torch.enable_grad(), dropout_at_expectation():
+        (loss,) = model(*copies)
+        loss.backward()
+    grads = []
+    for target in capture.gradient_targets:
+        leaf = inputs[target] if target in inputs else params[target]
+        grads.append(leaf.grad.detach().clone())
+        leaf.grad = None
+    return [loss.detach(), *grads]
 
 
 def perturbed_golden(capture: Capture, model, inputs, seed: int = 0, before=None, buffers=()):
@@ -209,6 +235,8 @@ def perturbed_golden(capture: Capture, model, inputs, seed: int = 0, before=None
     import torch
     from torch.func import functional_call
 
+    if capture.training:  # the second stage perturbs a forward pass only
+        return None
     rng = np.random.default_rng(seed)
     state = {k: perturb(v.detach(), rng) for k, v in model.named_parameters()}
     state.update({k: perturb(v.detach(), rng) for k, v in model.named_buffers()})
@@ -453,7 +481,7 @@ def validate_scaled(
                 break
             overrides = {k: max(SCALE_FLOOR, v // factor) for k, v in attempt.items()}
             try:
-                cap = capture_problem(capture.source, overrides, capture.mode)
+                cap = capture_problem(capture.source, overrides, capture.mode, capture.training)
                 low = lower(cap)
             except UserError as e:
                 last = e.diagnostics[0].message

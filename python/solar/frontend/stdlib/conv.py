@@ -21,6 +21,24 @@ def conv2d(X: Tensor("N,G,C,H,W"), K: Tensor("G,O,C,R,S"), sh: int, sw: int, ph:
     return Y
 
 
+# The weight gradient of conv2d (a training step's convolution_backward): the same iteration
+# space as the forward convolution (as many MACs), reducing over N, P, Q for each tap.
+@kernel
+def conv2d_wgrad(X: Tensor("N,G,C,H,W"), GY: Tensor("N,G,O,P,Q"), kr: int, ks: int, sh: int, sw: int, ph: int, pw: int, dh: int, dw: int) -> Tensor("G,O,C,R,S", dtype="fp32"):
+    K = Tensor(G=X.shape[1], O=GY.shape[2], C=X.shape[2], R=kr, S=ks, dtype="fp32")
+    for g in Dim("G", parallel=True):
+        for o in Dim("O", parallel=True):
+            for c in Dim("C", parallel=True):
+                for r in Dim("R", parallel=True):
+                    for s in Dim("S", parallel=True):
+                        for n in Dim("N"):
+                            for p in Dim("P"):
+                                for q in Dim("Q"):
+                                    if 0 <= p * sh + r * dh - ph and p * sh + r * dh - ph < size("H") and 0 <= q * sw + s * dw - pw and q * sw + s * dw - pw < size("W"):
+                                        K[g, o, c, r, s] += X[n, g, c, p * sh + r * dh - ph, q * sw + s * dw - pw] * GY[n, g, o, p, q]
+    return K
+
+
 @kernel
 def conv3d(X: Tensor("N,G,C,D,H,W"), K: Tensor("G,O,C,T,R,S"), sd: int, sh: int, sw: int, pd: int, ph: int, pw: int, dd: int, dh: int, dw: int) -> Tensor("N,G,O,Z,P,Q", dtype="fp32"):
     Y = Tensor(N=X.shape[0], G=X.shape[1], O=K.shape[1], Z=(X.shape[3] + 2 * pd - dd * (K.shape[3] - 1) - 1) // sd + 1, P=(X.shape[4] + 2 * ph - dh * (K.shape[4] - 1) - 1) // sh + 1, Q=(X.shape[5] + 2 * pw - dw * (K.shape[5] - 1) - 1) // sw + 1, dtype="fp32")

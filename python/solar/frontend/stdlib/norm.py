@@ -34,6 +34,31 @@ def layer_norm(X: Tensor("A,D"), W: Tensor("D"), B: Tensor("D"), eps: float) -> 
     return Y
 
 
+# A training step's layer norm (the joint forward-backward graph): as layer_norm, and also
+# each row's mean and reciprocal standard deviation, which the backward pass reads.
+@kernel
+def layer_norm_saved(X: Tensor("A,D"), W: Tensor("D"), B: Tensor("D"), eps: float) -> (Tensor("A,D", dtype="fp32"), Tensor("A", dtype="fp32"), Tensor("A", dtype="fp32")):
+    S = Tensor(A=X.shape[0], dtype="fp64")
+    Q = Tensor(A=X.shape[0], dtype="fp64")
+    M = Tensor(A=X.shape[0], dtype="fp32")
+    R = Tensor(A=X.shape[0], dtype="fp32")
+    Y = Tensor(A=X.shape[0], D=X.shape[1], dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for d in Dim("D"):
+            S[a] += X[a, d]
+    for a in Dim("A", parallel=True):
+        for d in Dim("D"):
+            Q[a] += X[a, d] * X[a, d]
+    for a in Dim("A", parallel=True):
+        M[a] = S[a] / size("D")
+    for a in Dim("A", parallel=True):
+        R[a] = rsqrt(max(Q[a] / size("D") - S[a] / size("D") * (S[a] / size("D")), 0.0) + eps)
+    for a in Dim("A", parallel=True):
+        for d in Dim("D", parallel=True):
+            Y[a, d] = (X[a, d] - M[a]) * R[a] * W[d] + B[d]
+    return Y, M, R
+
+
 # Without weight and bias. Per element: 3 + 2 (one multiply-add: x * rstd - mean * rstd).
 @kernel
 def layer_norm_nobias(X: Tensor("A,D"), eps: float) -> Tensor("A,D", dtype="fp32"):
@@ -132,6 +157,50 @@ def batch_norm_train_stats(X: Tensor("N,C,S"), W: Tensor("C"), B: Tensor("C"), R
     for c in Dim("C", parallel=True):
         RVo[c] = (1.0 - momentum) * RV[c] + momentum * (size("N") * size("S")) / (size("N") * size("S") - 1) * V[c]
     return Y, RMo, RVo
+
+
+# A training step's batch norm (the joint forward-backward graph): as batch_norm_train_stats,
+# and also the batch mean and inverse standard deviation the backward pass reads (saved
+# statistics, PyTorch's save_mean and save_invstd): 1 more per channel.
+@kernel
+def batch_norm_train_saved(X: Tensor("N,C,S"), W: Tensor("C"), B: Tensor("C"), RM: Tensor("C"), RV: Tensor("C"), momentum: float, eps: float) -> (Tensor("N,C,S", dtype="fp32"), Tensor("C", dtype="fp32"), Tensor("C", dtype="fp32"), Tensor("C", dtype="fp32"), Tensor("C", dtype="fp32")):
+    Sm = Tensor(C=X.shape[1], dtype="fp64")
+    Q = Tensor(C=X.shape[1], dtype="fp64")
+    V = Tensor(C=X.shape[1], dtype="fp64")
+    A = Tensor(C=X.shape[1], dtype="fp64")
+    Sh = Tensor(C=X.shape[1], dtype="fp64")
+    Y = Tensor(N=X.shape[0], C=X.shape[1], S=X.shape[2], dtype="fp32")
+    M = Tensor(C=X.shape[1], dtype="fp32")
+    I = Tensor(C=X.shape[1], dtype="fp32")
+    RMo = Tensor(C=X.shape[1], dtype="fp32")
+    RVo = Tensor(C=X.shape[1], dtype="fp32")
+    for c in Dim("C", parallel=True):
+        for n in Dim("N"):
+            for s in Dim("S"):
+                Sm[c] += X[n, c, s]
+    for c in Dim("C", parallel=True):
+        for n in Dim("N"):
+            for s in Dim("S"):
+                Q[c] += X[n, c, s] * X[n, c, s]
+    for c in Dim("C", parallel=True):
+        M[c] = Sm[c] / (size("N") * size("S"))
+    for c in Dim("C", parallel=True):
+        V[c] = max(Q[c] / (size("N") * size("S")) - M[c] * M[c], 0.0)
+    for c in Dim("C", parallel=True):
+        I[c] = rsqrt(V[c] + eps)
+    for c in Dim("C", parallel=True):
+        A[c] = W[c] * I[c]
+    for c in Dim("C", parallel=True):
+        Sh[c] = B[c] - M[c] * A[c]
+    for n in Dim("N", parallel=True):
+        for c in Dim("C", parallel=True):
+            for s in Dim("S", parallel=True):
+                Y[n, c, s] = X[n, c, s] * A[c] + Sh[c]
+    for c in Dim("C", parallel=True):
+        RMo[c] = (1.0 - momentum) * RM[c] + momentum * M[c]
+    for c in Dim("C", parallel=True):
+        RVo[c] = (1.0 - momentum) * RV[c] + momentum * (size("N") * size("S")) / (size("N") * size("S") - 1) * V[c]
+    return Y, M, I, RMo, RVo
 
 
 # BatchNorm with running statistics (eval mode): per channel scale and shift (5), then one

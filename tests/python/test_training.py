@@ -1,0 +1,135 @@
+"""Training steps: forward + backward from the joint graph torch.export/AOTAutograd build,
+validated against autograd's gradients (solar.analyze(..., training=True), --training)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+
+import solar  # noqa: E402
+
+
+def test_mlp_backward_macs_and_gradients():
+    # Forward: 8 x 32 x 64 + 8 x 64 x 16 = 24,576 MACs. Backward: each weight gradient as many
+    # as its forward product (24,576), and the input gradient of the second layer (8 x 16 x
+    # 64 = 8,192; the first layer's input x needs none): 57,344 in all.
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(32, 64), nn.GELU(), nn.Linear(64, 16))
+    r = solar.analyze(model, [torch.randn(8, 32)], training=True)
+    assert r.validation.status == "full", r.validation.detail
+    assert r.graph.total_macs == 57_344
+    assert [c.name for c in r.validation.outputs] == [
+        "out0 (loss)",
+        "out1 (gradient of 0.weight)",
+        "out2 (gradient of 0.bias)",
+        "out3 (gradient of 2.weight)",
+        "out4 (gradient of 2.bias)",
+    ]
+
+
+def test_gpt_block_training_step_validates_against_autograd():
+    transformers = pytest.importorskip("transformers")
+    transformers.logging.set_verbosity_error()
+    cfg = transformers.GPT2Config(
+        n_layer=1,
+        n_embd=64,
+        n_head=4,
+        vocab_size=128,
+        n_positions=64,
+        attn_implementation="eager",
+    )
+    torch.manual_seed(0)
+    block = transformers.models.gpt2.modeling_gpt2.GPT2Block(cfg, layer_idx=0)
+    # Dropout off (mode="eval"): a training step's backward scales by 1/(1-p) where the IR's
+    # mask sits at its expectation (docs/pytorch.md, "Training steps").
+    r = solar.analyze(block, [torch.randn(2, 16, 64)], training=True, mode="eval")
+    assert r.validation.status == "full", r.validation.detail
+    # Forward (32 tokens): c_attn 32 x 64 x 192, QK^T and PV 2 x 4 heads x 16 x 16 x 16 each,
+    # c_proj 32 x 64 x 64, MLP 2 x 32 x 64 x 256 = 1,638,400; the backward needs every
+    # weight gradient and every activation gradient (ln_1's weight needs the gradient into
+    # c_attn's input): twice the forward. 3 x 1,638,400 = 4,915,200.
+    assert r.graph.total_macs == 3 * 1_638_400
+    # The loss and 12 parameter gradients (2 norms x 2, 4 projections x 2).
+    assert len(r.validation.outputs) == 13
+
+
+class ResBlock(nn.Module):
+    def __init__(self, c=16):
+        super().__init__()
+        self.c1 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+        self.b1 = nn.BatchNorm2d(c)
+        self.c2 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+        self.b2 = nn.BatchNorm2d(c)
+        self.down = nn.Conv2d(c, 2 * c, 1, stride=2)
+
+    def forward(self, x):
+        y = torch.relu(self.b1(self.c1(x)))
+        return self.down(torch.relu(self.b2(self.c2(y)) + x))
+
+
+def test_resnet_block_training_step_validates_against_autograd():
+    # Training mode: batch statistics, their backward, and the running-statistics updates.
+    # Forward MACs: two 3x3 convolutions 4 x 16 x 8 x 8 x 16 x 9 = 589,824 each, the strided
+    # 1x1 4 x 32 x 4 x 4 x 16 = 32,768: 1,212,416. Backward: every weight gradient
+    # (1,212,416) and the input gradients of c2 and down (622,592; x needs none): 3,047,424.
+    torch.manual_seed(0)
+    r = solar.analyze(ResBlock(), [torch.randn(4, 16, 8, 8)], training=True)
+    assert r.validation.status == "full", r.validation.detail
+    assert r.graph.total_macs == 2 * 1_212_416 + 622_592
+    names = [c.name for c in r.validation.outputs]
+    assert "out1 (gradient of c1.weight)" in names
+    assert any("updated buffer b1.running_mean" in n for n in names)
+
+
+def test_training_flag_of_the_cli(tmp_path):
+    path = tmp_path / "mlp.py"
+    path.write_text(
+        textwrap.dedent(
+            """
+            import torch
+            import torch.nn as nn
+
+            N = 32
+
+
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lin = nn.Linear(N, N)
+
+                def forward(self, x):
+                    return torch.tanh(self.lin(x))
+
+
+            def get_inputs():
+                return [torch.randn(16, N, requires_grad=True)]
+            """
+        )
+    )
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "solar.cli",
+            "analyze",
+            str(path),
+            "--training",
+            "--json",
+            str(tmp_path / "a.json"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "validation: full" in r.stdout
+    import json
+
+    # Forward 16 x 32 x 32 = 16,384 MACs; backward: the weight gradient and the gradient of
+    # the input (it requires grad): 2 x 16,384. 49,152 in all.
+    assert json.loads((tmp_path / "a.json").read_text())["totals"]["macs"] == 3 * 16 * 32 * 32
