@@ -128,6 +128,37 @@ ZOO = {
         dict(hidden_sizes=[16, 32], depths=[1, 1], num_stages=2, image_size=32),
         "image",
     ),
+    "resnet": (
+        "ResNetConfig",
+        "ResNetModel",
+        dict(embedding_size=16, hidden_sizes=[16, 32], depths=[1, 1], layer_type="bottleneck"),
+        "image",
+    ),
+    "regnet": (
+        "RegNetConfig",
+        "RegNetModel",
+        dict(embedding_size=16, hidden_sizes=[16, 32], depths=[1, 1], groups_width=8),
+        "image",
+    ),
+    "mobilenet_v2": (
+        "MobileNetV2Config",
+        "MobileNetV2Model",
+        dict(image_size=32, depth_multiplier=0.25),
+        "image",
+    ),
+    "efficientnet": (
+        "EfficientNetConfig",
+        "EfficientNetModel",
+        dict(image_size=32, width_coefficient=0.25, depth_coefficient=0.25, hidden_dim=320),
+        "image",
+    ),
+    "convnextv2": (
+        "ConvNextV2Config",
+        "ConvNextV2Model",
+        dict(hidden_sizes=[16, 32], depths=[1, 1], num_stages=2, image_size=32),
+        "image",
+    ),
+    "dinov2": ("Dinov2Config", "Dinov2Model", dict(VISION, image_size=32, patch_size=8), "image"),
     "mamba": (
         "MambaConfig",
         "MambaModel",

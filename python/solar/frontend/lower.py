@@ -257,6 +257,28 @@ class Lowerer:
             return f"{short}:{ln}: {c.strip()}"
         return ""
 
+    def size_names(self) -> dict[int, str]:
+        """Names for the model's dims from the source: a problem file's module-level size
+        constant whose value no other constant has (`N = 4096` names the dim of 4,096); other
+        sizes are named after their value (`d64`)."""
+        problem = getattr(self.capture, "problem", None)
+        if problem is None:
+            return {}
+        from .capture import int_constants
+
+        try:
+            constants = int_constants(Path(problem.path).read_text())
+        except (OSError, SyntaxError, ValueError):
+            return {}
+        by_value: dict[int, list[str]] = {}
+        for name, value in constants.items():
+            by_value.setdefault(value, []).append(name)
+        return {
+            v: names[0]
+            for v, names in by_value.items()
+            if len(names) == 1 and v > 1 and re.fullmatch(r"[A-Za-z_]\w*", names[0])
+        }
+
     def fail(self, message: str, hint: str = ""):
         file, line, code = self.where()
         extra = f" (from `{code}`)" if code else ""
@@ -415,6 +437,7 @@ class Lowerer:
         params = []
         signature = []
         dims: dict[int, str] = {}
+        size_names = self.size_names()
         user_index = 0
         for spec in sig.input_specs:
             node = by_name[spec.arg.name]
@@ -439,7 +462,7 @@ class Lowerer:
                 self.values[node.name] = Value("", shape, dtype)
                 continue
             for s in shape:
-                dims.setdefault(s, f"d{s}")
+                dims.setdefault(s, size_names.get(s, f"d{s}"))
             name = re.sub(r"\W", "_", node.name)
             spec_dims = ",".join(dims[s] for s in shape)
             role = "input" if kind == "input" else "weight"

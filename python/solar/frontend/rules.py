@@ -497,10 +497,19 @@ def _addmm(lw, bias, a, b, beta=1, alpha=1):
 
 
 # ---------------------------------------------------------------------------- convolution
+def _per_dim(v, nd: int) -> list[int]:
+    """A convolution attribute per spatial dim: PyTorch lets one value stand for all
+    (`padding="valid"` arrives as [0])."""
+    v = [int(e) for e in (v if isinstance(v, (list, tuple)) else [v])]
+    return v * nd if len(v) == 1 and nd > 1 else v
+
+
 @rule("aten.convolution.default")
 def _convolution(lw, x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
     x, w = tensor(lw, x), tensor(lw, w)
     nd = len(x.shape) - 2
+    stride, padding, dilation = (_per_dim(v, nd) for v in (stride, padding, dilation))
+    output_padding = _per_dim(output_padding, nd)
     out = lw.out_shape()
     g = int(groups)
     if nd == 1:  # as 2-D with H = R = 1
@@ -585,9 +594,9 @@ def _convolution_backward(
     n, c, h, wd = x.shape
     o, _, kr, ks = w.shape
     p_, q_ = gy.shape[2:]
-    sh, sw = (int(v) for v in stride)
-    ph, pw = (int(v) for v in padding)
-    dh, dw = (int(v) for v in dilation)
+    sh, sw = _per_dim(stride, 2)
+    ph, pw = _per_dim(padding, 2)
+    dh, dw = _per_dim(dilation, 2)
     out = []
     if mask[0]:
         # output_padding recovers the input size the strided forward convolution dropped.
