@@ -782,48 +782,42 @@ def _batch_norm_functional(lw, x, w, b, rm, rv, training, momentum, eps):
     )
 
 
-def _batch_norm_with_stats(lw, x, w, b, rm, rv, momentum, eps):
+def _batch_norm_stats_call(lw, kernel, x, w, b, rm, rv, momentum, eps, saved: bool):
+    """Training-mode batch norm that updates the running statistics (`kernel`
+    batch_norm_train_stats), and with `saved` also returns the batch mean and inverse standard
+    deviation a training step's backward reads (batch_norm_train_saved): the five results of
+    _native_batch_norm_legit_functional, those not produced as _Unused."""
     x, rm, rv = tensor(lw, x), tensor(lw, rm), tensor(lw, rv)
     n, c = x.shape[:2]
-    s = x.numel // (n * c)
-    x3 = lw.reshape(x, (n, c, s))
+    x3 = lw.reshape(x, (n, c, x.numel // (n * c)))
     wv = tensor(lw, w) if w is not None else _const(lw, 1.0, (c,))
     bv = tensor(lw, b) if b is not None else _const(lw, 0.0, (c,))
+    results = (0, 1, 2, 3, 4) if saved else (0, 3, 4)
     dtype = lw.out_dtype(0)
-    y, new_rm, new_rv = call_multi(
+    values = call_multi(
         lw,
-        "batch_norm_train_stats",
+        kernel,
         [x3.var, wv.var, bv.var, rm.var, rv.var, float(momentum), float(eps)],
-        [x3.shape, (c,), (c,)],
-        [dtype, lw.out_dtype(3), lw.out_dtype(4)],
+        [x3.shape] + [(c,)] * (len(results) - 1),
+        [lw.out_dtype(i) for i in results],
         dtype,
     )
-    return (
-        lw.reshape(y, x.shape),
-        _unused(lw, "save_mean"),
-        _unused(lw, "save_invstd"),
-        new_rm,
-        new_rv,
+    out = dict(zip(results, values, strict=True))
+    out[0] = lw.reshape(out[0], x.shape)
+    names = ("y", "save_mean", "save_invstd", "running_mean", "running_var")
+    return tuple(out[i] if i in out else _unused(lw, names[i]) for i in range(5))
+
+
+def _batch_norm_with_stats(lw, x, w, b, rm, rv, momentum, eps):
+    return _batch_norm_stats_call(
+        lw, "batch_norm_train_stats", x, w, b, rm, rv, momentum, eps, saved=False
     )
 
 
 def _batch_norm_saved(lw, x, w, b, rm, rv, momentum, eps):
-    x, rm, rv = tensor(lw, x), tensor(lw, rm), tensor(lw, rv)
-    n, c = x.shape[:2]
-    s = x.numel // (n * c)
-    x3 = lw.reshape(x, (n, c, s))
-    wv = tensor(lw, w) if w is not None else _const(lw, 1.0, (c,))
-    bv = tensor(lw, b) if b is not None else _const(lw, 0.0, (c,))
-    dtype = lw.out_dtype(0)
-    y, mean, invstd, new_rm, new_rv = call_multi(
-        lw,
-        "batch_norm_train_saved",
-        [x3.var, wv.var, bv.var, rm.var, rv.var, float(momentum), float(eps)],
-        [x3.shape, (c,), (c,), (c,), (c,)],
-        [dtype, lw.out_dtype(1), lw.out_dtype(2), lw.out_dtype(3), lw.out_dtype(4)],
-        dtype,
+    return _batch_norm_stats_call(
+        lw, "batch_norm_train_saved", x, w, b, rm, rv, momentum, eps, saved=True
     )
-    return (lw.reshape(y, x.shape), mean, invstd, new_rm, new_rv)
 
 
 @rule("aten._native_batch_norm_legit_no_training.default")
