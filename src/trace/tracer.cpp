@@ -250,6 +250,9 @@ class Tracer {
     const Stmt& model = *program_.model;
     Frame frame;
     frame.fn = "model";
+    // One binding per statement at most, plus the parameters: reserved once, so a long
+    // model() never rehashes its environment while tracing.
+    frame.vars.reserve(model.body.size() + model.params.size());
     for (const ast::Param& p : model.params) {
       TensorAnnotation ann;
       if (p.annotation && callee_is(*p.annotation, "Tensor")) {
