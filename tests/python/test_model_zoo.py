@@ -358,3 +358,14 @@ def test_unsupported_operator_names_the_library_line():
     assert "aten.topk.default is not expressible" in str(e.value)
     assert "called in transformers/models/mixtral/modeling_mixtral.py:" in str(e.value)
     assert "torch.topk(" in str(e.value)
+
+
+def test_analysis_leaves_every_submodules_mode_as_it_was():
+    # A model in training mode with a frozen (eval-mode) encoder: analysing it in either mode,
+    # and validating it, gives every submodule its own mode back.
+    model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Dropout(0.1))
+    model.train()
+    model[0].eval()
+    for mode in ("eval", "train", None):
+        solar.analyze(model, [torch.randn(2, 8)], mode=mode)
+        assert (model.training, model[0].training, model[1].training) == (True, False, True)

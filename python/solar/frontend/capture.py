@@ -287,6 +287,17 @@ def set_mode(model, mode: str | None) -> None:
     model.train(mode == "train")
 
 
+def module_modes(model) -> list:
+    """(submodule, training) of every submodule: what restore_modes puts back (a module with
+    some submodules frozen in eval mode keeps them so)."""
+    return [(m, m.training) for m in model.modules()]
+
+
+def restore_modes(modes) -> None:
+    for m, training in modes:
+        m.training = training
+
+
 class _CudaAsCpu:
     """While capturing, tensors a program asks for on a CUDA device are made on the CPU (as
     fake tensors: nothing is allocated), so a KernelBench-style `get_inputs()` that writes
@@ -578,7 +589,7 @@ def capture_module(
         with fake_tensors() as fake:
             if on_meta:
                 model.to_empty(device="cpu")  # fake CPU tensors of the same shapes
-    was_training = model.training
+    modes = module_modes(model)
     try:
         set_mode(model, mode)
         patch_recurrent(model)
@@ -602,7 +613,7 @@ def capture_module(
             training=training,
         )
     finally:
-        model.train(was_training)
+        restore_modes(modes)
     # Validation calls the original module through the same flat signature.
     capture.signature = sig
     return capture

@@ -157,13 +157,13 @@ def golden_run(capture: Capture, seed: int = 0, buffers=()):
     `outputs`."""
     import torch
 
-    from .capture import _call_user, build_problem, set_mode
+    from .capture import _call_user, build_problem, module_modes, restore_modes, set_mode
     from .flat import flat_module, signature
 
     p = capture.problem
     if p is None:  # an in-memory module with real example inputs
         module = capture.module
-        was_training = module.training
+        modes = module_modes(module)
         model = flat_module(module, capture.signature, capture.output_caches, loss=capture.training)
         set_mode(model, capture.mode)
         copies = [t.clone() if isinstance(t, torch.Tensor) else t for t in capture.example_inputs]
@@ -171,7 +171,7 @@ def golden_run(capture: Capture, seed: int = 0, buffers=()):
         try:
             outs = _forward(capture, model, copies)
         finally:
-            module.train(was_training)
+            restore_modes(modes)
         outs += list(_buffer_values(model, buffers).values())
         # The caller's module keeps its state: validation does not advance its statistics.
         with torch.no_grad():
