@@ -116,7 +116,30 @@ def cmd_analyze(args) -> int:
         from .pytorch import analyze_pytorch
 
         overrides = dict(_dims(args.dim))  # module-level size constants
-        result = analyze_pytorch(
+        step = None
+        if args.phase:
+            from .llm import analyze_llm_file
+
+            if args.training or args.measure:
+                raise argument_error(
+                    "--phase analyses one inference step: no --training, --measure"
+                )
+            step = analyze_llm_file(
+                args.file,
+                args.phase,
+                args.batch,
+                args.seq,
+                args.context,
+                archs=archs,
+                validate=not args.no_validate,
+                fp32_math=args.fp32_math,
+                cache_aware=not args.no_cache_aware,
+                overrides=overrides,
+            )
+            result = step.result
+        else:
+            result = None
+        result = result or analyze_pytorch(
             args.file,
             archs=archs,
             fp32_math=args.fp32_math,
@@ -138,6 +161,12 @@ def cmd_analyze(args) -> int:
             + (f"; IR written to {args.emit_ir}" if args.emit_ir else "")
         ]
         extra += [f"  note: {n}" for n in result.notes]
+        if step is not None:
+            extra.append(
+                f"  {step.phase} step: batch {step.batch}, {step.seq} new token(s) per sequence "
+                f"after {step.context} cached; {step.tokens_per_second():,.0f} tokens/s at the "
+                f"fused bound on {archs[0].name} (docs/llm.md)"
+            )
         if args.measure:
             from .measure import measure
 
@@ -155,6 +184,8 @@ def cmd_analyze(args) -> int:
     else:
         if args.emit_ir:
             raise argument_error("--emit-ir applies to PyTorch programs; this is already IR")
+        if args.phase or args.training:
+            raise argument_error("--phase and --training apply to PyTorch programs")
         if args.measure or args.compile:
             raise argument_error(
                 "--measure and --compile time a PyTorch program; this is an IR program",
@@ -601,6 +632,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="PyTorch programs: the model's mode (default: as Model(...) builds it, training "
         "mode for a freshly built nn.Module, the KernelBench convention)",
     )
+    a.add_argument(
+        "--phase",
+        choices=["prefill", "decode"],
+        help="a Hugging Face causal LM's inference step (Model built from get_init_inputs(); "
+        "docs/llm.md): prefill --seq S tokens, or decode one token, after --context cached",
+    )
+    a.add_argument("--batch", type=int, default=1, help="with --phase: sequences per step")
+    a.add_argument("--seq", type=int, help="with --phase prefill: new tokens (default 128)")
+    a.add_argument("--context", type=int, default=0, help="with --phase: cached tokens")
     a.add_argument(
         "--training",
         action="store_true",

@@ -157,3 +157,59 @@ def context_sweep(model, contexts, batch: int = 1, arch="H100_PCIe") -> list[Con
         what = "memory" if b.kind == "memory" else f"compute ({b.unit})"
         points.append(ContextPoint(c, fused.seconds, what, r.tokens_per_second()))
     return points
+
+
+def analyze_llm_file(
+    path: str,
+    phase: str,
+    batch: int = 1,
+    seq: int | None = None,
+    context: int = 0,
+    archs=("H100_PCIe",),
+    validate: bool = True,
+    fp32_math: str = "default",
+    cache_aware: bool = True,
+    overrides: dict | None = None,
+) -> LLMResult:
+    """`solar analyze FILE --phase ...`: the problem file's Model (built from
+    get_init_inputs(); a Hugging Face causal LM) for one prefill or decode step; its
+    get_inputs() is not used. Built for real when validating (small configs), on fake tensors
+    otherwise (published sizes)."""
+    from .frontend.capture import _as_list, _call_user, fake_tensors, load_problem
+
+    problem = load_problem(path, overrides)
+
+    def build():
+        init = _as_list(
+            _call_user(problem.get_init_inputs, "get_init_inputs()", path),
+            "get_init_inputs",
+            path,
+        )
+        return _call_user(lambda: problem.model_class(*init), "Model(...)", path)
+
+    if validate:
+        import torch
+
+        torch.manual_seed(0)
+        model = build()
+    else:
+        with fake_tensors():
+            model = build()
+    if not hasattr(model, "config") or not hasattr(model.config, "num_hidden_layers"):
+        raise argument_error(
+            f"--phase needs a Hugging Face causal language model; {path}'s Model is a "
+            f"{type(model).__name__} without a transformers config",
+            "write Model as a transformers model (e.g. class Model(LlamaForCausalLM)) or "
+            "build it in Python and call solar.llm.analyze_llm",
+        )
+    return analyze_llm(
+        model,
+        phase,
+        batch,
+        seq,
+        context,
+        arch=list(archs),
+        validate=validate,
+        fp32_math=fp32_math,
+        cache_aware=cache_aware,
+    )

@@ -92,3 +92,71 @@ def test_phase_arguments_are_checked():
         analyze_llm(small_llama(), "decode", context=0)
     with pytest.raises(UserError, match="phase must be"):
         analyze_llm(small_llama(), "generate")
+
+
+LLAMA_FILE = """
+import torch
+import transformers
+
+transformers.logging.set_verbosity_error()
+
+
+class Model(transformers.LlamaForCausalLM):
+    def __init__(self):
+        super().__init__(transformers.LlamaConfig(
+            num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
+            num_key_value_heads=2, vocab_size=128, pad_token_id=0))
+        self.eval()
+
+
+def get_inputs():
+    return [torch.zeros(1, 8, dtype=torch.long)]
+"""
+
+
+def test_cli_phase_decode_of_a_problem_file(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    path = tmp_path / "llama.py"
+    path.write_text(LLAMA_FILE)
+    out = tmp_path / "a.json"
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "solar.cli",
+            "analyze",
+            str(path),
+            "--phase",
+            "decode",
+            "--batch",
+            "2",
+            "--context",
+            "32",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "validation: full" in r.stdout
+    assert "decode step: batch 2, 1 new token(s) per sequence after 32 cached" in r.stdout
+    # The same bytes as the Python API's decode step of this model (derived by hand above).
+    assert json.loads(out.read_text())["totals"]["bytes"]["fused"] == decode_bytes_by_hand(2, 32)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "solar.cli",
+            "analyze",
+            "examples/ir/softmax.py",
+            "--phase",
+            "decode",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode != 0 and "--phase and --training apply to PyTorch programs" in r.stderr
