@@ -206,11 +206,12 @@ def _over_budget(graph, max_bytes: int, max_seconds: float) -> str:
 
 def _lowered_graph(path: str, overrides: dict, mode: str | None = None):
     """(graph, lowered) of the problem at the given constant overrides."""
-    from .frontend.validate import load_lowered
+    from .frontend.validate import in_lowered_text, load_lowered
     from .pytorch import lower_pytorch
 
     _, lowered = lower_pytorch(path, overrides=overrides or None, mode=mode)
-    return _core.trace(load_lowered(lowered), []), lowered
+    with in_lowered_text(lowered.source):
+        return _core.trace(load_lowered(lowered), []), lowered
 
 
 def choose_sizes(

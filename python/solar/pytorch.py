@@ -101,7 +101,7 @@ def analyze_pytorch(
     """`progress(stage)`, when given, is called as each stage starts ("capture and lower",
     "analyse", "validate"): the CLI shows it on a terminal; library code prints nothing."""
     from . import load_arch
-    from .frontend.validate import Validation, load_lowered
+    from .frontend.validate import Validation, in_lowered_text, load_lowered
     from .frontend.validate import validate as run_validation
 
     step = progress or (lambda stage: None)
@@ -113,7 +113,8 @@ def analyze_pytorch(
         with open(emit_ir, "w") as f:
             f.write(lowered.text)
     program = load_lowered(lowered)
-    graph = _core.trace(program, [])
+    with in_lowered_text(lowered.source):
+        graph = _core.trace(program, [])
     specs = [a if isinstance(a, _core.ArchSpec) else load_arch(a) for a in archs]
     step(
         f"analysing {len(graph.nodes)} IR nodes" + (" (cache-aware search)" if cache_aware else "")

@@ -369,3 +369,35 @@ def test_analysis_leaves_every_submodules_mode_as_it_was():
     for mode in ("eval", "train", None):
         solar.analyze(model, [torch.randn(2, 8)], mode=mode)
         assert (model.training, model[0].training, model[1].training) == (True, False, True)
+
+
+def test_forward_without_tensor_outputs_is_a_capture_error(tmp_path):
+    path = write(
+        tmp_path,
+        """
+        import torch
+        import torch.nn as nn
+
+
+        class Model(nn.Module):
+            def forward(self, x):
+                return {"n": 3, "flag": True}
+
+
+        def get_inputs():
+            return [torch.randn(4)]
+        """,
+    )
+    with pytest.raises(UserError) as e:
+        solar.analyze(str(path))
+    assert str(e.value).startswith(f"{path}: error[capture]: forward() returns no tensor")
+
+
+def test_errors_tracing_the_lowered_program_name_the_lowered_text():
+    # A diagnostic inside the lowered program (here: a tracer cap) points at lines of the
+    # lowered text, not of the user's file: it names <IR lowered from ...>.
+    from solar.frontend.validate import in_lowered_text
+
+    with pytest.raises(UserError) as e, in_lowered_text("model.py"):
+        solar.trace(solar.check(str(ROOT / "examples" / "ir" / "softmax.py")), {"R": 0})
+    assert str(e.value).startswith("<IR lowered from model.py>")

@@ -298,34 +298,33 @@ def restore_modes(modes) -> None:
         m.training = training
 
 
-class _CudaAsCpu:
-    """While capturing, tensors a program asks for on a CUDA device are made on the CPU (as
-    fake tensors: nothing is allocated), so a KernelBench-style `get_inputs()` that writes
-    `device="cuda"` or `.cuda()` captures on a machine without a GPU."""
+def _cuda_as_cpu():
+    """A TorchFunctionMode under which tensors a program asks for on a CUDA device are made
+    on the CPU (as fake tensors while capturing: nothing is allocated), so a KernelBench-style
+    `get_inputs()` that writes `device="cuda"` or `.cuda()` runs on a machine without a GPU.
+    (Made by a function: torch is imported only when it is used.)"""
+    import torch
+    from torch.overrides import TorchFunctionMode
 
-    def __new__(cls):
-        import torch
-        from torch.overrides import TorchFunctionMode
+    def is_cuda(d) -> bool:
+        return (isinstance(d, str) and d.startswith("cuda")) or (
+            isinstance(d, torch.device) and d.type == "cuda"
+        )
 
-        def is_cuda(d) -> bool:
-            return (isinstance(d, str) and d.startswith("cuda")) or (
-                isinstance(d, torch.device) and d.type == "cuda"
-            )
+    class Mode(TorchFunctionMode):
+        solar_cuda_as_cpu = True
 
-        class Mode(TorchFunctionMode):
-            solar_cuda_as_cpu = True
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = dict(kwargs or {})
+            if func is torch.Tensor.cuda:
+                return args[0]
+            if is_cuda(kwargs.get("device")):
+                kwargs["device"] = "cpu"
+            if func in (torch.Tensor.to, torch.Tensor.type):
+                args = tuple("cpu" if is_cuda(a) else a for a in args)
+            return func(*args, **kwargs)
 
-            def __torch_function__(self, func, types, args=(), kwargs=None):
-                kwargs = dict(kwargs or {})
-                if func is torch.Tensor.cuda:
-                    return args[0]
-                if is_cuda(kwargs.get("device")):
-                    kwargs["device"] = "cpu"
-                if func in (torch.Tensor.to, torch.Tensor.type):
-                    args = tuple("cpu" if is_cuda(a) else a for a in args)
-                return func(*args, **kwargs)
-
-        return Mode()
+    return Mode()
 
 
 @contextlib.contextmanager
@@ -336,7 +335,7 @@ def fake_tensors():
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     mode = FakeTensorMode(allow_non_fake_inputs=True)
-    with mode, _CudaAsCpu(), _SmallRangesKnown(mode):
+    with mode, _cuda_as_cpu(), _small_ranges_known(mode):
         yield mode
 
 
@@ -346,29 +345,29 @@ def fake_tensors():
 SMALL_RANGE = 4096
 
 
-class _SmallRangesKnown:
-    def __new__(cls, fake_mode):
-        import torch
-        from torch._subclasses.fake_tensor import unset_fake_temporarily
-        from torch.overrides import TorchFunctionMode
+def _small_ranges_known(fake_mode):
+    """A TorchFunctionMode that makes such ranges fake tensors knowing their values."""
+    import torch
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+    from torch.overrides import TorchFunctionMode
 
-        ranges = (torch.linspace, torch.logspace, torch.arange)
+    ranges = (torch.linspace, torch.logspace, torch.arange)
 
-        class Mode(TorchFunctionMode):
-            def __torch_function__(self, func, types, args=(), kwargs=None):
-                kwargs = kwargs or {}
-                if func not in ranges:
-                    return func(*args, **kwargs)
-                out = func(*args, **kwargs)
-                if out.numel() > SMALL_RANGE or out.device.type != "cpu":
-                    return out
-                with unset_fake_temporarily():
-                    real = func(*args, **kwargs)
-                return fake_mode.fake_tensor_converter.from_real_tensor(
-                    fake_mode, real, make_constant=True
-                )
+    class Mode(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if func not in ranges:
+                return func(*args, **kwargs)
+            out = func(*args, **kwargs)
+            if out.numel() > SMALL_RANGE or out.device.type != "cpu":
+                return out
+            with unset_fake_temporarily():
+                real = func(*args, **kwargs)
+            return fake_mode.fake_tensor_converter.from_real_tensor(
+                fake_mode, real, make_constant=True
+            )
 
-        return Mode()
+    return Mode()
 
 
 def is_fake(t) -> bool:
@@ -387,7 +386,7 @@ def build_problem(problem: Problem, mode: str | None, seed: int | None = None):
         getattr(m, "solar_cuda_as_cpu", False)
         for m in torch.overrides._get_current_function_mode_stack()
     ):
-        with _CudaAsCpu():
+        with _cuda_as_cpu():
             return build_problem(problem, mode, seed)
     if seed is not None:
         torch.manual_seed(seed)
@@ -438,17 +437,11 @@ def export_module(model, tensors: list, source: str, training: bool = False):
         # torch.export's warnings and logged tracebacks are not the user's concern: a failure
         # is reported once, below.
         logging.disable(logging.CRITICAL)
+        # Captures are fake CPU tensors (capture_module moves a meta module there), so
+        # tensors forward creates without a device (torch.ones(n)) are fake CPU tensors too.
         fake = detect_fake_mode(args) or contextlib.nullcontext()
-        # Tensors the forward pass creates without a device (torch.ones(n), torch.arange(n))
-        # land on the CPU; a module on the meta device keeps them there.
-        on_meta = any(
-            t.device.type == "meta"
-            for t in [*model.parameters(), *model.buffers(), *args]
-            if isinstance(t, torch.Tensor)
-        )
-        device = torch.device("meta") if on_meta else contextlib.nullcontext()
         grad = torch.enable_grad() if training else torch.no_grad()
-        with grad, warnings.catch_warnings(), fake, device:
+        with grad, warnings.catch_warnings(), fake:
             warnings.simplefilter("ignore")
             exported = torch.export.export(model, args)
             if not training:
@@ -593,7 +586,7 @@ def capture_module(
     try:
         set_mode(model, mode)
         patch_recurrent(model)
-        with fake, _CudaAsCpu():
+        with fake, _cuda_as_cpu():
             fakes = [
                 torch.empty(t.shape, dtype=t.dtype)
                 if t.device.type == "meta"

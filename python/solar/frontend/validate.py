@@ -187,12 +187,6 @@ def golden_run(capture: Capture, seed: int = 0, buffers=()):
     copies = [t.clone() for t in inputs]
     before = _buffer_values(model, buffers)
     outs = _call_user(lambda: _forward(capture, model, copies), "the forward pass", p.path)
-    if not outs:
-        raise frontend_error(
-            "capture",
-            "forward() returns no tensor; Solar analyses programs whose outputs are tensors",
-            file=p.path,
-        )
     return model, inputs, outs + list(_buffer_values(model, buffers).values()), before
 
 
@@ -607,17 +601,22 @@ def validate_full(
 
 
 def load_lowered(lowered: LoweredProgram):
-    """The checked Program of a lowered text."""
+    """The checked Program of a lowered text, named after its source (reports say what was
+    analysed)."""
+    with in_lowered_text(lowered.source):
+        return _core.load_program_source(lowered.text, lowered.source or "<in-memory module>")
+
+
+@contextlib.contextmanager
+def in_lowered_text(source: str):
+    """Diagnostics raised inside point into the lowered text of `source` (loading or tracing
+    it), which is no file of the user's: they are renamed to lowered_name(source)."""
     import dataclasses
 
-    from ..errors import UserError
-
     try:
-        # The program is named after its source (reports say what was analysed); its
-        # diagnostics point into the lowered text, which is no file of the user's.
-        return _core.load_program_source(lowered.text, lowered.source or "<in-memory module>")
+        yield
     except UserError as e:
-        renamed = [dataclasses.replace(d, file=lowered_name(lowered.source)) for d in e.diagnostics]
+        renamed = [dataclasses.replace(d, file=lowered_name(source)) for d in e.diagnostics]
         raise UserError("\n".join(str(d) for d in renamed), renamed) from None
 
 
