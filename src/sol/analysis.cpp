@@ -145,7 +145,9 @@ int64_t fused_bytes(const Graph& graph) {
   // Each graph input/weight crosses DRAM once: what its readers fetch of it (directly or
   // through views: disjoint slices add up), capped at its size (a tensor read twice is
   // fetched once with unlimited on-chip capacity).
-  std::map<TensorId, int64_t> read;
+  // Dense by tensor id (a model has thousands of weights): summed in id order below, as an
+  // ordered map would, without a tree node per tensor.
+  std::vector<int64_t> read(graph.tensors.size(), -1);  // -1: not read
   for (const Node& node : graph.nodes) {
     SOLAR_INTERNAL_CHECK(node.input_bytes.size() == node.inputs.size(),
                          "node '" + node.name + "' has " + std::to_string(node.inputs.size()) +
@@ -154,8 +156,8 @@ int64_t fused_bytes(const Graph& graph) {
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const TensorId storage = graph.tensors.at(node.inputs[i]).storage;
       if (graph.tensors.at(storage).producer != kNoNode) continue;  // an intermediate
-      int64_t& bytes = read[storage];
-      bytes = saturating_add(bytes, node.input_bytes[i]);  // capped at its size below
+      int64_t& bytes = read[static_cast<size_t>(storage)];
+      bytes = saturating_add(std::max<int64_t>(bytes, 0), node.input_bytes[i]);  // capped below
     }
   }
   // Each term is at most a tensor's bytes, which fit; their sum may not.
@@ -167,8 +169,8 @@ int64_t fused_bytes(const Graph& graph) {
           "fused bytes (the sum overflows at tensor '" + graph.tensors.at(tensor).name + "')");
     });
   };
-  for (const auto& [tensor, bytes] : read)
-    add(std::min(bytes, graph.tensors.at(tensor).bytes()), tensor);
+  for (size_t t = 0; t < read.size(); ++t)
+    if (read[t] >= 0) add(std::min(read[t], graph.tensors[t].bytes()), static_cast<TensorId>(t));
   // Each output is written once, through its views: what the views cover (disjoint slices
   // add up), capped at the storage's size. An output that is a view of a graph input (x.t(),
   // x.unfold(...) returned as they are) aliases memory already there and writes nothing.
