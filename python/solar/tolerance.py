@@ -230,6 +230,7 @@ _PASS_THROUGH = {
     "select",
     "apply_mask",
     "unfold",
+    "topk",
 }
 
 

@@ -3,6 +3,7 @@
 #include "solar/exec/executor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 #include <optional>
@@ -305,6 +306,10 @@ class GraphRun {
       strided_copy(x, 0, s, out);
     } else if (op == "gather") {
       gather(node);
+    } else if (op == "topk") {
+      topk(node);
+    } else if (op == "scatter") {
+      scatter(node);
     } else if (op == "apply_mask") {
       Array out = new_output(node, 0);
       const Array& m = value(node.inputs[1]);
@@ -373,6 +378,72 @@ class GraphRun {
         std::memcpy(static_cast<std::byte*>(out.data) + ((i * pre + p) * post) * es,
                     static_cast<const std::byte*>(table.data) + ((p * rows + r) * post) * es,
                     static_cast<size_t>(post * es));
+      }
+    }
+  }
+
+  // torch.scatter along attrs[0] (the tracer checked the shapes and dtypes).
+  void scatter(const Node& node) {
+    const Array& base = value(node.inputs[0]);
+    const Array& index = value(node.inputs[1]);
+    const Array& src = value(node.inputs[2]);
+    Array out = new_output(node, 0);
+    std::memcpy(out.data, base.data, static_cast<size_t>(base.nbytes()));
+    const size_t a = static_cast<size_t>(node.attrs[0]);
+    int64_t post = 1;
+    for (size_t d = a + 1; d < base.shape.size(); ++d) post *= base.shape[d];
+    const int64_t rows = base.shape[a], n_index = index.shape[a];
+    const int es = storage_bytes(base.dtype);
+    const int64_t n = index.elements();
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t r = static_cast<int64_t>(detail::load_element(index.dtype, index.data, i));
+      if (r < 0 || r >= rows) {
+        throw UserError(ErrorKind::kBounds, program_.file, node.loc,
+                        "scatter (" + node.name + "): index value " + std::to_string(r) +
+                            " at position " + std::to_string(i) + " is out of range for dim " +
+                            std::to_string(a) + " of size " + std::to_string(rows),
+                        "indices must lie in [0, " + std::to_string(rows) + ")");
+      }
+      const int64_t q = i % post, p = i / post / n_index;  // i = (p * n_index + j) * post + q
+      std::memcpy(static_cast<std::byte*>(out.data) + ((p * rows + r) * post + q) * es,
+                  static_cast<const std::byte*>(src.data) + i * es, static_cast<size_t>(es));
+    }
+  }
+
+  // torch.topk along attrs[0]: the attrs[1] largest (attrs[2] = 1) or smallest elements of
+  // each row, best first, ties in index order; NaN ranks above every number, as in PyTorch.
+  void topk(const Node& node) {
+    const Array& x = value(node.inputs[0]);
+    Array values = new_output(node, 0);
+    Array indices = new_output(node, 1);
+    const size_t a = static_cast<size_t>(node.attrs[0]);
+    const int64_t k = node.attrs[1];
+    const bool largest = node.attrs[2] != 0;
+    int64_t pre = 1, post = 1;
+    for (size_t d = 0; d < a; ++d) pre *= x.shape[d];
+    for (size_t d = a + 1; d < x.shape.size(); ++d) post *= x.shape[d];
+    const int64_t n = x.shape[a];
+    std::vector<double> row(static_cast<size_t>(n));
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    auto before = [&](int64_t i, int64_t j) {
+      const double u = row[static_cast<size_t>(i)], v = row[static_cast<size_t>(j)];
+      if (std::isnan(u) || std::isnan(v)) return std::isnan(u) && !std::isnan(v);
+      return largest ? u > v : u < v;
+    };
+    for (int64_t p = 0; p < pre; ++p) {
+      for (int64_t q = 0; q < post; ++q) {
+        for (int64_t j = 0; j < n; ++j) {
+          row[static_cast<size_t>(j)] =
+              detail::load_element(x.dtype, x.data, (p * n + j) * post + q);
+          order[static_cast<size_t>(j)] = j;
+        }
+        std::stable_sort(order.begin(), order.end(), before);
+        for (int64_t r = 0; r < k; ++r) {
+          const int64_t j = order[static_cast<size_t>(r)];
+          const int64_t at = (p * k + r) * post + q;
+          detail::store_element(values.dtype, values.data, at, row[static_cast<size_t>(j)]);
+          detail::store_element(indices.dtype, indices.data, at, static_cast<double>(j));
+        }
       }
     }
   }

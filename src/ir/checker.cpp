@@ -51,8 +51,9 @@ const std::unordered_map<std::string, FnClass>& scalar_functions() {
 
 const std::unordered_set<std::string>& graph_builtins() {
   static const std::unordered_set<std::string> k = {
-      "reshape", "permute", "slice",      "concat", "stack",    "split", "pad",    "broadcast",
-      "gather",  "select",  "apply_mask", "cast",   "constant", "iota",  "unfold", "permute_view",
+      "reshape",  "permute",   "slice",  "concat",       "stack",      "split",
+      "pad",      "broadcast", "gather", "select",       "apply_mask", "cast",
+      "constant", "iota",      "unfold", "permute_view", "topk",       "scatter",
   };
   return k;
 }
@@ -1700,8 +1701,9 @@ class Checker {
           sink_.error(ErrorKind::kUnknownBuiltin, fn.loc,
                       "unknown function '" + fn.text + "' in " + scope.fn + "()",
                       "model() calls @kernel functions, helper functions and the builtins "
-                      "reshape permute slice concat stack split pad broadcast gather select "
-                      "apply_mask cast constant iota (and range len min max int float)");
+                      "reshape permute permute_view slice concat stack split pad broadcast "
+                      "gather scatter topk select unfold apply_mask cast constant iota (and "
+                      "range len min max int float)");
         }
       } else if (program_.helpers.count(fn.text)) {
         calls_[scope.fn].push_back({fn.text, fn.loc});

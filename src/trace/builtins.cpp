@@ -181,7 +181,8 @@ class Builtin {
     std::vector<TensorId> outputs;
     for (size_t i = 0; i < outs.size(); ++i) {
       const std::string label = node_name + (outs.size() > 1 ? ".out" + std::to_string(i) : ".out");
-      outputs.push_back(new_tensor(label, outs[i].first, outs[i].second, dtype,
+      outputs.push_back(new_tensor(label, outs[i].first, outs[i].second,
+                                   i < out_dtypes_.size() ? out_dtypes_[i] : dtype,
                                    is_view ? inputs.front() : -1, sparsity));
     }
     Node& n = ctx_.graph().nodes[static_cast<size_t>(id)];
@@ -222,6 +223,8 @@ class Builtin {
     if (name_ == "pad") return pad();
     if (name_ == "broadcast") return broadcast();
     if (name_ == "gather") return gather();
+    if (name_ == "topk") return topk();
+    if (name_ == "scatter") return scatter();
     if (name_ == "apply_mask") return apply_mask();
     if (name_ == "cast") return cast();
     if (name_ == "constant" || name_ == "iota") return constant();
@@ -532,6 +535,66 @@ class Builtin {
                   {{dims, shape}}, tt.dtype, false);
   }
 
+  // The k largest (or smallest) elements along `dim` and their positions (torch.topk):
+  // values in x's dtype, indices int64, both with k along `dim`, sorted best first.
+  Value topk() {
+    const TensorId x = tensor(0, "x");
+    const TensorInfo& t = ctx_.tensor(x);
+    no_extra_keywords({"x", "k", "dim", "largest"}, false);
+    const int64_t k = integer(1, "k", 0, true);
+    const size_t a = axis(t, 2);
+    const int64_t largest = integer(3, "largest", 1, false);
+    if (k < 1 || k > t.shape[a]) {
+      fail("k = " + std::to_string(k) + " must be between 1 and the size of dim '" + t.dims[a] +
+           "' (" + std::to_string(t.shape[a]) + ")");
+    }
+    if (largest != 0 && largest != 1) fail("largest must be 0 or 1");
+    auto shape = t.shape;
+    shape[a] = k;
+    attrs_ = {static_cast<int64_t>(a), k, largest};
+    out_dtypes_ = {t.dtype, DType::kInt64};
+    return finish({x}, {ctx_.read_bytes(x)}, {{t.dims, shape}, {t.dims, shape}}, t.dtype, false);
+  }
+
+  // torch.scatter along `dim`: a copy of base in which element p of index (p along `dim`
+  // replaced by index[p]) takes src[p]. index and src have base's shape except along `dim`.
+  // Reads src, index and the base elements no index overwrites (at least base minus index
+  // elements: duplicates overwrite fewer); writes the output.
+  Value scatter() {
+    const TensorId base = tensor(0, "base");
+    const TensorId index = tensor(1, "index");
+    const TensorId src = tensor(2, "src");
+    no_extra_keywords({"base", "index", "src", "dim"}, false);
+    const TensorInfo& bt = ctx_.tensor(base);
+    const TensorInfo& it = ctx_.tensor(index);
+    const TensorInfo& st = ctx_.tensor(src);
+    const size_t a = axis(bt, 3);
+    if (dtype_is_float(it.dtype)) {
+      ctx_.fail(ErrorKind::kType, loc_,
+                "scatter(): index '" + it.name + "' must have an integer dtype, got " +
+                    dtype_name(it.dtype));
+    }
+    if (st.dtype != bt.dtype) {
+      ctx_.fail(ErrorKind::kType, loc_,
+                "scatter(): src '" + st.name + "' is " + dtype_name(st.dtype) + " but base '" +
+                    bt.name + "' is " + dtype_name(bt.dtype),
+                "cast src to the base's dtype first");
+    }
+    bool same = it.shape.size() == bt.shape.size() && st.shape == it.shape;
+    for (size_t d = 0; same && d < bt.shape.size(); ++d)
+      same = d == a || it.shape[d] == bt.shape[d];
+    if (!same) {
+      fail("index " + dims_text(it) + " and src " + dims_text(st) + " must have base's shape " +
+           dims_text(bt) + " except along dim '" + bt.dims[a] + "'");
+    }
+    const int64_t kept = std::max<int64_t>(0, bt.elements() - it.elements());
+    const int64_t base_read =
+        std::min(checked_dtype_bytes(bt.dtype, kept).value_or(kMaxCount), ctx_.read_bytes(base));
+    attrs_ = {static_cast<int64_t>(a)};
+    return finish({base, index, src}, {base_read, ctx_.read_bytes(index), ctx_.read_bytes(src)},
+                  {{bt.dims, bt.shape}}, bt.dtype, false);
+  }
+
   Value apply_mask() {
     const TensorId x = tensor(0, "x");
     const TensorId m = tensor(1, "mask");
@@ -586,6 +649,7 @@ class Builtin {
   Loc loc_;
   std::vector<int64_t> attrs_;  // execution attributes of the node (graph.h, Node::attrs)
   double value_ = 0.0;
+  std::vector<DType> out_dtypes_;  // per output, where they differ (topk: values, int64 indices)
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 // output of a copy is the input element it comes from, written out per builtin below.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -148,6 +149,63 @@ TEST(BuiltinDtypes, GatherOfEveryTableAndIndexDtype) {
       expect_runs(std::string("gather ") + dtype_name(dt) + "[" + dtype_name(di) + "]", src,
                   {input(dt, {4, 3}, 0), index}, dt, 6, [&](int64_t i) {
                     return value(dt, rows[static_cast<size_t>(i / 3)] * 3 + i % 3, 0);
+                  });
+    }
+  }
+}
+
+TEST(BuiltinDtypes, TopkOfEveryDtype) {
+  // x [2, 3] (offset 0): the 2 largest of each row, best first, ties in index order; e.g.
+  // fp32 rows (0, 1, 2) and (3, 0, 1) give values (2, 1), (3, 1) and indices (2, 1), (0, 2).
+  for (DType dt : kAllDtypes) {
+    std::vector<double> best;
+    std::vector<int64_t> at;
+    for (int64_t r = 0; r < 2; ++r) {
+      std::vector<int64_t> order = {0, 1, 2};
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        return value(dt, r * 3 + a, 0) > value(dt, r * 3 + b, 0);
+      });
+      for (int64_t k = 0; k < 2; ++k) {
+        best.push_back(value(dt, r * 3 + order[static_cast<size_t>(k)], 0));
+        at.push_back(order[static_cast<size_t>(k)]);
+      }
+    }
+    const std::string x = tensor("x", "R,C", dt);
+    expect_runs(std::string("topk values ") + dtype_name(dt),
+                program(x, "topk(x, k=2, dim=\"C\")[0]", dt, 4), {input(dt, {2, 3}, 0)}, dt, 4,
+                [&](int64_t i) { return best[static_cast<size_t>(i)]; });
+    expect_runs(std::string("topk indices ") + dtype_name(dt),
+                program(x, "topk(x, k=2, dim=\"C\")[1]", DType::kInt64, 4), {input(dt, {2, 3}, 0)},
+                DType::kInt64, 4,
+                [&](int64_t i) { return static_cast<double>(at[static_cast<size_t>(i)]); });
+  }
+}
+
+TEST(BuiltinDtypes, ScatterOfEveryBaseAndIndexDtype) {
+  // base [2, 3] (offset 0), index [2, 2] = ((2, 0), (0, 1)) (bool: ((1, 0), (0, 1))), src
+  // [2, 2] (offset 1): out = base with out[r, index[r, k]] = src[r, k].
+  for (DType dt : kAllDtypes) {
+    for (DType di : kAllDtypes) {
+      const std::string src = program(
+          tensor("b", "R,C", dt) + ", " + tensor("i", "R,K", di) + ", " + tensor("s", "R,K", dt),
+          "scatter(b, i, s, dim=\"C\")", dt, 6);
+      if (dtype_is_float(di)) {
+        testing::expect_user_error(
+            [&] { trace_program(load_program_source(src, "builtin.py"), {}); }, ErrorKind::kType,
+            "must have an integer dtype");
+        continue;
+      }
+      const std::vector<int64_t> cols =
+          di == DType::kBool ? std::vector<int64_t>{1, 0, 0, 1} : std::vector<int64_t>{2, 0, 0, 1};
+      Array index = Array::allocate(di, {2, 2});
+      for (int64_t k = 0; k < 4; ++k)
+        index.store(k, static_cast<double>(cols[static_cast<size_t>(k)]));
+      expect_runs(std::string("scatter ") + dtype_name(dt) + "[" + dtype_name(di) + "]", src,
+                  {input(dt, {2, 3}, 0), index, input(dt, {2, 2}, 1)}, dt, 6, [&](int64_t i) {
+                    const int64_t r = i / 3, c = i % 3;
+                    for (int64_t k = 0; k < 2; ++k)
+                      if (cols[static_cast<size_t>(r * 2 + k)] == c) return value(dt, r * 2 + k, 1);
+                    return value(dt, i, 0);
                   });
     }
   }

@@ -308,5 +308,52 @@ def model(x: Tensor("N")):
       << d.message;
 }
 
+TEST(Tracer, TopkAndScatterShapesDtypesAndTraffic) {
+  const char* src = R"(
+DIMS = {"T": 4, "E": 8, "K": 2}
+def model(x: Tensor("T,E"), i: Tensor("T,K", dtype="int32"), s: Tensor("T,K")):
+    v, j = topk(x, k=2, dim="E")
+    y = scatter(x, i, s, dim="E")
+    return v, j, y
+)";
+  const Graph g = trace_program(load_program_source(src, "t.py"), {});
+  ASSERT_EQ(g.nodes.size(), 2u);
+  const Node& topk = g.nodes[0];
+  const TensorInfo& values = g.tensors[static_cast<size_t>(topk.outputs[0])];
+  const TensorInfo& indices = g.tensors[static_cast<size_t>(topk.outputs[1])];
+  EXPECT_EQ(values.shape, (std::vector<int64_t>{4, 2}));
+  EXPECT_EQ(values.dtype, DType::kFp32);
+  EXPECT_EQ(indices.dtype, DType::kInt64);
+  // topk reads x (4 x 8 fp32 = 128 B), writes 8 fp32 values (32 B) and 8 int64 indices (64 B).
+  EXPECT_EQ(topk.bytes_read, 128);
+  EXPECT_EQ(topk.bytes_written, 96);
+  EXPECT_EQ(topk.vector_flops(), 0);
+  // scatter reads the index (8 int32 = 32 B), src (8 fp32 = 32 B) and the 32 - 8 = 24
+  // elements of x no index overwrites (96 B); writes the 32-element output (128 B).
+  const Node& scatter = g.nodes[1];
+  EXPECT_EQ(scatter.input_bytes, (std::vector<int64_t>{96, 32, 32}));
+  EXPECT_EQ(scatter.bytes_written, 128);
+}
+
+TEST(Tracer, TopkAndScatterErrorsNameTheProblem) {
+  auto trace = [](const std::string& body) {
+    const std::string src =
+        "DIMS = {\"T\": 4, \"E\": 8, \"K\": 2}\n"
+        "def model(x: Tensor(\"T,E\"), i: Tensor(\"T,K\", dtype=\"int32\"), "
+        "s: Tensor(\"T,K\"), h: Tensor(\"T,K\", dtype=\"fp16\"), f: Tensor(\"T,K\")):\n"
+        "    return " +
+        body + "\n";
+    trace_program(load_program_source(src, "t.py"), {});
+  };
+  expect_user_error([&] { trace("topk(x, k=9, dim=\"E\")[0]"); }, ErrorKind::kShape,
+                    "k = 9 must be between 1 and the size of dim 'E' (8)");
+  expect_user_error([&] { trace("scatter(x, i, h, dim=\"E\")"); }, ErrorKind::kType,
+                    "scatter(): src 'h' is fp16 but base 'x' is fp32");
+  expect_user_error([&] { trace("scatter(x, f, s, dim=\"E\")"); }, ErrorKind::kType,
+                    "scatter(): index 'f' must have an integer dtype, got fp32");
+  expect_user_error([&] { trace("scatter(x, i, s, dim=\"T\")"); }, ErrorKind::kShape,
+                    "must have base's shape (T=4, E=8) except along dim 'T'");
+}
+
 }  // namespace
 }  // namespace solar

@@ -39,6 +39,41 @@ ZOO = {
     "mistral": ("MistralConfig", "MistralModel", GQA, "ids"),
     "qwen2": ("Qwen2Config", "Qwen2Model", GQA, "ids"),
     "qwen3": ("Qwen3Config", "Qwen3Model", dict(GQA, head_dim=16), "ids"),
+    # Mixtures of experts: captured with transformers' "batched_mm" experts (frontend/
+    # capture.py, static_experts); every token runs its top-k experts.
+    "mixtral": (
+        "MixtralConfig",
+        "MixtralModel",
+        dict(GQA, num_local_experts=4, num_experts_per_tok=2),
+        "ids",
+    ),
+    "qwen3_moe": (
+        "Qwen3MoeConfig",
+        "Qwen3MoeModel",
+        dict(GQA, head_dim=16, moe_intermediate_size=32, num_experts=4, num_experts_per_tok=2),
+        "ids",
+    ),
+    "deepseek_v3": (  # multi-head latent attention, grouped routing, a shared expert
+        "DeepseekV3Config",
+        "DeepseekV3Model",
+        dict(
+            DECODER,
+            num_key_value_heads=4,
+            first_k_dense_replace=1,
+            moe_intermediate_size=32,
+            n_routed_experts=8,
+            n_shared_experts=1,
+            num_experts_per_tok=2,
+            n_group=4,
+            topk_group=2,
+            kv_lora_rank=16,
+            q_lora_rank=32,
+            qk_rope_head_dim=8,
+            qk_nope_head_dim=8,
+            v_head_dim=16,
+        ),
+        "ids",
+    ),
     "gemma2": ("Gemma2Config", "Gemma2Model", dict(GQA, head_dim=16), "ids"),
     "gemma3": ("Gemma3TextConfig", "Gemma3TextModel", dict(GQA, head_dim=16), "ids"),
     "phi3": ("Phi3Config", "Phi3Model", GQA, "ids"),
@@ -166,6 +201,8 @@ ZOO = {
         "ids",
     ),
 }
+
+MOE = ("mixtral", "qwen3_moe", "deepseek_v3")
 
 
 def build(name: str, **overrides):

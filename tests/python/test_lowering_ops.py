@@ -673,6 +673,28 @@ CASES = {
         [R(3, 4), I(4, 3, 2), I(3, 2, 4)],
     ),
     "gather_3d": lambda: (f(lambda x, i: torch.gather(x, 1, i)), [R(2, 5, 3), I(5, 2, 4, 3)]),
+    # values and indices, largest along the middle dim and smallest along the last
+    "topk": lambda: (
+        f(
+            lambda x: (
+                torch.topk(x, 2, dim=1)[0].sum()
+                + torch.topk(x, 3, dim=1)[1].sum()
+                + torch.topk(x, 2, largest=False)[0]
+            )
+        ),
+        [R(2, 5, 3)],
+    ),
+    # distinct indices per row (a duplicate's winner is unspecified in PyTorch); src larger
+    # than the index (PyTorch reads its leading corner); the scalar form
+    "scatter": lambda: (
+        f(
+            lambda x, src: (
+                x.scatter(1, torch.tensor([[0, 3], [4, 1], [2, 0]]), src).sum()
+                + x.scatter(0, torch.tensor([[2, 0, 1, 0, 2]]), 7.0)
+            )
+        ),
+        [R(3, 5), R(3, 4)],
+    ),
     "index_tensor": lambda: (
         f(
             lambda x, i, j: (
@@ -847,14 +869,9 @@ ALIAS_CASES = {
 # Operators that are known not to lower, with the message they must give.
 ERROR_CASES = {
     "sort": (lambda: (f(lambda x: torch.sort(x)[0]), [R(3, 4)]), "sorting"),
-    "topk": (lambda: (f(lambda x: torch.topk(x, 2)[0]), [R(3, 4)]), "top-k"),
     "argsort": (lambda: (f(lambda x: torch.argsort(x)), [R(3, 4)]), "sorting"),
     "rand_like": (lambda: (f(lambda x: x + torch.rand_like(x)), [R(3, 4)]), "random"),
     "nonzero": (lambda: (f(lambda x: torch.nonzero(x > 0)), [R(3, 4)]), "size depends"),
-    "scatter": (
-        lambda: (f(lambda x, i: x.new_zeros(3, 4).scatter(1, i, x)), [R(3, 2), I(4, 3, 2)]),
-        "scatter",
-    ),
     "scatter_add": (
         lambda: (f(lambda x, i: x.new_zeros(3, 4).scatter_add(1, i, x)), [R(3, 2), I(4, 3, 2)]),
         "scatter",
@@ -1259,6 +1276,11 @@ NOTES = {
     "aten.index_select.default": "the `gather` builtin along the dim; the gathered dim is "
     "moved back into place with a permute when dims precede it",
     "aten.embedding.default": "the `gather` builtin (rows of the table)",
+    "aten.topk.default": "the `topk` builtin: values and int64 indices, best first (also "
+    "for sorted=False, whose order PyTorch leaves unspecified); 0 FLOPs",
+    "aten.scatter.src": "the `scatter` builtin; index of the input's shape except along the "
+    "dim; src cut to the index's shape",
+    "aten.scatter.value": "the `scatter` builtin with a constant src of the index's shape",
     "aten.max.dim": "values only: the plain `amax` reduction; with indices: first extremum",
     "aten.min.dim": "values only: the plain `amin` reduction; with indices: first extremum",
     "aten.var.correction": "any correction (Bessel's by default)",
@@ -1296,6 +1318,8 @@ BUILTINS = {
     "pad",
     "broadcast",
     "gather",
+    "scatter",
+    "topk",
     "select",
     "apply_mask",
     "cast",

@@ -26,10 +26,15 @@ ROOT = Path(__file__).resolve().parents[2]
 def flop_counter_macs(name: str) -> int:
     """FlopCounterMode's count / 2 of the same model with eager attention (FlopCounterMode
     has no formula for CPU SDPA, _scaled_dot_product_flash_attention_for_cpu: with the default
-    attention it would miss every attention product)."""
+    attention it would miss every attention product); mixtures of experts with the eager
+    experts, which run each token through its k experts as Solar counts them."""
     from torch.utils.flop_counter import FlopCounterMode
 
-    model, inputs = hf_zoo.build(name, attn_implementation="eager")
+    overrides = {"attn_implementation": "eager"}
+    if name in hf_zoo.MOE:  # the experts a routing hit, one linear each (FlopCounterMode has
+        # no formula for transformers' grouped_mm operator)
+        overrides["experts_implementation"] = "eager"
+    model, inputs = hf_zoo.build(name, **overrides)
     model.eval()
     with torch.no_grad(), FlopCounterMode(display=False) as counter:
         model(**inputs)

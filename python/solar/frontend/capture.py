@@ -498,11 +498,43 @@ def export_error(e: BaseException, source: str) -> UserError:
     )
 
 
+STATIC_EXPERTS = "batched_mm"
+
+
+@contextlib.contextmanager
+def static_experts(model):
+    """Hugging Face mixture-of-experts models run their experts through an implementation
+    chosen on the config: "eager" loops over the experts a routing hit (a loop whose length
+    depends on the data) and "grouped_mm" sorts the tokens by expert (a data-dependent
+    order). Inside this block every such model uses "batched_mm" instead: each token's k
+    chosen experts gathered and applied as one batched product, the same arithmetic with
+    static shapes, which torch.export traces and the IR expresses (docs/llm.md, "Mixture of
+    experts"). The implementation in use before is put back after."""
+    changed = []
+    for m in model.modules():
+        config = getattr(m, "config", None)
+        current = getattr(config, "_experts_implementation", None)
+        if current is None or current == STATIC_EXPERTS:
+            continue
+        if not hasattr(m, "set_experts_implementation"):
+            continue
+        if not m._can_set_experts_implementation():
+            continue
+        m.set_experts_implementation(STATIC_EXPERTS)
+        changed.append((m, current))
+    try:
+        yield bool(changed)
+    finally:
+        for m, previous in reversed(changed):
+            m.set_experts_implementation(previous)
+
+
 def _flat_capture(model, example, source: str, **fields) -> Capture:
     sig, tensors = signature(example)
     training = fields.get("training", False)
     flat = flat_module(model, sig, fields.get("output_caches", True), loss=training)
-    exported = export_module(flat, tensors, source, training)
+    with static_experts(model):
+        exported = export_module(flat, tensors, source, training)
     targets = []
     if training:
         from torch.export.graph_signature import OutputKind

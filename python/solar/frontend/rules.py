@@ -1032,6 +1032,49 @@ def _embedding(lw, weight, indices, *args):
     return Value(var, lw.out_shape(), weight.dtype)
 
 
+@rule("aten.topk.default")
+def _topk(lw, x, k, dim=-1, largest=True, sorted=True):
+    """The `topk` builtin: values and int64 indices, best first (a sorted result is also a
+    valid unsorted one: PyTorch leaves the order of `sorted=False` unspecified). Data
+    movement: 0 FLOPs, a lower bound on the comparisons any selection makes."""
+    x = tensor(lw, x)
+    axis = _axis(dim, len(x.shape))
+    var = lw.fresh()
+    lw.emit(f"{var} = topk({x.var}, k={int(k)}, dim={axis}, largest={int(bool(largest))})")
+    shape = list(x.shape)
+    shape[axis] = int(k)
+    return (Value(f"{var}[0]", tuple(shape), x.dtype), Value(f"{var}[1]", tuple(shape), "int64"))
+
+
+@rule("aten.scatter.src", "aten.scatter.value")
+def _scatter(lw, x, dim, index, src):
+    """torch.scatter (no reduce): the `scatter` builtin. `src` is cut to index's shape (PyTorch
+    reads only that corner of it); a scalar src is a constant of index's shape."""
+    x, index = tensor(lw, x), tensor(lw, index)
+    axis = _axis(dim, len(x.shape))
+    if len(index.shape) != len(x.shape) or any(
+        i != s for d, (i, s) in enumerate(zip(index.shape, x.shape, strict=True)) if d != axis
+    ):
+        lw.fail(
+            f"scatter with an index of shape {list(index.shape)} into {list(x.shape)} along "
+            f"dim {axis}: only an index of the input's shape except along dim is supported"
+        )
+    if isinstance(src, Value | Transposed):
+        src = tensor(lw, src)
+        for d, n in enumerate(index.shape):
+            if src.shape[d] != n:
+                var = lw.fresh()
+                lw.emit(f"{var} = slice({src.var}, dim={d}, start=0, stop={n})")
+                src = Value(var, src.shape[:d] + (n,) + src.shape[d + 1 :], src.dtype)
+        if src.dtype != x.dtype:
+            src = lw.cast(src, x.dtype)
+    else:
+        src = _const_typed(lw, src, index.shape, x.dtype)
+    var = lw.fresh()
+    lw.emit(f"{var} = scatter({x.var}, {index.var}, {src.var}, dim={axis})")
+    return Value(var, x.shape, x.dtype)
+
+
 @rule("aten.index_select.default")
 def _index_select(lw, x, dim, index):
     """gather along `dim`: the builtin puts the index dim first; it moves back to `dim`
@@ -1640,21 +1683,18 @@ def _not_expressible(reason: str):
 _ORDER = "sorting: the order of the result depends on the data, and kernels index only affinely"
 _SIZE = "the output's size depends on the data; IR shapes are static"
 _SCATTER = (
-    "a scatter to data-chosen positions; kernels write only at affine positions and the IR "
-    "has no scatter builtin"
+    "a reduction into data-chosen positions; kernels write only at affine positions and the "
+    "`scatter` builtin only overwrites"
 )
 _RANDOM = "random numbers; the IR is deterministic (no random source)"
 UNSUPPORTED = {
     "aten.sort.default": _ORDER,
     "aten.sort.stable": _ORDER,
     "aten.argsort.default": _ORDER,
-    "aten.topk.default": "top-k selection: " + _ORDER.split(": ", 1)[1],
     "aten.nonzero.default": _SIZE,
     "aten.unique.default": _SIZE,
     "aten._unique2.default": _SIZE,
     "aten.masked_select.default": _SIZE,
-    "aten.scatter.src": _SCATTER,
-    "aten.scatter.value": _SCATTER,
     "aten.scatter_add.default": _SCATTER,
     "aten.scatter_reduce.two": _SCATTER,
     "aten.index_add.default": _SCATTER,
