@@ -120,6 +120,10 @@ def analyze_pytorch(
         f"analysing {len(graph.nodes)} IR nodes" + (" (cache-aware search)" if cache_aware else "")
     )
     analyses = [_core.analyze(graph, a, fp32_math, cache_aware) for a in specs]
+    notes = list(lowered.notes)
+    upper = routing_upper_end(graph, analyses[0])
+    if upper:
+        notes.append(upper_end_note(upper, specs[0].name))
     if validate:
         step("validating against PyTorch")
         validation = run_validation(capture, lowered, program, graph, seed=seed, backend=backend)
@@ -135,5 +139,55 @@ def analyze_pytorch(
         specs,
         validation,
         lowered.ops,
-        lowered.notes,
+        notes,
+    )
+
+
+@dataclass
+class RoutingUpperEnd:
+    """The gathers of routed experts (`gather(..., distinct=k)`: a mixture of experts' weights
+    fetched by top-k indices). The bound takes the best-case routing, every token of a layer
+    on the same k experts; the dense upper end is a routing that spreads the tokens over
+    min(tokens x k, experts) experts (the most a gather can fetch), every weight capped at its
+    size as in the fused mode (docs/llm.md, "Mixture of experts")."""
+
+    gathers: int
+    best_bytes: int  # the routed weights' fetched bytes in the bound
+    dense_bytes: int  # the same at the dense upper end
+    fused_seconds: float  # the fused bound with the dense upper end's bytes
+
+
+def routing_upper_end(graph, analysis) -> RoutingUpperEnd | None:
+    best, dense, sizes = {}, {}, {}
+    gathers = 0
+    for node in graph.nodes:
+        if node.op != "gather" or len(node.attrs) < 2 or node.attrs[1] <= 0:
+            continue
+        gathers += 1
+        table = graph.tensors[node.inputs[0]]
+        index = graph.tensors[node.inputs[1]]
+        rows = table.shape[node.attrs[0]]
+        storage = table.storage
+        sizes[storage] = graph.tensors[storage].bytes
+        row_bytes = table.bytes // rows
+        best[storage] = best.get(storage, 0) + node.attrs[1] * row_bytes  # as the tracer
+        dense[storage] = dense.get(storage, 0) + min(index.elements, rows) * row_bytes
+    if not gathers:
+        return None
+    best_bytes = sum(min(b, sizes[t]) for t, b in best.items())
+    dense_bytes = sum(min(b, sizes[t]) for t, b in dense.items())
+    fused = analysis.fused
+    memory = fused.memory_seconds * (fused.bytes + dense_bytes - best_bytes) / max(fused.bytes, 1)
+    return RoutingUpperEnd(gathers, best_bytes, dense_bytes, max(fused.seconds, memory))
+
+
+def upper_end_note(upper: RoutingUpperEnd, arch: str) -> str:
+    from .report import seconds, si
+
+    return (
+        f"mixture of experts: the bound takes the best-case routing, every token of a layer on "
+        f"the same k experts ({upper.gathers} routed-expert gathers, "
+        f"{si(upper.best_bytes, 'B')} of expert weights); a routing that spreads the tokens "
+        f"over min(tokens x k, experts) experts fetches {si(upper.dense_bytes, 'B')}: fused "
+        f"{seconds(upper.fused_seconds)} on {arch} (the dense upper end)"
     )

@@ -97,6 +97,8 @@ const char* role_name(Role role) {
       return "activation";
     case Role::kOutput:
       return "output";
+    case Role::kGenerated:
+      return "generated";
   }
   return "activation";
 }
@@ -106,6 +108,7 @@ std::optional<Role> parse_role(std::string_view name) {
   if (name == "weight") return Role::kWeight;
   if (name == "activation") return Role::kActivation;
   if (name == "output") return Role::kOutput;
+  if (name == "generated") return Role::kGenerated;
   return std::nullopt;
 }
 

@@ -11,6 +11,7 @@ int64_t TensorInfo::elements() const {
 }
 
 int64_t TensorInfo::bytes() const {
+  if (role == Role::kGenerated) return 0;  // made on chip where it is read
   const int64_t dense = dtype_bytes(dtype, elements());
   if (sparsity <= 0.0) return dense;
   return static_cast<int64_t>(std::ceil(static_cast<double>(dense) * (1.0 - sparsity)));

@@ -295,9 +295,9 @@ class Checker {
         std::optional<Role> role;
         if (kw.value->kind == ExprKind::kStr) role = parse_role(kw.value->text);
         if (!role) {
-          sink_.error(ErrorKind::kType, kw.value->loc,
-                      "unknown role '" + print_expr(*kw.value) + "'",
-                      "role is one of \"input\", \"weight\", \"activation\", \"output\"");
+          sink_.error(
+              ErrorKind::kType, kw.value->loc, "unknown role '" + print_expr(*kw.value) + "'",
+              "role is one of \"input\", \"weight\", \"activation\", \"output\", \"generated\"");
         } else {
           out->role = *role;
         }
@@ -1572,10 +1572,11 @@ class Checker {
                           "' must be a Tensor(...) or have a "
                           "default value");
         }
-      } else if (ann.role != Role::kInput && ann.role != Role::kWeight) {
+      } else if (ann.role != Role::kInput && ann.role != Role::kWeight &&
+                 ann.role != Role::kGenerated) {
         sink_.error(ErrorKind::kType, p.annotation->loc,
                     "model() parameter '" + p.name + "' has role '" + role_name(ann.role) + "'",
-                    "parameters of model() are role=\"input\" or role=\"weight\"");
+                    "parameters of model() are role=\"input\", \"weight\" or \"generated\"");
       }
     }
     collect_assigned(def.body, &scope);

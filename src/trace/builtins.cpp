@@ -527,10 +527,20 @@ class Builtin {
       shape.push_back(tt.shape[i]);
       row_elements *= tt.shape[i];  // at most the table's elements
     }
+    // `distinct=`: the fewest distinct rows the index holds, when the program knows it (the
+    // indices of a top-k); the bound then fetches only those (docs/ir.md, gather).
+    const int64_t distinct = integer(3, "distinct", 0, false);
+    const int64_t most = std::min(it.elements(), tt.shape[a]);
+    if (arg(3, "distinct") && (distinct < 1 || distinct > most)) {
+      fail("distinct = " + std::to_string(distinct) + " must be between 1 and " +
+           std::to_string(most) + " (the index's elements and the table's rows along dim '" +
+           tt.dims[a] + "', the fewer)");
+    }
+    const int64_t fetched = distinct > 0 ? distinct : it.elements();
     // The rows fetched, capped below at the table's bytes: "more than int64" is "all of it".
-    const int64_t rows = checked_dtype_bytes(tt.dtype, saturating_mul(row_elements, it.elements()))
-                             .value_or(kMaxCount);
-    attrs_ = {static_cast<int64_t>(a)};
+    const int64_t rows =
+        checked_dtype_bytes(tt.dtype, saturating_mul(row_elements, fetched)).value_or(kMaxCount);
+    attrs_ = {static_cast<int64_t>(a), distinct};
     return finish({table, index}, {std::min(rows, ctx_.read_bytes(table)), ctx_.read_bytes(index)},
                   {{dims, shape}}, tt.dtype, false);
   }

@@ -971,7 +971,7 @@ class Tracer {
   static int64_t touched_bytes(const Node& n, int slot, const TensorInfo& tensor) {
     int64_t elements = 0;
     bool accessed = false;
-    if (!n.einsums) return tensor.bytes();
+    if (!n.einsums || tensor.role == Role::kGenerated) return tensor.bytes();
     for (const Einsum& e : *n.einsums) {
       for (const Operand& op : e.inputs) {
         if (op.slot != slot) continue;
@@ -985,7 +985,6 @@ class Tracer {
     return static_cast<int64_t>(std::ceil(static_cast<double>(dense) * (1.0 - tensor.sparsity)));
   }
 
-  // Identical calls (same kernel, shapes, dtypes, sparsity and scalars) lift once.
   // Identical calls (same kernel, shapes, dtypes, sparsity and scalars) lift once. The key
   // is built into a reused buffer as raw bytes, so a cache hit allocates nothing.
   const LiftedCall& lift_cached(const KernelCall& kc) {

@@ -335,6 +335,50 @@ def model(x: Tensor("T,E"), i: Tensor("T,K", dtype="int32"), s: Tensor("T,K")):
   EXPECT_EQ(scatter.bytes_written, 128);
 }
 
+TEST(Tracer, GatherByTopkIndicesFetchesTheDistinctRowsItIsTold) {
+  // w [E=8, D=16] fp32 (64 B per row); j: 4 x 2 = 8 top-k indices (int64, 64 B).
+  const char* src = R"(
+DIMS = {"T": 4, "E": 8, "D": 16}
+def model(x: Tensor("T,E"), w: Tensor("E,D", role="weight")):
+    v, j = topk(x, k=2, dim="E")
+    return gather(w, j, dim="E"), gather(w, j, dim="E", distinct=2)
+)";
+  const Graph g = trace_program(load_program_source(src, "t.py"), {});
+  ASSERT_EQ(g.nodes.size(), 3u);
+  // Without distinct=: 8 indices x 64 B = 512 B of w (all 8 rows); with distinct=2: 128 B.
+  EXPECT_EQ(g.nodes[1].input_bytes, (std::vector<int64_t>{512, 64}));
+  EXPECT_EQ(g.nodes[2].input_bytes, (std::vector<int64_t>{128, 64}));
+  EXPECT_EQ(g.nodes[2].attrs, (std::vector<int64_t>{0, 2}));
+  const std::string bad =
+      std::string(src).replace(std::string(src).find("distinct=2"), 10, "distinct=9");
+  expect_user_error([&] { trace_program(load_program_source(bad, "t.py"), {}); }, ErrorKind::kShape,
+                    "distinct = 9 must be between 1 and 8 (the index's elements and the table's "
+                    "rows along dim 'E', the fewer)");
+}
+
+TEST(Tracer, GeneratedInputsOccupyNoDram) {
+  // r: random numbers made on chip (role generated): 0 bytes; add reads x (4 x 8 fp32 =
+  // 128 B) and r (0 B) and writes 128 B; the fused bound moves x in and the sum out only.
+  const char* src = R"(
+@kernel
+def add(X: Tensor("N,D"), Y: Tensor("N,D")) -> Tensor("N,D"):
+    Z = Tensor(N=X.shape[0], D=X.shape[1])
+    for n in Dim("N"):
+        for d in Dim("D"):
+            Z[n, d] = X[n, d] + Y[n, d]
+    return Z
+DIMS = {"N": 4, "D": 8}
+def model(x: Tensor("N,D"), r: Tensor("N,D", role="generated")):
+    return add(x, r)
+)";
+  const Graph g = trace_program(load_program_source(src, "t.py"), {});
+  EXPECT_EQ(g.tensors[1].role, Role::kGenerated);
+  EXPECT_EQ(g.tensors[1].bytes(), 0);
+  EXPECT_EQ(g.nodes[0].bytes_read, 128);
+  EXPECT_EQ(g.nodes[0].bytes_written, 128);
+  EXPECT_EQ(fused_bytes(g), 256);
+}
+
 TEST(Tracer, TopkAndScatterErrorsNameTheProblem) {
   auto trace = [](const std::string& body) {
     const std::string src =

@@ -24,7 +24,7 @@ from solar.errors import UserError  # noqa: E402
 from solar.frontend import Capture, capture_module, lower  # noqa: E402
 from solar.frontend.lower import ir_dtype  # noqa: E402
 from solar.frontend.rules import RULES, UNSUPPORTED  # noqa: E402
-from solar.frontend.validate import dropout_at_expectation, load_lowered  # noqa: E402
+from solar.frontend.validate import dropout_at_expectation, load_lowered, random_tape  # noqa: E402
 from solar.tolerance import compare, output_budgets  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -673,6 +673,21 @@ CASES = {
         [R(3, 4), I(4, 3, 2), I(3, 2, 4)],
     ),
     "gather_3d": lambda: (f(lambda x, i: torch.gather(x, 1, i)), [R(2, 5, 3), I(5, 2, 4, 3)]),
+    # random draws: generated inputs fed with the values PyTorch drew
+    "random": lambda: (
+        f(
+            lambda x: (
+                x
+                + torch.rand_like(x)
+                + torch.randn(3, 4) * torch.randn_like(x)
+                - torch.rand(3, 4)
+                + torch.empty(3, 4).uniform_(-1, 1)
+                + torch.empty(3, 4).normal_(2.0, 0.5)
+                + torch.normal(2.0, 0.5, size=(3, 4))
+            )
+        ),
+        [R(3, 4)],
+    ),
     # values and indices, largest along the middle dim and smallest along the last
     "topk": lambda: (
         f(
@@ -870,7 +885,6 @@ ALIAS_CASES = {
 ERROR_CASES = {
     "sort": (lambda: (f(lambda x: torch.sort(x)[0]), [R(3, 4)]), "sorting"),
     "argsort": (lambda: (f(lambda x: torch.argsort(x)), [R(3, 4)]), "sorting"),
-    "rand_like": (lambda: (f(lambda x: x + torch.rand_like(x)), [R(3, 4)]), "random"),
     "nonzero": (lambda: (f(lambda x: torch.nonzero(x > 0)), [R(3, 4)]), "size depends"),
     "scatter_add": (
         lambda: (f(lambda x, i: x.new_zeros(3, 4).scatter_add(1, i, x)), [R(3, 2), I(4, 3, 2)]),
@@ -932,13 +946,17 @@ def lowered_case(name):
     return model, inputs, tol, lowered
 
 
-def run_lowered(model, inputs, lowered):
-    """Runs the lowered program with the interpreter on PyTorch's inputs and weights."""
+def run_lowered(model, inputs, lowered, drawn=()):
+    """Runs the lowered program with the interpreter on PyTorch's inputs and weights, and
+    the random tensors PyTorch's forward drew (`drawn`, in order)."""
     program = load_lowered(lowered)
     state = model.state_dict()
     tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
     feeds, constants = {}, None
     for name, kind, target in lowered.params:
+        if kind == "random":
+            feeds[name] = drawn[target]
+            continue
         if kind != "input" and target not in state:
             # A tensor made from Python data in forward (y[:, 0] = 0.0 lifts a scalar
             # tensor): captured without values, so taken from a real export.
@@ -955,9 +973,10 @@ def run_lowered(model, inputs, lowered):
 @pytest.mark.parametrize("name", list(CASES) + list(ALIAS_CASES))
 def test_rule_matches_pytorch(name):
     model, inputs, (rtol, atol), lowered = lowered_case(name)
-    got = run_lowered(model, inputs, lowered)
-    with torch.no_grad(), dropout_at_expectation():
+    tape = random_tape()
+    with torch.no_grad(), dropout_at_expectation(), tape:
         want = model(*inputs)
+    got = run_lowered(model, inputs, lowered, tape.values)
     wants = list(want) if isinstance(want, (tuple, list)) else [want]
     # Buffer updates (batch norm's running statistics) follow the outputs: PyTorch's forward
     # pass has just made them.
@@ -1276,6 +1295,8 @@ NOTES = {
     "aten.index_select.default": "the `gather` builtin along the dim; the gathered dim is "
     "moved back into place with a permute when dims precede it",
     "aten.embedding.default": "the `gather` builtin (rows of the table)",
+    "aten.randn.default": "a model() input of role `generated` (0 bytes, made on chip); "
+    "validation feeds the values PyTorch drew",
     "aten.topk.default": "the `topk` builtin: values and int64 indices, best first (also "
     "for sorted=False, whose order PyTorch leaves unspecified); 0 FLOPs",
     "aten.scatter.src": "the `scatter` builtin; index of the input's shape except along the "

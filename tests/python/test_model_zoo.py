@@ -82,6 +82,38 @@ def test_training_mode_dropout_is_live_and_said_once():
     assert r.ops.get("aten.native_dropout.default", 0) == 7
 
 
+def test_mixture_of_experts_bound_takes_the_best_case_routing_with_the_dense_upper_end():
+    # hf_zoo's Mixtral: 2 layers, hidden 64, expert FFN 128, 4 experts, top-2, 16 tokens,
+    # fp32. Per layer the experts' weights are gate_up [4, 256, 64] and down [4, 64, 128]:
+    # 65,536 B per expert (gate_up) + 32,768 B (down). Each gather is by the 16 x 2 = 32
+    # top-k indices (int64, 256 B). Best case: 2 experts per gather -> 131,072 + 65,536 B
+    # per layer, 393,216 B for both; dense upper end: min(32, 4) = all 4 experts, 786,432 B.
+    from solar.pytorch import routing_upper_end
+
+    model, inputs = hf_zoo.build("mixtral")
+    r = solar.analyze(model, inputs, mode="eval", validate=False)
+    gathers = [n for n in r.graph.nodes if n.op == "gather" and n.attrs[1] > 0]
+    assert [n.bytes_read for n in gathers] == [131_072 + 256, 65_536 + 256] * 2
+    upper = routing_upper_end(r.graph, r.analysis)
+    assert (upper.gathers, upper.best_bytes, upper.dense_bytes) == (4, 393_216, 786_432)
+    # The dense upper end moves 393,216 B more at the fused bound's bandwidth.
+    fused = r.analysis.fused
+    beta = fused.bytes / fused.memory_seconds
+    assert upper.fused_seconds == pytest.approx(max(fused.seconds, (fused.bytes + 393_216) / beta))
+    assert any("best-case routing" in n and "786 kB" in n for n in r.notes)
+    # The MACs per layer: q and o (16 x 64 x 64 each), k and v (16 x 64 x 32 each: 2 KV
+    # heads of 16), QK^T and PV (4 heads x 16 x 16 x 16 each), the router (16 x 4 x 64), and
+    # each token's 2 experts (gate_up 256 x 64 + down 64 x 128 per token-expert pair).
+    per_layer = (
+        2 * 16 * 64 * 64
+        + 2 * 16 * 64 * 32
+        + 2 * 4 * 16**3
+        + 16 * 4 * 64
+        + 16 * 2 * (256 * 64 + 64 * 128)
+    )
+    assert r.graph.total_macs == 2 * per_layer == 2_039_808
+
+
 def llama_macs(layers, hidden, ffn, heads, kv_heads, vocab, seq) -> int:
     """Multiply-accumulates of a Llama forward pass (LlamaForCausalLM, logits for every
     position), by hand: per token and layer the q and o projections (hidden^2 each), k and v
@@ -353,16 +385,58 @@ def test_missing_package_is_named(tmp_path):
     assert "pip install not_a_package_here" in str(e.value)
 
 
-def test_unsupported_operator_names_the_library_line():
-    # Mixtral's router calls torch.topk (data-dependent selection): the error names
-    # transformers' line, not only the operator.
-    config = transformers.MixtralConfig(**hf_zoo.GQA, num_local_experts=4, num_experts_per_tok=2)
-    model = transformers.MixtralModel(config).eval()
+def test_unsupported_operator_names_the_library_line(tmp_path, monkeypatch):
+    # A model library's module sorts (a data-dependent order): the error names the library's
+    # line that called torch.sort, not only the operator.
+    (tmp_path / "ranking_lib.py").write_text(
+        "import torch\n\n\nclass Ranker(torch.nn.Module):\n"
+        "    def forward(self, x):\n        return torch.sort(x, dim=-1)[0]\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import ranking_lib
+
+    model = torch.nn.Sequential(ranking_lib.Ranker(), torch.nn.ReLU())
     with pytest.raises(UserError) as e:
-        solar.analyze(model, {"input_ids": torch.zeros(1, 8, dtype=torch.long)}, validate=False)
-    assert "aten.topk.default is not expressible" in str(e.value)
-    assert "called in transformers/models/mixtral/modeling_mixtral.py:" in str(e.value)
-    assert "torch.topk(" in str(e.value)
+        solar.analyze(model, [torch.randn(2, 8)], validate=False)
+    assert "aten.sort.default is not expressible" in str(e.value)
+    assert "ranking_lib.py:6: return torch.sort(x, dim=-1)[0]" in str(e.value)
+
+
+RANDN_IN_FORWARD = """
+import torch
+import torch.nn as nn
+
+B, T, N, H = 4, 6, 8, 16
+
+
+class Model(nn.Module):
+    # A random initial LSTM state, drawn in every forward call (a public benchmark pattern).
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(N, H, batch_first=True)
+        self.fc = nn.Linear(H, 2)
+
+    def forward(self, x):
+        h0 = torch.randn(1, x.size(0), H)
+        c0 = torch.randn(1, x.size(0), H)
+        out, _ = self.lstm(x, (h0, c0))
+        return self.fc(out[:, -1, :])
+
+
+def get_inputs():
+    return [torch.randn(B, T, N)]
+"""
+
+
+def test_randn_in_forward_is_a_generated_input_and_validates(tmp_path):
+    # Before: "aten.randn.default is not expressible". Now each draw is a model() input of
+    # role generated: 0 bytes (made on chip), and validation feeds the values PyTorch drew.
+    r = solar.analyze(str(write(tmp_path, RANDN_IN_FORWARD)))
+    assert r.validation.status == "full", r.validation.detail
+    drawn = [t for t in r.graph.tensors if t.role == "generated"]
+    assert [(t.shape, t.bytes) for t in drawn] == [([1, 4, 16], 0), ([1, 4, 16], 0)]
+    assert 'role="generated"' in r.ir_text
+    assert sum("random numbers drawn in forward()" in n for n in r.notes) == 1
 
 
 def test_analysis_leaves_every_submodules_mode_as_it_was():

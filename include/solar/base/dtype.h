@@ -50,7 +50,9 @@ enum class Fp32Math : uint8_t { kPlatformDefault, kFp32, kTf32 };
 const char* fp32_math_name(Fp32Math mode);
 std::optional<Fp32Math> parse_fp32_math(std::string_view name);
 
-enum class Role : uint8_t { kInput, kWeight, kActivation, kOutput };
+// kGenerated: a model() input whose values are made on chip where they are used (random
+// numbers a program draws): it occupies no DRAM, so reading it moves 0 bytes (docs/ir.md §3).
+enum class Role : uint8_t { kInput, kWeight, kActivation, kOutput, kGenerated };
 const char* role_name(Role role);
 std::optional<Role> parse_role(std::string_view name);
 

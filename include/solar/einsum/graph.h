@@ -44,7 +44,8 @@ struct TensorInfo {
   bool is_output = false;  // returned by model()
 
   int64_t elements() const;
-  // Bytes at full declared size, scaled by (1 - sparsity), rounded up.
+  // Bytes at full declared size, scaled by (1 - sparsity), rounded up; 0 for a generated
+  // input (Role::kGenerated), which never occupies DRAM.
   int64_t bytes() const;
 };
 

@@ -45,6 +45,17 @@ VIEW_BUILTINS = {
     "permute_view",
     "unfold",
 }
+# Random draws forward() makes: inputs of role "generated" (Lowerer.generated_input), fed at
+# validation with the values PyTorch drew, matched by their order in the captured graph.
+RANDOM_OPS = (
+    "aten.randn.default",
+    "aten.rand.default",
+    "aten.randn_like.default",
+    "aten.rand_like.default",
+    "aten.normal.float_float",
+    "aten.uniform.default",
+    "aten.normal_functional.default",
+)
 _CALL = re.compile(r"^\s*[\w, ]+ = (\w+)\(")
 
 # The fp32 math mode of a PyTorch operator's contractions on a CUDA device: matmul-like
@@ -135,6 +146,10 @@ class Value:
     var: str
     shape: tuple
     dtype: str
+    # An integer tensor known to hold at least this many distinct values (the indices of a
+    # top-k: k distinct per row), kept through views; a gather by it fetches at least that
+    # many rows (the `gather` builtin's `distinct=`). 0: unknown.
+    distinct: int = 0
 
     @property
     def numel(self) -> int:
@@ -151,7 +166,8 @@ class LoweredProgram:
     text: str
     source: str
     # One entry per model() parameter, in order: (name, kind, target) where kind is
-    # "input" (target: index into the PyTorch forward's tensor arguments) or "weight"
+    # "input" (target: index into the PyTorch forward's tensor arguments), "random" (target:
+    # the number of the random draw in forward(), in call order) or "weight"
     # (target: the state_dict key of a parameter or buffer, or a constant's name).
     params: list = field(default_factory=list)
     ops: dict = field(default_factory=dict)  # ATen operator -> count
@@ -287,6 +303,27 @@ class Lowerer:
             extra += f" (called in {library})"
         raise frontend_error("lower", message + extra, hint, file or self.source, line)
 
+    def generated_input(self, shape, dtype: str) -> Value:
+        """A model() parameter of role "generated" for the next random tensor forward() draws
+        (torch.randn and friends): values made on chip where they are used, so no DRAM
+        traffic (docs/ir.md §3). Validation feeds it the values PyTorch drew (params kind
+        "random", target: the draw's number; frontend/validate.py, RandomTape)."""
+        draws = [n.name for n in self.node.graph.nodes if str(n.target) in RANDOM_OPS]
+        k = draws.index(self.node.name)  # drawn in graph order, used or not
+        name = f"random_{k}"
+        shape = tuple(int(s) for s in shape)
+        for s in shape:
+            self.dims.setdefault(s, self.size_names_.get(s, f"d{s}"))
+        dt = "" if dtype == "fp32" else f', dtype="{dtype}"'
+        spec = ",".join(self.dims[s] for s in shape)
+        self.signature.append(f'{name}: Tensor("{spec}", role="generated"{dt})')
+        self.params.append((name, "random", k))
+        self.notes.append(
+            "random numbers drawn in forward() are inputs of role generated: made on chip, no "
+            "DRAM traffic; validation feeds the values PyTorch drew"
+        )
+        return Value(name, shape, dtype)
+
     def emit(self, text: str) -> None:
         _, line, code = self.where()
         comment = f"  # {Path(self.source).name}:{line}: {code}" if line else ""
@@ -320,7 +357,7 @@ class Lowerer:
         sizes = ", ".join(f"{n}={s}" for n, s in zip(names, shape, strict=True))
         var = self.fresh()
         self.emit(f'{var} = reshape({v.var}, "{",".join(names)}"{", " + sizes if sizes else ""})')
-        return Value(var, shape, v.dtype)
+        return Value(var, shape, v.dtype, v.distinct)
 
     def flat(self, v: Value) -> Value:
         return self.reshape(v, (v.numel,))
@@ -434,10 +471,11 @@ class Lowerer:
             for inp in by_name[name].all_input_nodes:
                 stack.append(inp.name)
 
-        params = []
-        signature = []
+        params = self.params = []
+        signature = self.signature = []
         dims: dict[int, str] = {}
-        size_names = self.size_names()
+        self.dims = dims
+        size_names = self.size_names_ = self.size_names()
         user_index = 0
         for spec in sig.input_specs:
             node = by_name[spec.arg.name]

@@ -20,7 +20,7 @@ import math
 import operator
 from dataclasses import dataclass
 
-from .lower import Lowerer, Value
+from .lower import RANDOM_OPS, Lowerer, Value
 
 RULES: dict = {}
 
@@ -1002,10 +1002,12 @@ def _adaptive(lw, x: Value, output_size, nd: int, kind: str, dtype: str) -> Valu
     return lw.reshape(cur, out)
 
 
-def _gather_rows(lw, table: Value, index: Value, axis: int) -> Value:
-    """The `gather` builtin: index's dims, then table's dims without `axis`."""
+def _gather_rows(lw, table: Value, index: Value, axis: int, distinct: int = 0) -> Value:
+    """The `gather` builtin: index's dims, then table's dims without `axis`; `distinct`: the
+    fewest distinct rows the index holds, when known (top-k indices)."""
     var = lw.fresh()
-    lw.emit(f"{var} = gather({table.var}, {index.var}, dim={axis})")
+    least = f", distinct={distinct}" if distinct else ""
+    lw.emit(f"{var} = gather({table.var}, {index.var}, dim={axis}{least})")
     shape = tuple(index.shape) + tuple(s for i, s in enumerate(table.shape) if i != axis)
     return Value(var, shape, table.dtype)
 
@@ -1032,6 +1034,14 @@ def _embedding(lw, weight, indices, *args):
     return Value(var, lw.out_shape(), weight.dtype)
 
 
+@rule(*RANDOM_OPS)
+def _random(lw, *args, **kwargs):
+    """Random numbers (a random initial state, noise): a model() input of role `generated`,
+    no traffic (generated on chip where used) and no FLOPs (a lower bound on what a
+    generator computes); validation runs the IR on the values PyTorch drew."""
+    return lw.generated_input(lw.out_shape(), lw.out_dtype())
+
+
 @rule("aten.topk.default")
 def _topk(lw, x, k, dim=-1, largest=True, sorted=True):
     """The `topk` builtin: values and int64 indices, best first (a sorted result is also a
@@ -1043,7 +1053,10 @@ def _topk(lw, x, k, dim=-1, largest=True, sorted=True):
     lw.emit(f"{var} = topk({x.var}, k={int(k)}, dim={axis}, largest={int(bool(largest))})")
     shape = list(x.shape)
     shape[axis] = int(k)
-    return (Value(f"{var}[0]", tuple(shape), x.dtype), Value(f"{var}[1]", tuple(shape), "int64"))
+    return (
+        Value(f"{var}[0]", tuple(shape), x.dtype),
+        Value(f"{var}[1]", tuple(shape), "int64", int(k)),  # k distinct positions per row
+    )
 
 
 @rule("aten.scatter.src", "aten.scatter.value")
@@ -1430,7 +1443,9 @@ def _index(lw, x, indices):
     pre = math.prod(x.shape[: pos[0]])
     post = math.prod(x.shape[pos[-1] + 1 :])
     table = lw.reshape(x, (pre, math.prod(sizes), post))
-    y = _gather_rows(lw, table, rows, 1)  # [n, pre, post]
+    # One index tensor keeps its distinct values through the wrap of negative indices.
+    distinct = tensors[0].distinct if len(tensors) == 1 else 0
+    y = _gather_rows(lw, table, rows, 1, distinct)  # [n, pre, post]
     if pre > 1:
         y = lw.permute(y, (1, 0, 2))
     return lw.reshape(y, lw.out_shape())
@@ -1699,10 +1714,6 @@ UNSUPPORTED = {
     "aten.scatter_reduce.two": _SCATTER,
     "aten.index_add.default": _SCATTER,
     "aten.multinomial.default": _RANDOM,
-    "aten.rand.default": _RANDOM,
-    "aten.randn.default": _RANDOM,
-    "aten.rand_like.default": _RANDOM,
-    "aten.randn_like.default": _RANDOM,
 }
 for _op, _why in UNSUPPORTED.items():
     RULES[_op] = _not_expressible(_why)

@@ -148,13 +148,59 @@ def dropout_at_expectation():
         F.scaled_dot_product_attention = sdpa
 
 
+# The packets of frontend/lower.py's RANDOM_OPS, plus the in-place forms eager code calls.
+_RANDOM_PACKETS = (
+    "randn",
+    "rand",
+    "randn_like",
+    "rand_like",
+    "normal",
+    "uniform",
+    "normal_functional",
+)
+RANDOM_KEY = "random:"  # `before` entries of the draws: RANDOM_KEY + their number
+
+
+def random_tape(replay=None):
+    """A TorchDispatchMode that records every random tensor forward() draws, in call order
+    (`values`), or with `replay` returns those values again in the same order: the IR's
+    generated inputs (Lowerer.generated_input) take what PyTorch drew."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class RandomTape(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.values = list(replay or [])
+            self.next = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            name = func.overloadpacket.__name__.rstrip("_")
+            if name not in _RANDOM_PACKETS:
+                return func(*args, **kwargs)
+            if replay is None:
+                out = func(*args, **kwargs)
+                self.values.append(out.detach().clone())
+                return out
+            value = self.values[self.next]
+            self.next += 1
+            if func.overloadpacket.__name__.endswith("_"):  # in place: into its tensor
+                with torch.no_grad():
+                    return args[0].copy_(value)
+            return value.clone()
+
+    return RandomTape()
+
+
 def golden_run(capture: Capture, seed: int = 0, buffers=()):
     """Builds the model and inputs for real (seeded as the harness does) and runs it through
     the captured flat signature (frontend/flat.py). Returns (model, inputs, outputs, before):
     `model` is the flat module, `inputs` its flat tensor inputs; `before` holds the values the
     buffers named in `buffers` had before the forward pass (which updates them, as batch
     norm's running statistics); their updated values follow the forward's outputs in
-    `outputs`."""
+    `outputs`; `before` also holds the random tensors the forward drew (RANDOM_KEY and their
+    number), which the IR's generated inputs take."""
     import torch
 
     from .capture import _call_user, build_problem, module_modes, restore_modes, set_mode
@@ -168,8 +214,10 @@ def golden_run(capture: Capture, seed: int = 0, buffers=()):
         set_mode(model, capture.mode)
         copies = [t.clone() if isinstance(t, torch.Tensor) else t for t in capture.example_inputs]
         before = _buffer_values(model, buffers)
+        tape = random_tape()
         try:
-            outs = _forward(capture, model, copies)
+            with tape:
+                outs = _forward(capture, model, copies)
         finally:
             restore_modes(modes)
         outs += list(_buffer_values(model, buffers).values())
@@ -178,6 +226,7 @@ def golden_run(capture: Capture, seed: int = 0, buffers=()):
             state = {**dict(model.named_buffers()), **model.state_dict()}
             for k, v in before.items():
                 state[k].copy_(v)
+        before.update(_drawn(tape))
         return model, capture.example_inputs, outs, before
     module, example = build_problem(p, capture.mode, seed)
     sig, inputs = signature(example)
@@ -186,8 +235,15 @@ def golden_run(capture: Capture, seed: int = 0, buffers=()):
     # program the originals.
     copies = [t.clone() for t in inputs]
     before = _buffer_values(model, buffers)
-    outs = _call_user(lambda: _forward(capture, model, copies), "the forward pass", p.path)
-    return model, inputs, outs + list(_buffer_values(model, buffers).values()), before
+    tape = random_tape()
+    with tape:
+        outs = _call_user(lambda: _forward(capture, model, copies), "the forward pass", p.path)
+    outs += list(_buffer_values(model, buffers).values())
+    return model, inputs, outs, {**before, **_drawn(tape)}
+
+
+def _drawn(tape) -> dict:
+    return {f"{RANDOM_KEY}{i}": v for i, v in enumerate(tape.values)}
 
 
 def _forward(capture: Capture, model, copies) -> list:
@@ -234,10 +290,18 @@ def perturbed_golden(capture: Capture, model, inputs, seed: int = 0, before=None
     rng = np.random.default_rng(seed)
     state = {k: perturb(v.detach(), rng) for k, v in model.named_parameters()}
     state.update({k: perturb(v.detach(), rng) for k, v in model.named_buffers()})
-    state.update({k: perturb(v.detach().clone(), rng) for k, v in (before or {}).items()})
+    before = before or {}
+    drawn = [perturb(v.clone(), rng) for k, v in before.items() if k.startswith(RANDOM_KEY)]
+    state.update(
+        {
+            k: perturb(v.detach().clone(), rng)
+            for k, v in before.items()
+            if not k.startswith(RANDOM_KEY)
+        }
+    )
     moved = [perturb(t.clone(), rng) if isinstance(t, torch.Tensor) else t for t in inputs]
     try:
-        with torch.no_grad(), dropout_at_expectation():
+        with torch.no_grad(), dropout_at_expectation(), random_tape(replay=drawn):
             out = functional_call(model, state, tuple(moved))
     except Exception:  # noqa: BLE001 - a module functional_call cannot drive: no second stage
         return None
@@ -267,6 +331,17 @@ def ir_inputs(lowered: LoweredProgram, capture: Capture, model, inputs, before=N
     for name, kind, target in lowered.params:
         if kind == "input":
             value = tensors[target]
+        elif kind == "random":
+            key = f"{RANDOM_KEY}{target}"
+            if key not in state:
+                drew = sum(1 for k in state if str(k).startswith(RANDOM_KEY))
+                raise frontend_error(
+                    "validate",
+                    f"the captured program draws random tensor {target + 1} in forward(), but "
+                    f"PyTorch's run drew {drew}",
+                    file=capture.source,
+                )
+            value = state[key]
         elif target in state:
             value = state[target]
         elif target in constants:
