@@ -236,3 +236,51 @@ def inputs(kind: str) -> dict:
         return {"pixel_values": torch.randn(1, 3, 32, 32, generator=g)}
     assert kind == "text_image"
     return {"input_ids": ids, "pixel_values": torch.randn(1, 3, 32, 32, generator=g)}
+
+
+INPUT_NAMES = {
+    "ids": ["input_ids"],
+    "seq2seq": ["input_ids", "decoder_input_ids"],
+    "audio": ["input_features", "decoder_input_ids"],
+    "image": ["pixel_values"],
+    "text_image": ["input_ids", "pixel_values"],
+}
+
+
+def problem_file(name: str) -> str:
+    """A zoo entry as a problem file (docs/pytorch.md): Model() builds the transformers model
+    from the entry's config, forward takes the inputs positionally, get_inputs() gives them."""
+    from pathlib import Path
+
+    config_cls, model_cls, kwargs, kind = ZOO[name]
+    names = INPUT_NAMES[kind]
+    here = str(Path(__file__).resolve().parent)
+    return f'''"""{model_cls} from a small config (tests/python/hf_zoo.py), as a problem file."""
+import sys
+
+import torch
+import transformers
+
+sys.path.insert(0, {here!r})
+import hf_zoo  # noqa: E402
+
+CONFIG = {kwargs!r}
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = transformers.{model_cls}(transformers.{config_cls}(**CONFIG))
+
+    def forward(self, {", ".join(names)}):
+        return self.model({", ".join(f"{n}={n}" for n in names)})
+
+
+def get_inputs():
+    inputs = hf_zoo.inputs({kind!r})
+    return [inputs[k] for k in {names!r}]
+
+
+def get_init_inputs():
+    return []
+'''

@@ -946,11 +946,12 @@ def lowered_case(name):
     return model, inputs, tol, lowered
 
 
-def run_lowered(model, inputs, lowered, drawn=()):
-    """Runs the lowered program with the interpreter on PyTorch's inputs and weights, and
-    the random tensors PyTorch's forward drew (`drawn`, in order)."""
+def run_lowered(model, inputs, lowered, drawn=(), state=None):
+    """Runs the lowered program with the interpreter on PyTorch's inputs and weights (`state`:
+    the state_dict before a forward pass updated its buffers), and the random tensors
+    PyTorch's forward drew (`drawn`, in order)."""
     program = load_lowered(lowered)
-    state = model.state_dict()
+    state = model.state_dict() if state is None else state
     tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
     feeds, constants = {}, None
     for name, kind, target in lowered.params:
@@ -973,10 +974,11 @@ def run_lowered(model, inputs, lowered, drawn=()):
 @pytest.mark.parametrize("name", list(CASES) + list(ALIAS_CASES))
 def test_rule_matches_pytorch(name):
     model, inputs, (rtol, atol), lowered = lowered_case(name)
+    before = {k: v.clone() for k, v in model.state_dict().items()}
     tape = random_tape()
     with torch.no_grad(), dropout_at_expectation(), tape:
         want = model(*inputs)
-    got = run_lowered(model, inputs, lowered, tape.values)
+    got = run_lowered(model, inputs, lowered, tape.values, before)
     wants = list(want) if isinstance(want, (tuple, list)) else [want]
     # Buffer updates (batch norm's running statistics) follow the outputs: PyTorch's forward
     # pass has just made them.

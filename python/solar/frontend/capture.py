@@ -335,8 +335,33 @@ def fake_tensors():
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     mode = FakeTensorMode(allow_non_fake_inputs=True)
-    with mode, _cuda_as_cpu(), _small_ranges_known(mode):
+    with mode, _cuda_as_cpu(), _small_ranges_known(mode), _fake_initialisation():
         yield mode
+
+
+@contextlib.contextmanager
+def _fake_initialisation():
+    """torch.nn.init.trunc_normal_ (ViT's and DINOv2's position embeddings) samples by
+    rejection: it reads values back (`.item()`, `mask.any()`), which a fake tensor has not.
+    Initial values do not matter to a capture (only shapes do; validation builds the model for
+    real), so on a fake tensor it draws a plain normal instead. The module attribute is the
+    one `trunc_normal_` calls, so references taken at import (transformers') see it too."""
+    import torch
+    import torch.nn.init as init
+
+    original = init._no_grad_trunc_normal_
+
+    def trunc_normal(tensor, mean, std, a, b, generator=None):
+        if not is_fake(tensor):
+            return original(tensor, mean, std, a, b, generator=generator)
+        with torch.no_grad():
+            return tensor.normal_(mean, std)
+
+    init._no_grad_trunc_normal_ = trunc_normal
+    try:
+        yield
+    finally:
+        init._no_grad_trunc_normal_ = original
 
 
 # Ranges a constructor may read back with .item() (Swin's and torchvision's per-block
