@@ -20,6 +20,7 @@ DECODER = dict(
 GQA = dict(DECODER, num_key_value_heads=2)
 VISION = {k: v for k, v in DECODER.items() if k not in ("vocab_size", "pad_token_id")}
 SEQ = 16
+IMAGE_TOKEN = 2  # below the ids inputs() draws (3..127): only the placed ones are image tokens
 
 ZOO = {
     "gpt2": (
@@ -144,6 +145,27 @@ ZOO = {
         ),
         "text_image",
     ),
+    # A vision-language model: CLIP's vision tower, a projector, a Llama decoder; the image's
+    # 16 patch features replace the 16 image tokens of the prompt (masked_scatter).
+    "llava": (
+        "LlavaConfig",
+        "LlavaModel",
+        dict(
+            vision_config=dict(
+                model_type="clip_vision_model",
+                hidden_size=32,
+                intermediate_size=64,
+                num_hidden_layers=2,
+                num_attention_heads=4,
+                image_size=32,
+                patch_size=8,
+            ),
+            text_config=dict(model_type="llama", **GQA),
+            image_token_index=IMAGE_TOKEN,
+            projector_hidden_act="gelu",
+        ),
+        "vlm",
+    ),
     "swin": (
         "SwinConfig",
         "SwinModel",
@@ -234,6 +256,9 @@ def inputs(kind: str) -> dict:
         }
     if kind == "image":
         return {"pixel_values": torch.randn(1, 3, 32, 32, generator=g)}
+    if kind == "vlm":  # 16 image tokens (one per patch of a 32 x 32 image) after 2 text tokens
+        prompt = torch.cat([ids[:, :2], torch.full((1, 16), IMAGE_TOKEN), ids[:, 2:10]], dim=1)
+        return {"input_ids": prompt, "pixel_values": torch.randn(1, 3, 32, 32, generator=g)}
     assert kind == "text_image"
     return {"input_ids": ids, "pixel_values": torch.randn(1, 3, 32, 32, generator=g)}
 
@@ -244,6 +269,7 @@ INPUT_NAMES = {
     "audio": ["input_features", "decoder_input_ids"],
     "image": ["pixel_values"],
     "text_image": ["input_ids", "pixel_values"],
+    "vlm": ["input_ids", "pixel_values"],
 }
 
 

@@ -673,6 +673,16 @@ CASES = {
         [R(3, 4), I(4, 3, 2), I(3, 2, 4)],
     ),
     "gather_3d": lambda: (f(lambda x, i: torch.gather(x, 1, i)), [R(2, 5, 3), I(5, 2, 4, 3)]),
+    # a mask from the data, and a row mask broadcast over the last dim (a VLM's image tokens)
+    "masked_scatter": lambda: (
+        f(
+            lambda x, s: (
+                x.masked_scatter(x > 0, s).sum(0)
+                + x.masked_scatter((x[:, :1] > 0).expand(3, 4), s * 2).sum(0)
+            )
+        ),
+        [R(3, 4), R(12)],
+    ),
     # random draws: generated inputs fed with the values PyTorch drew
     "random": lambda: (
         f(
@@ -1297,6 +1307,8 @@ NOTES = {
     "aten.index_select.default": "the `gather` builtin along the dim; the gathered dim is "
     "moved back into place with a permute when dims precede it",
     "aten.embedding.default": "the `gather` builtin (rows of the table)",
+    "aten.masked_scatter.default": "a running count numbers the masked positions "
+    "(`masked_positions`), `gather` fetches those source elements, `where` merges",
     "aten.randn.default": "a model() input of role `generated` (0 bytes, made on chip); "
     "validation feeds the values PyTorch drew",
     "aten.topk.default": "the `topk` builtin: values and int64 indices, best first (also "

@@ -1088,6 +1088,21 @@ def _scatter(lw, x, dim, index, src):
     return Value(var, x.shape, x.dtype)
 
 
+@rule("aten.masked_scatter.default")
+def _masked_scatter(lw, x, mask, source):
+    """x where the mask is false; where it is true, the next element of the source in
+    row-major order (a vision-language model's image features placed at the image tokens):
+    an integer kernel numbers the true positions (a running count), `gather` fetches those
+    elements of the flattened source, `where` merges."""
+    x, mask, source = tensor(lw, x), tensor(lw, mask), tensor(lw, source)
+    n = x.numel
+    m = lw.flat(lw.broadcast_to(mask, x.shape))
+    positions = lw.call("masked_positions", [m.var], (n,), "int64", kernel_dtype="fp32")
+    taken = _gather_rows(lw, lw.flat(source), positions, 0)
+    y = lw.call("where", [m.var, taken.var, lw.flat(x).var], (n,), x.dtype, kernel_dtype=x.dtype)
+    return lw.reshape(y, x.shape)
+
+
 @rule("aten.index_select.default")
 def _index_select(lw, x, dim, index):
     """gather along `dim`: the builtin puts the index dim first; it moves back to `dim`

@@ -65,3 +65,19 @@ def diagonal_mid(X: Tensor("A,R,B,S,C"), r0: int, s0: int, n: int) -> Tensor("A,
                 for i in Dim("I", parallel=True):
                     Y[a, b, c, i] = X[a, i + r0, b, i + s0, c]
     return Y
+
+
+# masked_scatter: where M is nonzero, the number of nonzero elements before it (the element of
+# the source it takes, in row-major order); 0 elsewhere (a valid row, not taken).
+@kernel
+def masked_positions(M: Tensor("N")) -> Tensor("N", dtype="int64"):
+    S = Tensor(N=M.shape[0], dtype="int64")
+    P = Tensor(N=M.shape[0], dtype="int64")
+    for i in Dim("N"):
+        if i == 0:
+            S[i] = select(M[i] != 0, 1, 0)
+        else:
+            S[i] = S[i - 1] + select(M[i] != 0, 1, 0)
+    for i in Dim("N", parallel=True):
+        P[i] = select(M[i] != 0, S[i] - 1, 0)
+    return P
