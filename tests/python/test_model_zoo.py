@@ -142,6 +142,23 @@ def llama_macs(layers, hidden, ffn, heads, kv_heads, vocab, seq) -> int:
     return layers * (seq * per_token + 2 * seq * seq * hidden) + seq * hidden * vocab
 
 
+def test_published_convnext_tiny_builds_on_fake_tensors():
+    # ConvNextConfig() is ConvNeXt-T (depths 3, 3, 9, 3): its constructor cuts a linspace of
+    # drop-path rates with .split(depths) and reads each piece back (.tolist()), which fake
+    # tensors could not do. 4,454,763,264 MACs: FlopCounterMode's count of the same module on
+    # fake tensors (bench/bench_zoo.py); torchvision publishes 4.46 G for convnext_tiny with
+    # its 768 x 1000 classifier (0.77 M) on top.
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with solar.fake_tensors():
+        model = transformers.ConvNextModel(transformers.ConvNextConfig()).eval()
+        pixels = torch.zeros(1, 3, 224, 224)
+        with FlopCounterMode(display=False) as counter:
+            model(pixel_values=pixels)
+    r = solar.analyze(model, {"pixel_values": pixels}, validate=False)
+    assert r.graph.total_macs == counter.get_total_flops() // 2 == 4_454_763_264
+
+
 def test_published_size_llama_on_fake_tensors_allocates_nothing():
     # Llama-3-8B's shapes (32 layers, 4096 hidden, 14336 FFN, 32 heads, 8 KV heads, 128256
     # vocab) at 256 tokens: 16 GB of weights would not fit the process; on fake tensors the

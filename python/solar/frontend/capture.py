@@ -377,10 +377,28 @@ def _small_ranges_known(fake_mode):
     from torch.overrides import TorchFunctionMode
 
     ranges = (torch.linspace, torch.logspace, torch.arange)
+    # Read back or cut into pieces (ConvNeXt: `[x.tolist() for x in rates.split(depths)]`):
+    # on a tensor that knows its values, computed on those values.
+    readers = (torch.Tensor.tolist, torch.Tensor.item)
+    pieces = (torch.Tensor.split, torch.split, torch.Tensor.chunk, torch.chunk)
 
     class Mode(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
+            if func in readers or func in pieces:
+                known = getattr(args[0], "constant", None) if args else None
+                if known is None:
+                    return func(*args, **kwargs)
+                with unset_fake_temporarily():
+                    out = func(known, *args[1:], **kwargs)
+                    if func in pieces:
+                        out = [o.clone() for o in out]
+                if func in readers:
+                    return out
+                return tuple(
+                    fake_mode.fake_tensor_converter.from_real_tensor(fake_mode, o, make_constant=True)
+                    for o in out
+                )
             if func not in ranges:
                 return func(*args, **kwargs)
             out = func(*args, **kwargs)
