@@ -142,6 +142,27 @@ def llama_macs(layers, hidden, ffn, heads, kv_heads, vocab, seq) -> int:
     return layers * (seq * per_token + 2 * seq * seq * hidden) + seq * hidden * vocab
 
 
+def test_dims_are_named_from_the_config_and_the_token_ids():
+    # Llama with hidden 1024, FFN 2816, vocab 32000, 2 x 512 token ids: those sizes get their
+    # names; the KV width (4 KV heads x 64 = 256) has no single name and keeps its size.
+    cfg = transformers.LlamaConfig(
+        hidden_size=1024,
+        intermediate_size=2816,
+        num_hidden_layers=1,
+        num_attention_heads=16,
+        num_key_value_heads=4,
+        vocab_size=32000,
+    )
+    with solar.fake_tensors():
+        model = transformers.LlamaForCausalLM(cfg).eval()
+        ids = torch.zeros(2, 512, dtype=torch.long)
+    r = solar.analyze(model, {"input_ids": ids}, validate=False)
+    dims = next(line for line in r.ir_text.splitlines() if line.startswith("DIMS = "))
+    for named in ('"batch": 2', '"seq": 512', '"hidden": 1024', '"ffn": 2816', '"vocab": 32000'):
+        assert named in dims, dims
+    assert '"d256": 256' in dims
+
+
 def test_published_convnext_tiny_builds_on_fake_tensors():
     # ConvNextConfig() is ConvNeXt-T (depths 3, 3, 9, 3): its constructor cuts a linspace of
     # drop-path rates with .split(depths) and reads each piece back (.tolist()), which fake

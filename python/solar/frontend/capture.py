@@ -58,6 +58,9 @@ class Capture:
     # inputs (qualified names; inputs as "input:<index>"), in this order.
     training: bool = False
     gradient_targets: list = field(default_factory=list)
+    # Names of sizes from the module (a Hugging Face config's hidden_size as "hidden", token
+    # ids' batch and sequence dims): size -> name, for the lowered program's dims.
+    dim_names: dict = field(default_factory=dict)
 
 
 def tensor_bytes(values) -> int:
@@ -396,7 +399,9 @@ def _small_ranges_known(fake_mode):
                 if func in readers:
                     return out
                 return tuple(
-                    fake_mode.fake_tensor_converter.from_real_tensor(fake_mode, o, make_constant=True)
+                    fake_mode.fake_tensor_converter.from_real_tensor(
+                        fake_mode, o, make_constant=True
+                    )
                     for o in out
                 )
             if func not in ranges:
@@ -607,6 +612,47 @@ def _flat_capture(model, example, source: str, **fields) -> Capture:
     )
 
 
+# A Hugging Face config's sizes and the dim names they give, most telling first.
+CONFIG_DIMS = (
+    ("hidden_size", "hidden"),
+    ("d_model", "hidden"),
+    ("intermediate_size", "ffn"),
+    ("moe_intermediate_size", "expert_ffn"),
+    ("vocab_size", "vocab"),
+    ("num_attention_heads", "heads"),
+    ("num_key_value_heads", "kv_heads"),
+    ("head_dim", "head_dim"),
+    ("num_local_experts", "experts"),
+    ("num_experts", "experts"),
+    ("n_routed_experts", "experts"),
+    ("num_experts_per_tok", "top_k"),
+    ("kv_lora_rank", "kv_rank"),
+    ("q_lora_rank", "q_rank"),
+    ("image_size", "image"),
+    ("patch_size", "patch"),
+)
+
+
+def module_dim_names(model, sig, tensors) -> dict:
+    """size -> name for the dims of a module's program: its Hugging Face config's sizes
+    (CONFIG_DIMS) and the batch and sequence dims of its token ids (`input_ids` [batch,
+    seq]); a size two names claim is left unnamed (it would mislabel one of them)."""
+    claims: dict[int, set] = {}
+
+    def claim(size, name):
+        if isinstance(size, int) and not isinstance(size, bool) and size > 1:
+            claims.setdefault(size, set()).add(name)
+
+    config = getattr(model, "config", None)
+    for attr, name in CONFIG_DIMS:
+        claim(getattr(config, attr, None) if config is not None else None, name)
+    for path, t in zip(sig.names, tensors, strict=False):
+        if path.split(".")[-1] in ("input_ids", "decoder_input_ids") and t.dim() == 2:
+            claim(int(t.shape[0]), "batch")
+            claim(int(t.shape[1]), "dec_seq" if path.startswith("decoder") else "seq")
+    return {size: names.pop() for size, names in claims.items() if len(names) == 1}
+
+
 def capture_problem(
     path: str, overrides: dict | None = None, mode: str | None = None, training: bool = False
 ) -> Capture:
@@ -669,6 +715,7 @@ def capture_module(
                 for t in tensors
             ]
         fake_args, fake_kwargs = sig.call_args(fakes)
+        dim_names = module_dim_names(model, sig, tensors)
         capture = _flat_capture(
             model,
             {"args": fake_args, "kwargs": fake_kwargs},
@@ -679,6 +726,7 @@ def capture_module(
             mode=mode,
             output_caches=output_caches,
             training=training,
+            dim_names=dim_names,
         )
     finally:
         restore_modes(modes)

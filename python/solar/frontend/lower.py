@@ -275,11 +275,13 @@ class Lowerer:
 
     def size_names(self) -> dict[int, str]:
         """Names for the model's dims from the source: a problem file's module-level size
-        constant whose value no other constant has (`N = 4096` names the dim of 4,096); other
-        sizes are named after their value (`d64`)."""
+        constant whose value no other constant has (`N = 4096` names the dim of 4,096); for a
+        module, the sizes of its Hugging Face config and its token ids (capture.py,
+        module_dim_names: `hidden`, `heads`, `seq`, ...); other sizes are named after their
+        value (`d64`)."""
         problem = getattr(self.capture, "problem", None)
         if problem is None:
-            return {}
+            return dict(getattr(self.capture, "dim_names", {}) or {})
         from .capture import int_constants
 
         try:
