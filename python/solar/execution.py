@@ -365,11 +365,11 @@ _DRAW_BLOCK = 1 << 20
 
 
 def _index_bounds(graph) -> dict[int, int]:
-    """Graph tensor (by storage) -> rows of the dim it indexes, for tensors a gather reads as
-    indices."""
+    """Graph tensor (by storage) -> rows of the dim it indexes, for tensors a gather or a
+    scatter reads as indices (the table's or the base's dim)."""
     bound: dict[int, int] = {}
     for node in graph.nodes:
-        if node.op == "gather":
+        if node.op in ("gather", "scatter"):
             table = graph.tensors[node.inputs[0]]
             index = graph.tensors[node.inputs[1]]
             rows = table.shape[node.attrs[0]]  # rows of the gathered dim
@@ -404,9 +404,10 @@ def _inputs_bytes(graph) -> int:
 
 def make_inputs(program, seed: int = 0, dims=None, max_bytes=None) -> dict[str, np.ndarray]:
     """Random inputs for model(), drawn valid for their role and dtype: floats ~ N(0, 1)
-    rounded to the parameter's dtype; integer tensors that feed a gather as indices uniform
-    over the gathered dim's rows that the index dtype can hold ([0, min(rows, max + 1)));
-    other integers uniform in [0, 8); bool with probability 1/2. Refused (kind `budget`)
+    rounded to the parameter's dtype; integer tensors that feed a gather or a scatter as
+    indices uniform over the indexed dim's rows that the index dtype can hold ([0, min(rows,
+    max + 1))); other integers uniform in [0, 8); bool with probability 1/2. Refused (kind
+    `budget`)
     when the inputs would not fit `max_bytes` (default: the budget of `solar run`)."""
     from . import dim_overrides
 

@@ -276,6 +276,29 @@ def test_make_inputs_is_seeded():
     assert not np.array_equal(a["x"], c["x"])
 
 
+SCATTER = """
+DIMS = {"T": 64, "E": 5, "K": 2}
+def model(x: Tensor("T,E"), i: Tensor("T,K", dtype="int64"), s: Tensor("T,K")):
+    return scatter(x, i, s, dim="E")
+"""
+
+
+def test_make_inputs_draw_scatter_indices_within_the_base_dim(tmp_path):
+    # A scatter's index, like a gather's, is drawn in [0, 5) (E, the dim it indexes), so
+    # `solar run` on random inputs never fails its bounds check; the result is x with each
+    # row's K positions overwritten by s, checked with NumPy.
+    path = tmp_path / "scatter.py"
+    path.write_text(SCATTER)
+    for seed in SEEDS:
+        feeds = solar.make_inputs(str(path), seed=seed)
+        assert feeds["i"].min() >= 0 and feeds["i"].max() < 5
+        got = solar.run(str(path), feeds)["out0"]
+        want = feeds["x"].copy()
+        np.put_along_axis(want, feeds["i"], feeds["s"], axis=1)
+        distinct = [len(set(row)) == 2 for row in feeds["i"]]  # a duplicate's winner: either
+        np.testing.assert_array_equal(got[distinct], want[distinct])
+
+
 # ---------------------------------------------------------------------------------------------
 # (a) every example, both backends, against its reference
 
