@@ -353,6 +353,21 @@ class GraphRun {
     }
   }
 
+  // Element i of a gather's or scatter's index: a position along dim `a` of `rows`, or a
+  // `bounds` error naming the node.
+  int64_t index_value(const Node& node, const Array& index, int64_t i, size_t a,
+                      int64_t rows) const {
+    const int64_t r = static_cast<int64_t>(detail::load_element(index.dtype, index.data, i));
+    if (r < 0 || r >= rows) {
+      throw UserError(ErrorKind::kBounds, program_.file, node.loc,
+                      node.op + " (" + node.name + "): index value " + std::to_string(r) +
+                          " at position " + std::to_string(i) + " is out of range for dim " +
+                          std::to_string(a) + " of size " + std::to_string(rows),
+                      "indices must lie in [0, " + std::to_string(rows) + ")");
+    }
+    return r;
+  }
+
   void gather(const Node& node) {
     const Array& table = value(node.inputs[0]);
     const Array& index = value(node.inputs[1]);
@@ -365,15 +380,7 @@ class GraphRun {
     const int es = storage_bytes(table.dtype);
     const int64_t n = index.elements();
     for (int64_t i = 0; i < n; ++i) {
-      const double raw = detail::load_element(index.dtype, index.data, i);
-      const int64_t r = static_cast<int64_t>(raw);
-      if (r < 0 || r >= rows) {
-        throw UserError(ErrorKind::kBounds, program_.file, node.loc,
-                        "gather (" + node.name + "): index value " + std::to_string(r) +
-                            " at position " + std::to_string(i) + " is out of range for dim " +
-                            std::to_string(a) + " of size " + std::to_string(rows),
-                        "indices must lie in [0, " + std::to_string(rows) + ")");
-      }
+      const int64_t r = index_value(node, index, i, a, rows);
       for (int64_t p = 0; p < pre; ++p) {
         std::memcpy(static_cast<std::byte*>(out.data) + ((i * pre + p) * post) * es,
                     static_cast<const std::byte*>(table.data) + ((p * rows + r) * post) * es,
@@ -396,14 +403,7 @@ class GraphRun {
     const int es = storage_bytes(base.dtype);
     const int64_t n = index.elements();
     for (int64_t i = 0; i < n; ++i) {
-      const int64_t r = static_cast<int64_t>(detail::load_element(index.dtype, index.data, i));
-      if (r < 0 || r >= rows) {
-        throw UserError(ErrorKind::kBounds, program_.file, node.loc,
-                        "scatter (" + node.name + "): index value " + std::to_string(r) +
-                            " at position " + std::to_string(i) + " is out of range for dim " +
-                            std::to_string(a) + " of size " + std::to_string(rows),
-                        "indices must lie in [0, " + std::to_string(rows) + ")");
-      }
+      const int64_t r = index_value(node, index, i, a, rows);
       const int64_t q = i % post, p = i / post / n_index;  // i = (p * n_index + j) * post + q
       std::memcpy(static_cast<std::byte*>(out.data) + ((p * rows + r) * post + q) * es,
                   static_cast<const std::byte*>(src.data) + i * es, static_cast<size_t>(es));

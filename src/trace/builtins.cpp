@@ -507,17 +507,22 @@ class Builtin {
     return finish({x}, {0}, {{dims, shape}}, t.dtype, true, t.sparsity);
   }
 
+  // gather's and scatter's index: integer or bool values (positions).
+  void integer_index(const TensorInfo& it) const {
+    if (dtype_is_float(it.dtype)) {
+      ctx_.fail(ErrorKind::kType, loc_,
+                name_ + "(): index '" + it.name + "' must have an integer dtype, got " +
+                    dtype_name(it.dtype));
+    }
+  }
+
   Value gather() {
     const TensorId table = tensor(0, "table");
     const TensorId index = tensor(1, "index");
     const TensorInfo& tt = ctx_.tensor(table);
     const TensorInfo& it = ctx_.tensor(index);
     const size_t a = axis(tt, 2);
-    if (dtype_is_float(it.dtype)) {
-      ctx_.fail(ErrorKind::kType, loc_,
-                "gather(): index '" + it.name + "' must have an integer dtype, got " +
-                    dtype_name(it.dtype));
-    }
+    integer_index(it);
     std::vector<std::string> dims = it.dims;
     std::vector<int64_t> shape = it.shape;
     int64_t row_elements = 1;
@@ -579,11 +584,7 @@ class Builtin {
     const TensorInfo& it = ctx_.tensor(index);
     const TensorInfo& st = ctx_.tensor(src);
     const size_t a = axis(bt, 3);
-    if (dtype_is_float(it.dtype)) {
-      ctx_.fail(ErrorKind::kType, loc_,
-                "scatter(): index '" + it.name + "' must have an integer dtype, got " +
-                    dtype_name(it.dtype));
-    }
+    integer_index(it);
     if (st.dtype != bt.dtype) {
       ctx_.fail(ErrorKind::kType, loc_,
                 "scatter(): src '" + st.name + "' is " + dtype_name(st.dtype) + " but base '" +
