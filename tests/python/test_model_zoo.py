@@ -399,6 +399,37 @@ def test_constructor_calling_item_captures_and_validates(tmp_path):
     assert r.graph.total_macs == 8 * 32 * 32
 
 
+SIZES_COMPUTED_FROM_TENSORS = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    # torchvision RegNet's pattern: block widths computed with tensor arithmetic and read
+    # back, stage depths from a tensor of Python data.
+    def __init__(self):
+        super().__init__()
+        widths = (torch.round(torch.arange(4) * 8.0 + 16)).int().tolist()  # 16, 24, 32, 40
+        depths = torch.diff(torch.tensor([0, 2, 5])).int().tolist()  # 2, 3
+        self.lin = nn.Linear(widths[-1], sum(depths))
+
+    def forward(self, x):
+        return self.lin(x)
+
+
+def get_inputs():
+    return [torch.randn(4, 40)]
+"""
+
+
+def test_sizes_computed_from_small_tensors_capture_on_fake_tensors(tmp_path):
+    # Before: DataDependentOutputException in Model(...) (the widths' .tolist() on a fake
+    # tensor). The linear is 40 -> 5 on 4 rows: 4 x 40 x 5 = 800 MACs.
+    r = solar.analyze(str(write(tmp_path, SIZES_COMPUTED_FROM_TENSORS)))
+    assert r.validation.status == "full", r.validation.detail
+    assert r.graph.total_macs == 800
+
+
 MUTATED_ATTRIBUTE_WITH_EINOPS = """
 import torch
 import torch.nn as nn

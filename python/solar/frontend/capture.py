@@ -367,53 +367,59 @@ def _fake_initialisation():
         init._no_grad_trunc_normal_ = original
 
 
-# Ranges a constructor may read back with .item() (Swin's and torchvision's per-block
-# stochastic-depth rates: `[x.item() for x in torch.linspace(0, rate, depth)]`), up to this
-# many elements, are computed for real and kept as fake tensors that know their values.
+# Ranges and tensors of Python data a constructor may read back with .item() (Swin's and
+# torchvision's per-block stochastic-depth rates: `[x.item() for x in torch.linspace(0, rate,
+# depth)]`), up to this many elements, are computed for real and kept as fake tensors that
+# know their values.
 SMALL_RANGE = 4096
 
 
 def _small_ranges_known(fake_mode):
-    """A TorchFunctionMode that makes such ranges fake tensors knowing their values."""
+    """A TorchFunctionMode that makes such ranges fake tensors knowing their values, and
+    computes what a constructor derives from them on those values: arithmetic, rounding,
+    pieces (`split`), read-backs (`.tolist()`, `.item()`, `bool(...)`): ConvNeXt's
+    `[x.tolist() for x in rates.split(depths)]`, torchvision RegNet's block widths
+    (`torch.round(w_0 * torch.pow(w_m, ...)).int().tolist()`). A result of more than
+    SMALL_RANGE elements is an ordinary fake tensor again; in-place calls are left alone."""
     import torch
     from torch._subclasses.fake_tensor import unset_fake_temporarily
     from torch.overrides import TorchFunctionMode
+    from torch.utils import _pytree as pytree
 
-    ranges = (torch.linspace, torch.logspace, torch.arange)
-    # Read back or cut into pieces (ConvNeXt: `[x.tolist() for x in rates.split(depths)]`):
-    # on a tensor that knows its values, computed on those values.
-    readers = (torch.Tensor.tolist, torch.Tensor.item)
-    pieces = (torch.Tensor.split, torch.split, torch.Tensor.chunk, torch.chunk)
+    # Small tensors made from numbers: ranges, and Python data (`torch.tensor([...])`).
+    ranges = (torch.linspace, torch.logspace, torch.arange, torch.tensor, torch.as_tensor)
+
+    def known(t):
+        return getattr(t, "constant", None)
+
+    def as_fake(value):
+        if not isinstance(value, torch.Tensor):
+            return value
+        if value.numel() > SMALL_RANGE:
+            return fake_mode.from_tensor(value)
+        return fake_mode.fake_tensor_converter.from_real_tensor(
+            fake_mode, value.clone(), make_constant=True
+        )
 
     class Mode(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
-            if func in readers or func in pieces:
-                known = getattr(args[0], "constant", None) if args else None
-                if known is None:
-                    return func(*args, **kwargs)
-                with unset_fake_temporarily():
-                    out = func(known, *args[1:], **kwargs)
-                    if func in pieces:
-                        out = [o.clone() for o in out]
-                if func in readers:
-                    return out
-                return tuple(
-                    fake_mode.fake_tensor_converter.from_real_tensor(
-                        fake_mode, o, make_constant=True
-                    )
-                    for o in out
+            tensors = [a for a in pytree.tree_leaves((args, kwargs)) if isinstance(a, torch.Tensor)]
+            in_place = getattr(func, "__name__", "").endswith("_")
+            if tensors and not in_place and all(known(t) is not None for t in tensors):
+                real = pytree.tree_map(
+                    lambda a: known(a) if isinstance(a, torch.Tensor) else a, (args, kwargs)
                 )
+                with unset_fake_temporarily():
+                    out = func(*real[0], **real[1])
+                    return pytree.tree_map(as_fake, out)
             if func not in ranges:
                 return func(*args, **kwargs)
             out = func(*args, **kwargs)
             if out.numel() > SMALL_RANGE or out.device.type != "cpu":
                 return out
             with unset_fake_temporarily():
-                real = func(*args, **kwargs)
-            return fake_mode.fake_tensor_converter.from_real_tensor(
-                fake_mode, real, make_constant=True
-            )
+                return as_fake(func(*args, **kwargs))
 
     return Mode()
 
