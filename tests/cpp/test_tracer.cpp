@@ -391,6 +391,8 @@ TEST(Tracer, TopkAndScatterErrorsNameTheProblem) {
   };
   expect_user_error([&] { trace("topk(x, k=9, dim=\"E\")[0]"); }, ErrorKind::kShape,
                     "k = 9 must be between 1 and the size of dim 'E' (8)");
+  expect_user_error([&] { trace("topk(x, k=2, dim=\"E\", largest=2)[0]"); }, ErrorKind::kShape,
+                    "largest must be 0 or 1");
   expect_user_error([&] { trace("scatter(x, i, h, dim=\"E\")"); }, ErrorKind::kType,
                     "scatter(): src 'h' is fp16 but base 'x' is fp32");
   expect_user_error([&] { trace("scatter(x, f, s, dim=\"E\")"); }, ErrorKind::kType,

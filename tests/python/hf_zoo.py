@@ -19,6 +19,17 @@ DECODER = dict(
 )
 GQA = dict(DECODER, num_key_value_heads=2)
 VISION = {k: v for k, v in DECODER.items() if k not in ("vocab_size", "pad_token_id")}
+# BART's and Whisper's shared layout: 2 encoder and 2 decoder layers of width 64.
+ENCODER_DECODER = dict(
+    encoder_layers=2,
+    decoder_layers=2,
+    d_model=64,
+    encoder_ffn_dim=128,
+    decoder_ffn_dim=128,
+    encoder_attention_heads=4,
+    decoder_attention_heads=4,
+    vocab_size=128,
+)
 SEQ = 16
 IMAGE_TOKEN = 2  # below the ids inputs() draws (3..127): only the placed ones are image tokens
 
@@ -98,33 +109,12 @@ ZOO = {
         dict(num_layers=2, d_model=64, d_ff=128, num_heads=4, d_kv=16, vocab_size=128),
         "seq2seq",
     ),
-    "bart": (
-        "BartConfig",
-        "BartModel",
-        dict(
-            encoder_layers=2,
-            decoder_layers=2,
-            d_model=64,
-            encoder_ffn_dim=128,
-            decoder_ffn_dim=128,
-            encoder_attention_heads=4,
-            decoder_attention_heads=4,
-            vocab_size=128,
-        ),
-        "ids",
-    ),
+    "bart": ("BartConfig", "BartModel", ENCODER_DECODER, "ids"),
     "whisper": (
         "WhisperConfig",
         "WhisperModel",
         dict(
-            encoder_layers=2,
-            decoder_layers=2,
-            d_model=64,
-            encoder_ffn_dim=128,
-            decoder_ffn_dim=128,
-            encoder_attention_heads=4,
-            decoder_attention_heads=4,
-            vocab_size=128,
+            ENCODER_DECODER,
             num_mel_bins=16,
             max_source_positions=32,
             pad_token_id=0,

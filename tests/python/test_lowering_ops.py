@@ -1022,6 +1022,20 @@ def test_unsupported_operator_is_a_clear_error(name):
     assert "is not expressible in the IR" in str(e.value)
 
 
+def test_scatter_with_a_smaller_index_is_refused_by_name():
+    # torch.scatter allows an index smaller than the input in the other dims; the `scatter`
+    # builtin takes an index of the input's shape except along the dim, and says so.
+    model, inputs, _ = _build(
+        lambda: (f(lambda x, s: x.scatter(1, torch.tensor([[0, 3]]), s)), [R(3, 5), R(3, 4)])
+    )
+    with pytest.raises(UserError) as e:
+        lower(capture_module(copy.deepcopy(model).to("meta"), inputs))
+    assert (
+        "scatter with an index of shape [1, 2] into [3, 5] along dim 1: only an index of the "
+        "input's shape except along dim is supported" in str(e.value)
+    )
+
+
 def test_max_dim_without_indices_is_a_plain_reduction():
     *_, lowered = lowered_case("max_min_dim_values")
     assert "amax_mid(" in lowered.text and "max_dim_mid(" not in lowered.text

@@ -1458,8 +1458,9 @@ def _index(lw, x, indices):
     pre = math.prod(x.shape[: pos[0]])
     post = math.prod(x.shape[pos[-1] + 1 :])
     table = lw.reshape(x, (pre, math.prod(sizes), post))
-    # One index tensor keeps its distinct values through the wrap of negative indices.
-    distinct = tensors[0].distinct if len(tensors) == 1 else 0
+    # One index tensor keeps its distinct values through the wrap of negative indices; a
+    # gather cannot fetch more distinct rows than it has indices or the table has rows.
+    distinct = min(tensors[0].distinct, n, sizes[0]) if len(tensors) == 1 else 0
     y = _gather_rows(lw, table, rows, 1, distinct)  # [n, pre, post]
     if pre > 1:
         y = lw.permute(y, (1, 0, 2))
