@@ -48,7 +48,7 @@ def load_graph(source, dims=None):
     """(graph, note) of an IR file or a PyTorch problem file (captured and lowered, not
     validated: the note says so)."""
     if is_pytorch(source):
-        from .frontend.validate import load_lowered
+        from .frontend.validation import load_lowered
         from .pytorch import lower_pytorch
 
         # --dim on a PyTorch program overrides its module-level size constants (as in
@@ -249,8 +249,9 @@ def sweep(program, axes, arch="H100_PCIe", grid: bool = False, fp32_math: str = 
 
 def _sweep_pytorch(path: str, configs, archs, fp32_math):
     from .frontend import capture_problem, lower
-    from .frontend.capture import int_constants, program_text
-    from .frontend.validate import load_lowered
+    from .frontend.capture import program_text
+    from .frontend.problem import int_constants
+    from .frontend.validation import load_lowered
 
     constants = int_constants(program_text(path))
     names = []

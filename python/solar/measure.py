@@ -206,7 +206,7 @@ def _over_budget(graph, max_bytes: int, max_seconds: float) -> str:
 
 def _lowered_graph(path: str, overrides: dict, mode: str | None = None):
     """(graph, lowered) of the problem at the given constant overrides."""
-    from .frontend.validate import in_lowered_text, load_lowered
+    from .frontend.validation import in_lowered_text, load_lowered
     from .pytorch import lower_pytorch
 
     _, lowered = lower_pytorch(path, overrides=overrides or None, mode=mode)
@@ -226,8 +226,8 @@ def choose_sizes(
     the user's --dim overrides) when they fit the budget, else its size constants divided by
     the smallest power of two that fits, with the rules and helpers of scaled validation."""
     from .execution import estimate_seconds
-    from .frontend.capture import override_constants
-    from .frontend.validate import _SEQUENCE, _SPATIAL, SCALE_FLOOR, scalable_sizes
+    from .frontend.problem import override_constants
+    from .frontend.sizes import run_search, scalable_sizes, size_search, start_factor
 
     base = dict(base or {})
     why = _over_budget(graph, max_bytes, max_seconds)
@@ -244,45 +244,30 @@ def choose_sizes(
             "raise the budget ($SOLAR_MEASURE_MAX_SECONDS, $SOLAR_MEASURE_MAX_BYTES) or "
             "give smaller sizes with --dim NAME=VALUE",
         )
-    seconds = estimate_seconds(graph, "native", bounds_check=False)
-    start = 2
-    while start < 2**20 and seconds / start**3 > max_seconds:
-        start *= 2
+    start = start_factor(estimate_seconds(graph, "native", bounds_check=False), max_seconds)
     last = why
-    fixed_sequence = {k: v for k, v in sizes.items() if not _SEQUENCE.search(k)}
-    fixed_spatial = {k: v for k, v in sizes.items() if not _SPATIAL.search(k)}
-    fixed_both = {k: v for k, v in fixed_sequence.items() if k in fixed_spatial}
-    tried: list[dict] = []
     slow: list[tuple] = []  # (estimate, overrides, graph, scaled): within memory, over time
-    for attempt in (sizes, fixed_sequence, fixed_spatial, fixed_both):
-        if not attempt:
-            continue
-        factor, going_down = start, False
-        for _ in range(10):
-            if factor < 2:
-                break
-            overrides = {**base, **{k: max(SCALE_FLOOR, v // factor) for k, v in attempt.items()}}
-            if overrides in tried:  # every constant at its floor, or an attempt seen before
-                break
-            tried.append(overrides)
-            try:
-                small, _ = _lowered_graph(path, overrides, mode)
-            except UserError as e:  # too small to capture (pooling stages): less reduction
-                last = e.diagnostics[0].message if e.diagnostics else str(e)
-                factor, going_down = factor // 2, True
-                continue
-            over = _over_budget(small, max_bytes, max_seconds)
-            scaled = ", ".join(f"{k} {sizes[k]}->{overrides[k]}" for k in attempt)
-            if over and _core.estimate_cost(small)[0] <= max_bytes:  # over time only
-                estimate = estimate_seconds(small, "native", bounds_check=False)
-                slow.append((estimate, overrides, small, scaled))
-            if over:
-                last = over
-                if going_down:
-                    break
-                factor *= 2
-                continue
-            return overrides, small, f"at reduced sizes ({scaled}): full size needs {why}"
+
+    def step(overrides, attempt):
+        nonlocal last
+        try:
+            small, _ = _lowered_graph(path, overrides, mode)
+        except UserError as e:  # too small to capture (pooling stages): less reduction
+            last = e.diagnostics[0].message if e.diagnostics else str(e)
+            return "smaller"
+        over = _over_budget(small, max_bytes, max_seconds)
+        scaled = ", ".join(f"{k} {sizes[k]}->{overrides[k]}" for k in attempt)
+        if over and _core.estimate_cost(small)[0] <= max_bytes:  # over time only
+            estimate = estimate_seconds(small, "native", bounds_check=False)
+            slow.append((estimate, overrides, small, scaled))
+        if over:
+            last = over
+            return "larger"
+        return overrides, small, f"at reduced sizes ({scaled}): full size needs {why}"
+
+    found = run_search(size_search(sizes, start, 10, base), step)
+    if found is not None:
+        return found
     if slow:
         # The estimate is the IR executor's conservative rate, often far slower than PyTorch
         # (vgg_block_stack: 27 s estimated, 0.7 s measured): one timed run at the smallest

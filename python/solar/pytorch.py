@@ -8,8 +8,8 @@ from . import _core
 
 
 @dataclass
-class PyTorchResult:
-    """Everything `solar analyze` derives from a PyTorch program."""
+class ProgramResult:
+    """Everything `solar analyze` derives from a program of a front end (PyTorch, JAX)."""
 
     source: str
     ir_text: str
@@ -32,6 +32,9 @@ class PyTorchResult:
     @property
     def unfused(self):
         return self.analysis.unfused
+
+
+PyTorchResult = ProgramResult
 
 
 def lower_pytorch(
@@ -67,7 +70,7 @@ def check_overrides(path: str, overrides: dict) -> None:
     from pathlib import Path
 
     from .errors import argument_error
-    from .frontend.capture import int_constants
+    from .frontend.problem import int_constants
 
     try:
         known = int_constants(Path(path).read_text())
@@ -101,8 +104,8 @@ def analyze_pytorch(
     """`progress(stage)`, when given, is called as each stage starts ("capture and lower",
     "analyse", "validate"): the CLI shows it on a terminal; library code prints nothing."""
     from . import load_arch
-    from .frontend.validate import Validation, in_lowered_text, load_lowered
     from .frontend.validate import validate as run_validation
+    from .frontend.validation import Validation, in_lowered_text, load_lowered
 
     step = progress or (lambda stage: None)
     step("capturing with torch.export and lowering to the IR")

@@ -18,7 +18,7 @@ import solar  # noqa: E402
 from solar.errors import UserError  # noqa: E402
 from solar.frontend import capture_problem, lower  # noqa: E402
 from solar.frontend.capture import build_problem  # noqa: E402
-from solar.frontend.validate import load_lowered  # noqa: E402
+from solar.frontend.validation import load_lowered  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 # Candidates by name (a capture takes seconds; recurrent models take minutes), then the test

@@ -24,7 +24,8 @@ from solar.errors import UserError  # noqa: E402
 from solar.frontend import Capture, capture_module, lower  # noqa: E402
 from solar.frontend.lower import ir_dtype  # noqa: E402
 from solar.frontend.rules import RULES, UNSUPPORTED  # noqa: E402
-from solar.frontend.validate import dropout_at_expectation, load_lowered, random_tape  # noqa: E402
+from solar.frontend.validate import dropout_at_expectation, random_tape  # noqa: E402
+from solar.frontend.validation import load_lowered  # noqa: E402
 from solar.tolerance import compare, output_budgets  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -1404,7 +1405,8 @@ def operator_table() -> str:
     import inspect
     import re
 
-    from solar.frontend.lower import STDLIB, Lowerer
+    from solar.frontend.builder import STDLIB
+    from solar.frontend.lower import Lowerer
 
     files = {}
     for path in sorted(STDLIB.glob("*.py")):

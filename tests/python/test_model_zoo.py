@@ -271,7 +271,7 @@ def get_inputs():
 
 
 def test_tuple_and_expression_constants_are_sizes(tmp_path):
-    from solar.frontend.capture import int_constants
+    from solar.frontend.problem import int_constants
 
     path = write(tmp_path, TUPLE_CONSTANTS)
     assert int_constants(path.read_text()) == {"M": 2048, "K": 256, "N": 256}
@@ -316,7 +316,7 @@ def test_data_dependent_control_flow_is_one_line_with_a_hint(tmp_path):
 
 
 def test_lowered_program_errors_do_not_name_a_file_that_does_not_exist():
-    from solar.frontend.validate import lowered_name
+    from solar.frontend.validation import lowered_name
 
     assert lowered_name("model.py") == "<IR lowered from model.py>"
 
@@ -561,7 +561,7 @@ def test_forward_without_tensor_outputs_is_a_capture_error(tmp_path):
 def test_errors_tracing_the_lowered_program_name_the_lowered_text():
     # A diagnostic inside the lowered program (here: a tracer cap) points at lines of the
     # lowered text, not of the user's file: it names <IR lowered from ...>.
-    from solar.frontend.validate import in_lowered_text
+    from solar.frontend.validation import in_lowered_text
 
     with pytest.raises(UserError) as e, in_lowered_text("model.py"):
         solar.trace(solar.check(str(ROOT / "examples" / "ir" / "softmax.py")), {"R": 0})

@@ -11,7 +11,8 @@ torch = pytest.importorskip("torch")
 
 import solar  # noqa: E402
 from solar import _core  # noqa: E402
-from solar.frontend.validate import load_lowered, validate  # noqa: E402
+from solar.frontend.validate import validate  # noqa: E402
+from solar.frontend.validation import load_lowered  # noqa: E402
 from solar.pytorch import analyze_pytorch, lower_pytorch  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

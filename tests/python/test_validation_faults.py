@@ -16,7 +16,8 @@ torch = pytest.importorskip("torch")
 
 import solar.cli  # noqa: E402
 from solar import _core  # noqa: E402
-from solar.frontend.validate import load_lowered, validate  # noqa: E402
+from solar.frontend.validate import validate  # noqa: E402
+from solar.frontend.validation import load_lowered  # noqa: E402
 from solar.pytorch import analyze_pytorch, lower_pytorch  # noqa: E402
 
 
@@ -143,7 +144,8 @@ def test_a_real_model_that_cannot_be_built_keeps_the_analysis(tmp_path, capsys):
 MEASURE = """
 import json, sys
 from solar import _core
-from solar.frontend.validate import load_lowered, validate
+from solar.frontend.validate import validate
+from solar.frontend.validation import load_lowered
 from solar.pytorch import lower_pytorch
 
 def status(key):

@@ -8,15 +8,13 @@ statement per operator, each commented with the source line that produced it.
 
 from __future__ import annotations
 
-import ast
 import re
-from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
-from .capture import Capture, frontend_error
+from .builder import Builder, LoweredProgram, Value, frontend_error
+from .capture import Capture
 
-STDLIB = Path(__file__).resolve().parent / "stdlib"
+__all__ = ["LoweredProgram", "Lowerer", "Value", "ir_dtype", "lower"]
 
 TORCH_DTYPES = {
     "torch.float32": "fp32",
@@ -34,17 +32,6 @@ TORCH_DTYPES = {
 }
 
 
-# Builtins that only re-view memory (docs/ir.md §5): statements of these are free in every
-# mode, so a source operator lowered to one kernel plus views needs no unit block.
-VIEW_BUILTINS = {
-    "reshape",
-    "broadcast",
-    "slice",
-    "select",
-    "split",
-    "permute_view",
-    "unfold",
-}
 # Random draws forward() makes: inputs of role "generated" (Lowerer.generated_input), fed at
 # validation with the values PyTorch drew, matched by their order in the captured graph.
 RANDOM_OPS = (
@@ -56,8 +43,6 @@ RANDOM_OPS = (
     "aten.uniform.default",
     "aten.normal_functional.default",
 )
-_CALL = re.compile(r"^\s*[\w, ]+ = (\w+)\(")
-
 # The fp32 math mode of a PyTorch operator's contractions on a CUDA device: matmul-like
 # operators follow torch.get_float32_matmul_precision() ("highest", the default: true fp32;
 # "high"/"medium": TF32 may be used); convolutions and cuDNN RNNs follow
@@ -125,60 +110,6 @@ def source_operator(node) -> tuple[tuple, str]:
     return key, label.replace("::", ".")
 
 
-@cache
-def stdlib_kernels() -> dict[str, str]:
-    """Kernel name -> its source text (decorator included), from every stdlib file."""
-    kernels = {}
-    for path in sorted(STDLIB.glob("*.py")):
-        text = path.read_text()
-        lines = text.splitlines()
-        for node in ast.parse(text).body:
-            if isinstance(node, ast.FunctionDef) and node.decorator_list:
-                start = min(d.lineno for d in node.decorator_list) - 1
-                kernels[node.name] = "\n".join(lines[start : node.end_lineno])
-    return kernels
-
-
-@dataclass
-class Value:
-    """A tensor of the emitted model(): its variable, shape and IR dtype."""
-
-    var: str
-    shape: tuple
-    dtype: str
-    # An integer tensor known to hold at least this many distinct values (the indices of a
-    # top-k: k distinct per row), kept through views; a gather by it fetches at least that
-    # many rows (the `gather` builtin's `distinct=`). 0: unknown.
-    distinct: int = 0
-
-    @property
-    def numel(self) -> int:
-        n = 1
-        for s in self.shape:
-            n *= s
-        return n
-
-
-@dataclass
-class LoweredProgram:
-    """The emitted IR program and how to feed it."""
-
-    text: str
-    source: str
-    # One entry per model() parameter, in order: (name, kind, target) where kind is
-    # "input" (target: index into the PyTorch forward's tensor arguments), "random" (target:
-    # the number of the random draw in forward(), in call order) or "weight"
-    # (target: the state_dict key of a parameter or buffer, or a constant's name).
-    params: list = field(default_factory=list)
-    ops: dict = field(default_factory=dict)  # ATen operator -> count
-    notes: list = field(default_factory=list)  # e.g. dropout replaced by its expectation
-    sequence: list = field(default_factory=list)  # lowered ATen operators in order
-    # The buffers the program updates (torch.export's buffer mutations: batch norm's running
-    # statistics), by state_dict key: model() returns their new values after the user's
-    # outputs, in this order.
-    buffer_outputs: list = field(default_factory=list)
-
-
 def ir_dtype(torch_dtype, where: str = "", source: str = "") -> str:
     name = str(torch_dtype)
     if name not in TORCH_DTYPES:
@@ -186,39 +117,19 @@ def ir_dtype(torch_dtype, where: str = "", source: str = "") -> str:
     return TORCH_DTYPES[name]
 
 
-def _names(n: int, prefix: str = "a") -> list[str]:
-    return [f"{prefix}{i}" for i in range(n)]
+class Lowerer(Builder):
+    """Lowers an exported core-ATen graph: one rule (rules.py) per FX node."""
 
-
-class Lowerer:
     def __init__(self, capture: Capture):
+        super().__init__(capture.source)
         self.capture = capture
         self.ep = capture.exported
-        self.source = capture.source
-        self.lines: list[str] = []
-        self.kernels: dict[str, str] = {}
         self.values: dict[str, object] = {}  # FX node name -> Value | tuple | python scalar
-        self.counter = 0
         self.ops: dict[str, int] = {}
         self.sequence: list[str] = []
-        self.notes: list[str] = []
-        self.node = None  # the FX node being lowered (for messages)
         self.needed: set = set()  # FX nodes the outputs and buffer updates depend on
-        self._where = (None, ("", 0, ""))
 
-    # ---------------------------------------------------------------- helpers for rules
-    def fresh(self, prefix: str = "t") -> str:
-        self.counter += 1
-        return f"{prefix}{self.counter}"
-
-    def where(self) -> tuple[str, int, str]:
-        """(file, line, code) of the user's source line that produced the current node
-        (cached per node: a recurrent operator emits thousands of statements)."""
-        if self._where[0] is self.node and self.node is not None:
-            return self._where[1]
-        self._where = (self.node, self._find_where())
-        return self._where[1]
-
+    # ---------------------------------------------------------------- language hooks
     def _find_where(self) -> tuple[str, int, str]:
         trace = (self.node.meta.get("stack_trace") or "") if self.node is not None else ""
         file, line, code = self.source, 0, ""
@@ -229,11 +140,9 @@ class Lowerer:
         return file, line, code
 
     def _close_unit(self, group: dict, fp32_math: dict, modes: dict) -> None:
-        """Wraps the statements one source operator emitted in `with unit(...)` (docs/ir.md
-        §4.1) when it emitted two or more that move data, or when its contractions have a
-        math mode: the unfused mode then runs them as one, as eager PyTorch does."""
-        lines = self.lines[group["start"] :]
-        if group["key"] is None or not lines:
+        """The unit of one source operator (Builder.close_unit), with PyTorch's fp32 math
+        mode for its contractions."""
+        if group["key"] is None:
             return
         label = group["label"]
         mode = ""
@@ -243,15 +152,7 @@ class Lowerer:
             mode = fp32_math["cudnn"]
         if mode:
             modes[label.removeprefix("aten.")] = mode
-        work = 0
-        for line in lines:
-            m = _CALL.match(line)
-            if m and m.group(1) not in VIEW_BUILTINS:
-                work += 1
-        if work < 2 and not mode:
-            return
-        header = f'    with unit("{label}"' + (f', fp32_math="{mode}"' if mode else "") + "):"
-        self.lines[group["start"] :] = [header, *("    " + line for line in lines)]
+        self.close_unit(group["start"], label, mode)
 
     def library_frame(self) -> str:
         """`path:line: code` of the innermost frame of the current node's stack outside the
@@ -282,7 +183,7 @@ class Lowerer:
         problem = getattr(self.capture, "problem", None)
         if problem is None:
             return dict(getattr(self.capture, "dim_names", {}) or {})
-        from .capture import int_constants
+        from .problem import int_constants
 
         try:
             constants = int_constants(Path(problem.path).read_text())
@@ -297,14 +198,6 @@ class Lowerer:
             if len(names) == 1 and v > 1 and re.fullmatch(r"[A-Za-z_]\w*", names[0])
         }
 
-    def fail(self, message: str, hint: str = ""):
-        file, line, code = self.where()
-        extra = f" (from `{code}`)" if code else ""
-        library = self.library_frame()
-        if library:
-            extra += f" (called in {library})"
-        raise frontend_error("lower", message + extra, hint, file or self.source, line)
-
     def generated_input(self, shape, dtype: str) -> Value:
         """A model() parameter of role "generated" for the next random tensor forward() draws
         (torch.randn and friends): values made on chip where they are used, so no DRAM
@@ -312,102 +205,11 @@ class Lowerer:
         "random", target: the draw's number; frontend/validate.py, RandomTape)."""
         draws = [n.name for n in self.node.graph.nodes if str(n.target) in RANDOM_OPS]
         k = draws.index(self.node.name)  # drawn in graph order, used or not
-        name = f"random_{k}"
-        shape = tuple(int(s) for s in shape)
-        for s in shape:
-            self.dims.setdefault(s, self.size_names_.get(s, f"d{s}"))
-        dt = "" if dtype == "fp32" else f', dtype="{dtype}"'
-        spec = ",".join(self.dims[s] for s in shape)
-        self.signature.append(f'{name}: Tensor("{spec}", role="generated"{dt})')
-        self.params.append((name, "random", k))
         self.notes.append(
             "random numbers drawn in forward() are inputs of role generated: made on chip, no "
             "DRAM traffic; validation feeds the values PyTorch drew"
         )
-        return Value(name, shape, dtype)
-
-    def emit(self, text: str) -> None:
-        _, line, code = self.where()
-        comment = f"  # {Path(self.source).name}:{line}: {code}" if line else ""
-        self.lines.append(f"    {text}{comment}")
-
-    def use_kernel(self, name: str, dtype: str = "fp32") -> str:
-        """Adds a stdlib kernel (instantiated for `dtype`) and returns its name."""
-        kernels = stdlib_kernels()
-        if name not in kernels:
-            raise AssertionError(f"stdlib has no kernel {name}")
-        inst = name if dtype == "fp32" else f"{name}_{dtype}"
-        if inst not in self.kernels:
-            text = kernels[name]
-            if dtype != "fp32":
-                text = text.replace(f"def {name}(", f"def {inst}(", 1)
-                text = text.replace('dtype="fp32"', f'dtype="{dtype}"')
-            self.kernels[inst] = text
-        return inst
-
-    def call(self, kernel: str, args: list, shape, dtype: str, kernel_dtype: str | None = None):
-        name = self.use_kernel(kernel, kernel_dtype or dtype)
-        var = self.fresh()
-        self.emit(f"{var} = {name}({', '.join(str(a) for a in args)})")
-        return Value(var, tuple(shape), dtype)
-
-    def reshape(self, v: Value, shape) -> Value:
-        shape = tuple(int(s) for s in shape)
-        if shape == v.shape:
-            return v
-        names = _names(len(shape))
-        sizes = ", ".join(f"{n}={s}" for n, s in zip(names, shape, strict=True))
-        var = self.fresh()
-        self.emit(f'{var} = reshape({v.var}, "{",".join(names)}"{", " + sizes if sizes else ""})')
-        return Value(var, shape, v.dtype, v.distinct)
-
-    def flat(self, v: Value) -> Value:
-        return self.reshape(v, (v.numel,))
-
-    def broadcast_to(self, v: Value, shape) -> Value:
-        """Expands `v` to `shape` (NumPy rules: align trailing dims; size 1 or missing dims
-        expand). A view: a kernel reading it fetches `v` once."""
-        shape = tuple(int(s) for s in shape)
-        if v.shape == shape:
-            return v
-        names = _names(len(shape), "b")
-        mine = names[len(shape) - len(v.shape) :]
-        src = v.var
-        if mine:
-            src = self.fresh()
-            sizes = ", ".join(f"{n}={s}" for n, s in zip(mine, v.shape, strict=True))
-            self.emit(f'{src} = reshape({v.var}, "{",".join(mine)}", {sizes})')
-        var = self.fresh()
-        sizes = ", ".join(f"{n}={s}" for n, s in zip(names, shape, strict=True))
-        self.emit(f'{var} = broadcast({src}, "{",".join(names)}", {sizes})')
-        return Value(var, shape, v.dtype)
-
-    def permute(self, v: Value, order, view: bool = False) -> Value:
-        """v's dims reordered: a copy (`permute`), or with view=True a view (`permute_view`,
-        for a permutation the program returns as it is)."""
-        order = [int(o) % max(len(v.shape), 1) for o in order]
-        if order == list(range(len(v.shape))):
-            return v
-        src = self.reshape_named(v, "p")
-        var = self.fresh()
-        op = "permute_view" if view else "permute"
-        self.emit(f'{var} = {op}({src.var}, "{",".join(f"p{o}" for o in order)}")')
-        return Value(var, tuple(v.shape[o] for o in order), v.dtype)
-
-    def reshape_named(self, v: Value, prefix: str) -> Value:
-        """The same tensor with dims named prefix0, prefix1, ... (a view)."""
-        names = _names(len(v.shape), prefix)
-        var = self.fresh()
-        sizes = ", ".join(f"{n}={s}" for n, s in zip(names, v.shape, strict=True))
-        self.emit(f'{var} = reshape({v.var}, "{",".join(names)}"{", " + sizes if sizes else ""})')
-        return Value(var, v.shape, v.dtype)
-
-    def cast(self, v: Value, dtype: str) -> Value:
-        if v.dtype == dtype:
-            return v
-        var = self.fresh()
-        self.emit(f'{var} = cast({v.var}, "{dtype}")')
-        return Value(var, v.shape, dtype)
+        return self.parameter(f"random_{k}", shape, dtype, "generated", "random", k)
 
     def arg(self, a):
         """The lowered value of an FX argument (a node, a list of them, or a constant)."""
@@ -422,20 +224,10 @@ class Lowerer:
         return a
 
     def out_meta(self):
-        val = self.node.meta.get("val")
-        return val
+        return self.node.meta.get("val")
 
-    def out_shape(self, i: int | None = None):
-        val = self.out_meta()
-        if i is not None:
-            val = val[i]
-        return tuple(int(s) for s in val.shape)
-
-    def out_dtype(self, i: int | None = None) -> str:
-        val = self.out_meta()
-        if i is not None:
-            val = val[i]
-        return ir_dtype(val.dtype, f" (output of {self.node.target})", self.source)
+    def ir_dtype(self, dtype, where: str = "") -> str:
+        return ir_dtype(dtype, f" (output of {self.node.target})", self.source)
 
     # ---------------------------------------------------------------- the walk
     def run(self) -> LoweredProgram:
@@ -473,11 +265,7 @@ class Lowerer:
             for inp in by_name[name].all_input_nodes:
                 stack.append(inp.name)
 
-        params = self.params = []
-        signature = self.signature = []
-        dims: dict[int, str] = {}
-        self.dims = dims
-        size_names = self.size_names_ = self.size_names()
+        self.size_names_ = self.size_names()
         user_index = 0
         for spec in sig.input_specs:
             node = by_name[spec.arg.name]
@@ -501,15 +289,9 @@ class Lowerer:
                 # no data, no parameter; a rule that reads it sees numel 0.
                 self.values[node.name] = Value("", shape, dtype)
                 continue
-            for s in shape:
-                dims.setdefault(s, size_names.get(s, f"d{s}"))
             name = re.sub(r"\W", "_", node.name)
-            spec_dims = ",".join(dims[s] for s in shape)
             role = "input" if kind == "input" else "weight"
-            dt = "" if dtype == "fp32" else f', dtype="{dtype}"'
-            signature.append(f'{name}: Tensor("{spec_dims}", role="{role}"{dt})')
-            params.append((name, kind, target))
-            self.values[node.name] = Value(name, shape, dtype)
+            self.values[node.name] = self.parameter(name, shape, dtype, role, kind, target)
 
         fp32_math = pytorch_fp32_math()
         group: dict = {"key": None, "label": "", "start": 0}
@@ -573,31 +355,16 @@ class Lowerer:
                 "return the tensors the program computes (non-tensor outputs are dropped)",
                 self.source,
             )
-        body = self.lines or ["    pass"]
         header = [
             f"# Generated by Solar from {self.source or 'an in-memory module'} "
             "(torch.export, core ATen); do not edit.",
             "# Each statement is one ATen operator; its comment gives the source line.",
-            "from solar.ir import kernel, Tensor, Dim",
-            "",
         ]
-        kernels = [self.kernels[k] + "\n" for k in self.kernels]
-        dims_line = "DIMS = {" + ", ".join(f'"{n}": {s}' for s, n in sorted(dims.items())) + "}"
-        model = ["def model(" + ", ".join(signature) + "):", *body, "    return " + ", ".join(outs)]
-        text = (
-            "\n".join(header)
-            + "\n"
-            + "\n\n".join(kernels)
-            + "\n"
-            + dims_line
-            + "\n\n\n"
-            + "\n".join(model)
-            + "\n"
-        )
+        text = self.program_text(header, outs)
         return LoweredProgram(
             text,
             self.source,
-            params,
+            self.params,
             self.ops,
             list(dict.fromkeys(self.notes)),  # each note once per program
             self.sequence,

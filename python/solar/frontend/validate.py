@@ -11,9 +11,6 @@ says which and by how much).
 from __future__ import annotations
 
 import contextlib
-import os
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import _core
@@ -23,29 +20,16 @@ from ..tolerance import compare_all, output_budgets, perturb, perturbation_unit
 from .capture import Capture, frontend_error, is_fake
 from .lower import LoweredProgram, ir_dtype, lower
 from .per_kernel import validate_per_kernel
-
-# Per program: everything validation allocates at once (the real model, PyTorch's inputs and
-# their copies, PyTorch's and the IR's arrays, the comparison); see validation_bytes.
-VALIDATION_MAX_BYTES = int(os.environ.get("SOLAR_VALIDATION_MAX_BYTES", 1 << 30))
-VALIDATION_MAX_SECONDS = 15.0  # per program: estimated IR execution time (conservative)
-
-
-@dataclass
-class Validation:
-    status: str  # full | scaled | per-kernel | none | failed
-    detail: str
-    outputs: list = field(default_factory=list)  # Comparison per output
-    backend: str = ""  # the executor backend that ran the IR ("" when nothing ran)
-
-
-class RealModelError(Exception):
-    """Building or running the real PyTorch program for validation failed (it was captured
-    on fake tensors, so the analysis stands): validation is `none` with this reason."""
-
-
-# Bytes per output element that comparing one output allocates (both sides as float64, the
-# difference, the relative error and the masks).
-COMPARE_BYTES_PER_ELEMENT = 64
+from .sizes import run_search, scalable_sizes, size_search, start_factor
+from .validation import (
+    COMPARE_BYTES_PER_ELEMENT,
+    VALIDATION_MAX_BYTES,
+    VALIDATION_MAX_SECONDS,
+    RealModelError,
+    Validation,
+    is_compile_error,
+    load_lowered,
+)
 
 
 def validation_bytes(graph, capture: Capture, backend: str) -> tuple[int, str]:
@@ -96,11 +80,6 @@ def check_validation_budget(graph, capture: Capture, backend: str, max_bytes, ma
     if over:
         raise budget_error(over, graph, capture.source)
     return total, seconds
-
-
-def is_compile_error(e: BaseException) -> bool:
-    """A UserError of kind `compile`: the native backend cannot compile or load here."""
-    return isinstance(e, UserError) and any(d.kind == "compile" for d in e.diagnostics)
 
 
 @contextlib.contextmanager
@@ -437,16 +416,6 @@ def _validate(capture, lowered, program, graph, seed, backend, max_bytes, max_se
     )
 
 
-# Constants that are hyperparameters of a window, or counts of layers (they change how many
-# operators the program has, not their sizes): never scaled.
-_NOT_SIZES = re.compile(r"kernel|stride|pad|dilation|window|layer|depth", re.IGNORECASE)
-# Sequence lengths are sizes, but recurrent modules unroll over them: tried unscaled when
-# scaling everything changes the program's operators.
-_SEQUENCE = re.compile(r"seq|len|step|time|^t$", re.IGNORECASE)
-# Image sizes shrink through pooling stages: tried unscaled when small images fail.
-_SPATIAL = re.compile(r"height|width|image|img|resolution|spatial|^h$|^w$|^hw$", re.IGNORECASE)
-SCALE_MIN = 16  # constants below this (kernel sizes, small channel counts) keep their value
-SCALE_FLOOR = 8  # a scaled constant never drops below this
 # Operators that only rename, view or copy data: a size change may add or remove them (a
 # slice of the whole tensor disappears), so the structure check compares the others.
 _VIEW_OPS = {
@@ -474,31 +443,6 @@ _VIEW_OPS = {
 def structure(lowered: LoweredProgram) -> list[str]:
     """The operators that compute, in order (what must not change when sizes shrink)."""
     return [op for op in lowered.sequence if op not in _VIEW_OPS]
-
-
-def _loop_bounds(text: str) -> set[str]:
-    """Names used as range() bounds in the program (loop counts, not sizes)."""
-    import ast
-
-    names = set()
-    for node in ast.walk(ast.parse(text)):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "range":
-            names |= {n.id for a in node.args for n in ast.walk(a) if isinstance(n, ast.Name)}
-    return names
-
-
-def scalable_sizes(text: str) -> dict[str, int]:
-    """The module-level integer constants of a problem file that reduced sizes may divide:
-    at least SCALE_MIN, not named like a window hyperparameter or a layer count, and not a
-    range() bound (a loop count)."""
-    from .capture import int_constants
-
-    loops = _loop_bounds(text)
-    return {
-        k: v
-        for k, v in int_constants(text).items()
-        if v >= SCALE_MIN and not _NOT_SIZES.search(k) and k not in loops
-    }
 
 
 def validate_scaled(
@@ -531,57 +475,44 @@ def validate_scaled(
             max_seconds,
         )
     seconds = estimate_seconds(graph, backend, bounds_check=False)
-    budget = (max_seconds or DEFAULT_MAX_SECONDS) * 0.25
-    start = 2
-    while start < 2**20 and seconds / start**3 > budget:
-        start *= 2
+    start = start_factor(seconds, (max_seconds or DEFAULT_MAX_SECONDS) * 0.25)
     last = ""
-    fixed_sequence = {k: v for k, v in sizes.items() if not _SEQUENCE.search(k)}
-    fixed_spatial = {k: v for k, v in sizes.items() if not _SPATIAL.search(k)}
-    fixed_both = {k: v for k, v in fixed_sequence.items() if k in fixed_spatial}
-    for attempt in (sizes, fixed_sequence, fixed_spatial, fixed_both):
-        if not attempt:
-            continue
-        # Upward from the estimate while over the budget; downward when sizes get too small
-        # to capture (pooling stages): larger factors would not capture either.
-        factor, going_down = start, False
-        for _ in range(8):
-            if factor < 2:
-                break
-            overrides = {k: max(SCALE_FLOOR, v // factor) for k, v in attempt.items()}
-            try:
-                cap = capture_problem(capture.source, overrides, capture.mode, capture.training)
-                low = lower(cap)
-            except UserError as e:
-                last = e.diagnostics[0].message
-                factor, going_down = factor // 2, True
-                continue
-            if structure(low) != structure(lowered):
-                last = "the program's operators change at these sizes"
-                break
-            program = load_lowered(low)
-            small = _core.trace(program, [])
-            try:
-                check_validation_budget(small, cap, backend, max_bytes, max_seconds)
-            except UserError as e:
-                last = e.diagnostics[0].message
-                if going_down:
-                    break
-                factor *= 2
-                continue
-            scaled = ", ".join(f"{k} {sizes[k]}->{overrides[k]}" for k in overrides)
-            v = validate_full(
-                cap,
-                low,
-                program,
-                seed,
-                backend,
-                max_bytes,
-                max_seconds,
-                f"at reduced sizes ({scaled}; the same {len(structure(low))} "
-                "computing operators as at full size)",
-            )
-            return Validation("scaled" if v.status == "full" else "failed", v.detail, v.outputs)
+
+    def step(overrides, attempt):
+        nonlocal last
+        try:
+            cap = capture_problem(capture.source, overrides, capture.mode, capture.training)
+            low = lower(cap)
+        except UserError as e:
+            last = e.diagnostics[0].message
+            return "smaller"
+        if structure(low) != structure(lowered):
+            last = "the program's operators change at these sizes"
+            return "next"
+        program = load_lowered(low)
+        small = _core.trace(program, [])
+        try:
+            check_validation_budget(small, cap, backend, max_bytes, max_seconds)
+        except UserError as e:
+            last = e.diagnostics[0].message
+            return "larger"
+        scaled = ", ".join(f"{k} {sizes[k]}->{overrides[k]}" for k in overrides)
+        v = validate_full(
+            cap,
+            low,
+            program,
+            seed,
+            backend,
+            max_bytes,
+            max_seconds,
+            f"at reduced sizes ({scaled}; the same {len(structure(low))} "
+            "computing operators as at full size)",
+        )
+        return Validation("scaled" if v.status == "full" else "failed", v.detail, v.outputs)
+
+    found = run_search(size_search(sizes, start, 8), step)
+    if found is not None:
+        return found
     return validate_per_kernel(
         capture,
         lowered,
@@ -673,29 +604,3 @@ def validate_full(
                 detail += f"; {c.name}: {c.notes[-1]}"
         return Validation("full", detail, results)
     return Validation("failed", bad.summary(sizes), results)
-
-
-def load_lowered(lowered: LoweredProgram):
-    """The checked Program of a lowered text, named after its source (reports say what was
-    analysed)."""
-    with in_lowered_text(lowered.source):
-        return _core.load_program_source(lowered.text, lowered.source or "<in-memory module>")
-
-
-@contextlib.contextmanager
-def in_lowered_text(source: str):
-    """Diagnostics raised inside point into the lowered text of `source` (loading or tracing
-    it), which is no file of the user's: they are renamed to lowered_name(source)."""
-    import dataclasses
-
-    try:
-        yield
-    except UserError as e:
-        renamed = [dataclasses.replace(d, file=lowered_name(source)) for d in e.diagnostics]
-        raise UserError("\n".join(str(d) for d in renamed), renamed) from None
-
-
-def lowered_name(source: str) -> str:
-    """The name diagnostics give the lowered IR of `source` (a text in memory, not a file:
-    `solar analyze --emit-ir FILE` writes it)."""
-    return f"<IR lowered from {source or 'a module'}>"

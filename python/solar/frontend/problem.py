@@ -1,0 +1,143 @@
+"""Problem files of any language: importing one (a fresh module, its size constants
+optionally replaced), and its module-level integer size constants (what `--dim` overrides
+and scaled validation divides). Nothing here imports a framework."""
+
+from __future__ import annotations
+
+import ast
+import sys
+import types
+import uuid
+from pathlib import Path
+
+from .builder import frontend_error
+
+
+def import_program(path: str, overrides: dict | None = None):
+    """Imports a problem file as a fresh module (its module-level code runs). With
+    `overrides`, module-level integer constants are replaced before it runs, so constants
+    derived from them and the constructor arguments follow (scaled validation). Errors of
+    the program are `capture` errors at its line, never a traceback."""
+    name = f"solar_problem_{uuid.uuid4().hex}"
+    module = types.ModuleType(name)
+    module.__file__ = path
+    try:
+        text = Path(path).read_text()
+        if overrides:
+            text = override_constants(text, overrides)
+        code = compile(text, path, "exec")
+    except (OSError, SyntaxError, ValueError) as e:
+        raise frontend_error(
+            "capture", f"cannot read the program: {e}", file=path, line=getattr(e, "lineno", 0) or 0
+        ) from None
+    sys.modules[name] = module
+    try:
+        exec(code, module.__dict__)
+    except ModuleNotFoundError as e:  # name the package, not a traceback
+        package = (e.name or "").split(".")[0]
+        raise frontend_error(
+            "capture",
+            f"the program imports '{package}', which is not installed here",
+            f"install it into Solar's environment (pip install {package}) and run again",
+            path,
+            _user_line(e, path),
+        ) from None
+    except Exception as e:  # the user's program failed: report it, never a traceback
+        raise frontend_error(
+            "capture",
+            f"importing the program failed: {type(e).__name__}: {e}",
+            "run the file with python to see the error",
+            path,
+            _user_line(e, path),
+        ) from None
+    finally:
+        sys.modules.pop(name, None)
+    return module
+
+
+def _literal_int(node) -> int | None:
+    """The value of an integer literal or of arithmetic on integer literals (`256 * 8`,
+    `2**20`); None for anything else (a name: a derived size follows what it names)."""
+    import operator
+
+    ops = {
+        ast.Add: operator.add,
+        ast.Sub: operator.sub,
+        ast.Mult: operator.mul,
+        ast.FloorDiv: operator.floordiv,
+        ast.Pow: operator.pow,
+        ast.LShift: operator.lshift,
+    }
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _literal_int(node.operand)
+        return None if v is None else -v
+    if isinstance(node, ast.BinOp) and type(node.op) in ops:
+        left, right = _literal_int(node.left), _literal_int(node.right)
+        if left is None or right is None or (isinstance(node.op, ast.Pow) and right > 64):
+            return None
+        if isinstance(node.op, ast.FloorDiv) and right == 0:
+            return None
+        return ops[type(node.op)](left, right)
+    return None
+
+
+def _constant_sites(text: str) -> list[tuple[str, int, object]]:
+    """(name, value, value node) of every module-level size constant: `NAME = <int>`,
+    `NAME = <integer literal arithmetic>` and each name of `A, B = <int>, <int>`."""
+    out = []
+    for node in ast.parse(text).body:
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target, value = node.targets[0], node.value
+        if isinstance(target, ast.Name):
+            pairs = [(target, value)]
+        elif (
+            isinstance(target, (ast.Tuple, ast.List))
+            and isinstance(value, (ast.Tuple, ast.List))
+            and len(target.elts) == len(value.elts)
+        ):
+            pairs = list(zip(target.elts, value.elts, strict=True))
+        else:
+            continue
+        for t, v in pairs:
+            n = _literal_int(v)
+            if isinstance(t, ast.Name) and n is not None:
+                out.append((t.id, n, v))
+    return out
+
+
+def int_constants(text: str) -> dict[str, int]:
+    """Module-level integer size constants of a problem file (its sizes): literals, integer
+    literal arithmetic (`M = 256 * 8`) and tuple assignments (`M, K, N = 64, 32, 16`)."""
+    return {name: value for name, value, _ in _constant_sites(text)}
+
+
+def override_constants(text: str, overrides: dict) -> str:
+    """`text` with the values of the named module-level constants replaced by literals."""
+    lines = text.splitlines(keepends=True)
+    sites = [(n, v) for n, _, v in _constant_sites(text) if n in overrides]
+    # Right to left, bottom to top: earlier offsets stay valid.
+    for name, v in sorted(sites, key=lambda s: (s[1].lineno, s[1].col_offset), reverse=True):
+        if v.lineno != v.end_lineno:
+            first, last = lines[v.lineno - 1], lines[v.end_lineno - 1]
+            lines[v.lineno - 1] = (
+                first[: v.col_offset] + str(overrides[name]) + last[v.end_col_offset :]
+            )
+            for k in range(v.lineno, v.end_lineno):
+                lines[k] = ""
+            continue
+        line = lines[v.lineno - 1]
+        lines[v.lineno - 1] = line[: v.col_offset] + str(overrides[name]) + line[v.end_col_offset :]
+    return "".join(lines)
+
+
+def _user_line(exc: BaseException, path: str) -> int:
+    tb = exc.__traceback__
+    line = 0
+    while tb is not None:
+        if Path(tb.tb_frame.f_code.co_filename).resolve() == Path(path).resolve():
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line

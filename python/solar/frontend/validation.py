@@ -1,0 +1,67 @@
+"""What validation of any front end shares: its outcome (Validation), its budgets, and
+loading a lowered program whose diagnostics point into the lowered text. Nothing here
+imports a framework."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field
+
+from .. import _core
+from ..errors import UserError
+from .builder import LoweredProgram
+
+# Per program: everything validation allocates at once (the real model, PyTorch's inputs and
+# their copies, PyTorch's and the IR's arrays, the comparison); see validation_bytes.
+VALIDATION_MAX_BYTES = int(os.environ.get("SOLAR_VALIDATION_MAX_BYTES", 1 << 30))
+VALIDATION_MAX_SECONDS = 15.0  # per program: estimated IR execution time (conservative)
+
+
+@dataclass
+class Validation:
+    status: str  # full | scaled | per-kernel | none | failed
+    detail: str
+    outputs: list = field(default_factory=list)  # Comparison per output
+    backend: str = ""  # the executor backend that ran the IR ("" when nothing ran)
+
+
+class RealModelError(Exception):
+    """Building or running the real PyTorch program for validation failed (it was captured
+    on fake tensors, so the analysis stands): validation is `none` with this reason."""
+
+
+# Bytes per output element that comparing one output allocates (both sides as float64, the
+# difference, the relative error and the masks).
+COMPARE_BYTES_PER_ELEMENT = 64
+
+
+def is_compile_error(e: BaseException) -> bool:
+    """A UserError of kind `compile`: the native backend cannot compile or load here."""
+    return isinstance(e, UserError) and any(d.kind == "compile" for d in e.diagnostics)
+
+
+def load_lowered(lowered: LoweredProgram):
+    """The checked Program of a lowered text, named after its source (reports say what was
+    analysed)."""
+    with in_lowered_text(lowered.source):
+        return _core.load_program_source(lowered.text, lowered.source or "<in-memory module>")
+
+
+@contextlib.contextmanager
+def in_lowered_text(source: str):
+    """Diagnostics raised inside point into the lowered text of `source` (loading or tracing
+    it), which is no file of the user's: they are renamed to lowered_name(source)."""
+    import dataclasses
+
+    try:
+        yield
+    except UserError as e:
+        renamed = [dataclasses.replace(d, file=lowered_name(source)) for d in e.diagnostics]
+        raise UserError("\n".join(str(d) for d in renamed), renamed) from None
+
+
+def lowered_name(source: str) -> str:
+    """The name diagnostics give the lowered IR of `source` (a text in memory, not a file:
+    `solar analyze --emit-ir FILE` writes it)."""
+    return f"<IR lowered from {source or 'a module'}>"
