@@ -40,6 +40,8 @@ $(VENV)/.deps: pyproject.toml
 	# Model zoos for the tests (pure Python; models are built from config objects, nothing
 	# is downloaded) and einops, which much model code imports.
 	$(PY) -m pip install -q "transformers>=4.50" "einops>=0.7"
+	# The JAX front end (docs/jax.md): JAX and Flax on the CPU.
+	$(PY) -m pip install -q "jax>=0.4.35" "flax>=0.10"
 	touch $@
 
 venv: $(VENV)/.deps

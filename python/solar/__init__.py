@@ -55,8 +55,30 @@ def arch_dir() -> str:
 
 
 def check(path: str | os.PathLike) -> _core.Program:
-    """Parse and check an IR file; raises UserError listing every problem found."""
+    """Parse and check an IR file; raises UserError listing every problem found (a PyTorch
+    or JAX problem file is an `argument` error saying which command takes it)."""
+    refuse_source_program(str(path))
     return _core.load_program(str(path))
+
+
+def refuse_source_program(path: str) -> None:
+    """A PyTorch or JAX program given where an IR file is expected: an `argument` error that
+    names its language and the command that takes it, not the IR parser's first complaint."""
+    from .frontend.capture import is_pytorch_program
+    from .frontend.jax.capture import is_jax_program
+
+    for language, test, doc in (
+        ("JAX", is_jax_program, "docs/jax.md"),
+        ("PyTorch", is_pytorch_program, "docs/pytorch.md"),
+    ):
+        if Path(path).is_file() and test(path):
+            from .errors import argument_error
+
+            raise argument_error(
+                f"{path} is a {language} program, not an Affine Loop IR file",
+                f"`solar analyze {path}` captures it, lowers it to the IR and validates it "
+                f"({doc}); --emit-ir FILE writes the IR",
+            )
 
 
 _INT64_MAX = 2**63 - 1
@@ -114,6 +136,7 @@ def analyze(
     cache_aware: bool = True,
     mode: str | None = None,
     training: bool = False,
+    params=None,
 ):
     """SOL analysis (unfused, fused and, unless cache_aware=False, cache-aware) on one
     architecture of: an einsum graph, an IR file, a PyTorch problem file, or an nn.Module with
@@ -125,7 +148,22 @@ def analyze(
     "eval" sets the module's mode for the analysis (default: the module's own mode; a
     problem file's Model is built in training mode, the KernelBench convention); training=True
     analyses a training step: forward and backward of the sum of the floating outputs, with
-    the gradients of every parameter (docs/pytorch.md, "Training steps")."""
+    the gradients of every parameter (docs/pytorch.md, "Training steps"). A JAX function, a
+    jitted one, a Flax module or a JAX problem file is analysed the same way (docs/jax.md):
+    example_inputs are its positional arguments (arrays or jax.ShapeDtypeStruct), `params`
+    a linen module's variables or a function's first argument (fn(params, *inputs))."""
+    if _is_jax_callable(graph) or (isinstance(graph, (str, os.PathLike)) and _is_jax_file(graph)):
+        from .jax import analyze_jax
+
+        return analyze_jax(
+            graph,
+            example_inputs,
+            params,
+            archs=(arch,),
+            fp32_math=fp32_math,
+            validate=validate,
+            cache_aware=cache_aware,
+        )
     if _is_torch_module(graph) or (
         isinstance(graph, (str, os.PathLike)) and _is_pytorch_file(graph)
     ):
@@ -194,6 +232,26 @@ def _graph_and_arch(graph, arch):
 def _is_torch_module(obj) -> bool:
     return type(obj).__module__ != "builtins" and any(
         c.__module__.startswith("torch.nn") and c.__name__ == "Module" for c in type(obj).__mro__
+    )
+
+
+def _is_jax_file(path) -> bool:
+    from .frontend.jax.capture import is_jax_program
+
+    return Path(path).exists() and is_jax_program(str(path))
+
+
+def _is_jax_callable(obj) -> bool:
+    """A Flax module, or a function that is no IR program (a jitted or plain function given
+    with example arguments)."""
+    module = type(obj).__module__
+    if module.startswith("flax"):
+        return True
+    return any(c.__module__.startswith("flax") for c in type(obj).__mro__) or (
+        callable(obj)
+        and not isinstance(obj, (str, os.PathLike, _core.Program, _core.Graph))
+        and not _is_torch_module(obj)
+        and (module.startswith("jax") or type(obj).__name__ == "function")
     )
 
 

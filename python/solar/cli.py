@@ -30,12 +30,17 @@ def _dims(values: list[str] | None) -> list[tuple[str, int]]:
 
 
 def _load_graph(args):
+    from . import refuse_source_program
+
+    refuse_source_program(args.file)
     program = _core.load_program(args.file)
     return _core.trace(program, _dims(args.dim))
 
 
 def cmd_check(args) -> int:
-    program = _core.load_program(args.file)
+    from . import check
+
+    program = check(args.file)
     kernels = ", ".join(program.kernels) or "none"
     print(f"{args.file}: ok ({len(program.kernels)} kernels: {kernels})")
     return 0
@@ -105,6 +110,7 @@ def _terminal_progress(what: str):
 
 def cmd_analyze(args) -> int:
     from .frontend.capture import is_pytorch_program
+    from .frontend.jax.capture import is_jax_program
 
     archs = _archs(args.arch)
     validation = ("none", "not validated (an IR program; run `solar validate` to execute it)")
@@ -112,7 +118,46 @@ def cmd_analyze(args) -> int:
     measured = None  # measure.Measurement with --measure
     if args.compile and not args.measure:
         raise argument_error("--compile times torch.compile: it needs --measure")
-    if is_pytorch_program(args.file):
+    if is_jax_program(args.file):
+        from .jax import analyze_jax
+
+        if args.phase or args.training or args.mode or args.compile:
+            raise argument_error(
+                "--phase, --training, --mode and --compile apply to PyTorch programs; this "
+                "is a JAX program (docs/jax.md)"
+            )
+        result = analyze_jax(
+            args.file,
+            archs=archs,
+            fp32_math=args.fp32_math,
+            validate=not args.no_validate,
+            backend=args.backend,
+            emit_ir=args.emit_ir,
+            overrides=dict(_dims(args.dim)),
+            cache_aware=not args.no_cache_aware,
+            progress=_terminal_progress(args.file),
+        )
+        graph, analyses = result.graph, result.analyses
+        validation = (result.validation.status, result.validation.detail)
+        extra = [
+            f"  traced {sum(result.ops.values())} jaxpr equations ({len(result.ops)} "
+            f"primitives) with jax.make_jaxpr; lowered to {len(graph.nodes)} IR nodes"
+            + (f"; IR written to {args.emit_ir}" if args.emit_ir else "")
+        ]
+        extra += [f"  note: {n}" for n in result.notes]
+        if args.measure:
+            from .measure import measure
+
+            measured = measure(
+                args.file,
+                graph,
+                archs,
+                args.fp32_math,
+                dict(_dims(args.dim)),
+                args.repeats,
+                args.warmup,
+            )
+    elif is_pytorch_program(args.file):
         from .pytorch import analyze_pytorch
 
         overrides = dict(_dims(args.dim))  # module-level size constants

@@ -44,18 +44,35 @@ def is_pytorch(source) -> bool:
     return os.path.exists(source) and is_pytorch_program(str(source))
 
 
-def load_graph(source, dims=None):
-    """(graph, note) of an IR file or a PyTorch problem file (captured and lowered, not
-    validated: the note says so)."""
-    if is_pytorch(source):
-        from .frontend.validation import load_lowered
-        from .pytorch import lower_pytorch
+def is_jax(source) -> bool:
+    if not isinstance(source, (str, os.PathLike)):
+        return False
+    from .frontend.jax.capture import is_jax_program
 
-        # --dim on a PyTorch program overrides its module-level size constants (as in
-        # solar analyze).
-        _, lowered = lower_pytorch(str(source), overrides=dict(dim_overrides(dims)) or None)
+    return os.path.exists(source) and is_jax_program(str(source))
+
+
+def load_graph(source, dims=None):
+    """(graph, note) of an IR file, or of a PyTorch or JAX problem file (captured and
+    lowered, not validated: the note says so)."""
+    if is_pytorch(source) or is_jax(source):
+        from .frontend.validation import load_lowered
+
+        # --dim on a PyTorch or JAX program overrides its module-level size constants (as
+        # in solar analyze).
+        overrides = dict(dim_overrides(dims)) or None
+        if is_jax(source):
+            from .jax import lower_jax
+
+            _, lowered = lower_jax(str(source), overrides=overrides)
+            language = "JAX"
+        else:
+            from .pytorch import lower_pytorch
+
+            _, lowered = lower_pytorch(str(source), overrides=overrides)
+            language = "PyTorch"
         program = load_lowered(lowered)
-        note = "PyTorch program captured and lowered; not validated (run solar analyze)"
+        note = f"{language} program captured and lowered; not validated (run solar analyze)"
         return _core.trace(program, []), note
     program = source if isinstance(source, _core.Program) else _core.load_program(str(source))
     return _core.trace(program, dim_overrides(dims)), ""
@@ -236,7 +253,7 @@ def sweep(program, axes, arch="H100_PCIe", grid: bool = False, fp32_math: str = 
     module-level size constants overridden."""
     configs = configurations(axes, grid)
     archs = resolve_archs(arch)
-    if is_pytorch(program):
+    if is_pytorch(program) or is_jax(program):
         return _sweep_pytorch(str(program), configs, archs, fp32_math)
     if not isinstance(program, _core.Program):
         program = _core.load_program(str(program))
@@ -248,10 +265,15 @@ def sweep(program, axes, arch="H100_PCIe", grid: bool = False, fp32_math: str = 
 
 
 def _sweep_pytorch(path: str, configs, archs, fp32_math):
-    from .frontend import capture_problem, lower
+    """A PyTorch or JAX problem file, captured again per configuration."""
     from .frontend.capture import program_text
     from .frontend.problem import int_constants
     from .frontend.validation import load_lowered
+
+    if is_jax(path):
+        from .jax import lower_jax as lower_source
+    else:
+        from .pytorch import lower_pytorch as lower_source
 
     constants = int_constants(program_text(path))
     names = []
@@ -268,7 +290,7 @@ def _sweep_pytorch(path: str, configs, archs, fp32_math):
     out = []
     for axis, config in configs:
         overrides = dict(config)
-        program = load_lowered(lower(capture_problem(path, overrides)))
+        program = load_lowered(lower_source(path, overrides=overrides)[1])
         graph = _core.trace(program, [])
         dims = {n: overrides.get(n, constants[n]) for n in names}
         for spec in archs:

@@ -204,12 +204,24 @@ def _over_budget(graph, max_bytes: int, max_seconds: float) -> str:
     return " and ".join(why)
 
 
-def _lowered_graph(path: str, overrides: dict, mode: str | None = None):
-    """(graph, lowered) of the problem at the given constant overrides."""
-    from .frontend.validation import in_lowered_text, load_lowered
-    from .pytorch import lower_pytorch
+def is_jax(path: str) -> bool:
+    from .frontend.jax.capture import is_jax_program
 
-    _, lowered = lower_pytorch(path, overrides=overrides or None, mode=mode)
+    return is_jax_program(path)
+
+
+def _lowered_graph(path: str, overrides: dict, mode: str | None = None):
+    """(graph, lowered) of the problem (PyTorch or JAX) at the given constant overrides."""
+    from .frontend.validation import in_lowered_text, load_lowered
+
+    if is_jax(path):
+        from .jax import lower_jax
+
+        _, lowered = lower_jax(path, overrides=overrides or None)
+    else:
+        from .pytorch import lower_pytorch
+
+        _, lowered = lower_pytorch(path, overrides=overrides or None, mode=mode)
     with in_lowered_text(lowered.source):
         return _core.trace(load_lowered(lowered), []), lowered
 
@@ -341,6 +353,10 @@ def build(path: str, overrides: dict, seed: int, dev: str, mode: str | None = No
 
 def trial_seconds(path: str, overrides: dict, mode: str | None = None) -> float:
     """Seconds of one run (no warm-up) of the problem at `overrides`, for choosing sizes."""
+    if is_jax(path):
+        dev = jax_device()
+        fn, inputs = build_jax(path, overrides, 0)
+        return time_jax_runs(fn, inputs, dev, 1, 0, 0, path).min
     dev = device()
     model, inputs = build(path, overrides, 0, dev, mode)
     return time_runs(model, inputs, dev, 1, 0, 0, path).min
@@ -374,6 +390,61 @@ def time_runs(fn, inputs, dev: str, repeats: int, warmup: int, flush: int, path:
             _call_user(lambda: fn(*args), "the forward pass", path)  # noqa: B023
             sync()
             seconds.append(time.perf_counter() - t0)
+    return Timing(seconds)
+
+
+# --- timing a JAX program -----------------------------------------------------------
+
+
+def jax_device() -> str:
+    import jax
+
+    return "cuda" if jax.default_backend() == "gpu" else "cpu"
+
+
+def _jax_device_name(dev: str) -> str:
+    import jax
+
+    if dev == "cuda":
+        return jax.devices()[0].device_kind
+    return _device_name("cpu").split(" (")[0] + " (XLA CPU)"
+
+
+def build_jax(path: str, overrides: dict, seed: int):
+    """(fn, inputs): the jitted function of a JAX problem at `overrides` with its
+    parameters bound, and its inputs, made with the keys validation uses (docs/jax.md)."""
+    import jax
+
+    from .frontend.jax.capture import capture_problem, real_arguments
+
+    program = capture_problem(path, overrides or None).program
+    params, inputs = real_arguments(program, path, seed)
+    params, inputs = jax.device_put((params, list(inputs)))
+    jitted = jax.jit(program.fn)
+    return (lambda *xs: jitted(params, *xs)), inputs
+
+
+def time_jax_runs(fn, inputs, dev: str, repeats: int, warmup: int, flush: int, path: str):
+    """As time_runs, for a jitted JAX function: the first call compiles and is never timed
+    (one untimed call even with warmup 0); each timed call waits for its results
+    (block_until_ready) after a flush of `flush` bytes written and read on the device."""
+    import jax
+    import jax.numpy as jnp
+
+    from .frontend.jax.capture import _call_user
+
+    buffer = jnp.zeros(max(flush // 4, 1), dtype=jnp.float32)
+    touch = jax.jit(lambda b, v: (b + v).sum())
+    jax.block_until_ready(touch(buffer, 0.0))
+    for _ in range(max(warmup, 1)):
+        _call_user(lambda: jax.block_until_ready(fn(*inputs)), "the JAX program", path)
+    seconds = []
+    for i in range(repeats):
+        if flush:
+            jax.block_until_ready(touch(buffer, float(i)))
+        t0 = time.perf_counter()
+        _call_user(lambda: jax.block_until_ready(fn(*inputs)), "the JAX program", path)
+        seconds.append(time.perf_counter() - t0)
     return Timing(seconds)
 
 
@@ -428,24 +499,36 @@ def measure(
     mode: str | None = None,
 ) -> Measurement:
     """Times the problem file `path` (whose full-size graph, after the user's overrides
-    `base`, is `graph`) and computes the SOL of the measured sizes on each of `archs`."""
-    import torch
-
+    `base`, is `graph`) and computes the SOL of the measured sizes on each of `archs`. A
+    JAX program is timed jitted (its `eager` timing is the compiled function's)."""
     if repeats < 1 or warmup < 0:
         raise argument_error("--repeats must be at least 1 and --warmup at least 0")
+    jax_program = is_jax(path)
+    if jax_program and compile:
+        raise argument_error(
+            "--compile times torch.compile; a JAX program is always timed jitted (docs/jax.md)"
+        )
     overrides, small, detail = choose_sizes(path, graph, base, mode=mode)
     from .local_arch import is_local, probe_bandwidth
 
     local = any(is_local(a) for a in archs)
     before = probe_bandwidth()[0] if local else 0.0
-    dev = device()
-    flush = flush_bytes(dev)
-    model, inputs = build(path, overrides, seed, dev, mode)
-    eager = time_runs(model, inputs, dev, repeats, warmup, flush, path)
+    if jax_program:
+        dev = jax_device()
+        flush = flush_bytes("cpu") if dev == "cpu" else 256 * 2**20
+        fn, inputs = build_jax(path, overrides, seed)
+        eager = time_jax_runs(fn, inputs, dev, repeats, warmup, flush, path)
+        name = _jax_device_name(dev)
+    else:
+        dev = device()
+        flush = flush_bytes(dev)
+        model, inputs = build(path, overrides, seed, dev, mode)
+        eager = time_runs(model, inputs, dev, repeats, warmup, flush, path)
+        name = _device_name(dev)
     m = Measurement(
         source=path,
         device=dev,
-        device_name=_device_name(dev),
+        device_name=name,
         sizes={k: v for k, v in overrides.items()},
         full_size=small is graph,
         sizes_detail=detail,
@@ -454,8 +537,16 @@ def measure(
         flush_bytes=flush,
         eager=eager,
     )
-    m.notes += view_outputs(model, inputs, path, small)
+    if jax_program:
+        m.notes.append(
+            "a JAX program is timed as jax.jit compiles it (the first call compiles and is "
+            "not timed); its 'eager' row is the jitted function"
+        )
+    else:
+        m.notes += view_outputs(model, inputs, path, small)
     if compile:
+        import torch
+
         try:
             compiled = torch.compile(model)
             t0 = time.perf_counter()

@@ -698,3 +698,21 @@ def nan_const(n: int) -> Tensor("N", dtype="fp32"):
     for i in Dim("N", parallel=True):
         Y[i] = inf - inf
     return Y
+
+
+# max(x, s) and min(x, s) with a scalar (the JAX front end: jnp.maximum(x, 0.5)): one
+# comparison per element.
+@kernel
+def maximum_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = max(X[i], s)
+    return Y
+
+
+@kernel
+def minimum_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = min(X[i], s)
+    return Y

@@ -1,0 +1,234 @@
+"""Validation of a lowered JAX program against the jitted JAX function, on the CPU.
+
+The levels are those of the PyTorch front end (frontend/validate.py): `full` at the
+program's own sizes when the run fits the validation budget, `scaled` at reduced size
+constants (the same search, frontend/sizes.py; the same computing primitives in the same
+order), `none` with the reason otherwise, `failed` when an output differs. Parameters come
+from jax.random.key(seed), inputs from get_inputs(jax.random.key(seed + 1)) (docs/jax.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ... import _core
+from ...errors import UserError
+from ...execution import native_unavailable
+from ...tolerance import compare_all, output_budgets
+from ..sizes import run_search, scalable_sizes, size_search, start_factor
+from ..validation import (
+    COMPARE_BYTES_PER_ELEMENT,
+    VALIDATION_MAX_BYTES,
+    VALIDATION_MAX_SECONDS,
+    RealModelError,
+    Validation,
+    is_compile_error,
+    load_lowered,
+)
+from .capture import SEED, JaxCapture, capture_problem, real_arguments
+from .lower import ir_dtype, lower
+
+# Equations that only rename or view data: a size change may add or remove them.
+_VIEW_PRIMITIVES = {
+    "reshape",
+    "squeeze",
+    "expand_dims",
+    "broadcast_in_dim",
+    "convert_element_type",
+    "slice",
+    "transpose",
+    "copy",
+    "copy_p",
+    "stop_gradient",
+    "pjit",
+    "jit",
+}
+
+
+def structure(lowered) -> list[str]:
+    return [p for p in lowered.sequence if p not in _VIEW_PRIMITIVES]
+
+
+def _check_budget(graph, capture: JaxCapture, backend: str, max_bytes, max_seconds) -> str:
+    """Why a full validation would not fit ("" when it does): JAX's arguments and results
+    and the IR's arrays, as for PyTorch (frontend/validate.py, validation_bytes)."""
+    from ...execution import estimate_bytes, estimate_seconds, storage_bytes_of
+
+    peak = estimate_bytes(graph, backend, bounds_check=False)
+    ir_inputs = sum(storage_bytes_of(graph.tensors[t]) for t in graph.inputs)
+    largest = max((int(np.prod(graph.tensors[t].shape)) for t in graph.outputs), default=0)
+    total = capture.argument_bytes + 2 * max(peak - ir_inputs, 0)
+    total += COMPARE_BYTES_PER_ELEMENT * largest
+    seconds = estimate_seconds(graph, backend, bounds_check=False)
+    over = []
+    if total > max_bytes:
+        over.append(f"{total / 2**30:.2f} GiB (budget {max_bytes / 2**30:.2f} GiB)")
+    if seconds > max_seconds:
+        over.append(
+            f"about {seconds:.0f} s with the {backend} backend (budget {max_seconds:.0f} s)"
+        )
+    return " and ".join(over)
+
+
+def validate(
+    capture: JaxCapture,
+    lowered,
+    program,
+    graph,
+    seed: int = SEED,
+    backend: str = "native",
+    max_bytes=None,
+    max_seconds=None,
+) -> Validation:
+    max_bytes = VALIDATION_MAX_BYTES if max_bytes is None else max_bytes
+    max_seconds = VALIDATION_MAX_SECONDS if max_seconds is None else max_seconds
+    why_not_native = native_unavailable() if backend == "native" else ""
+    if why_not_native:
+        backend = "interpreter"
+    while True:
+        try:
+            v = _validate(capture, lowered, program, graph, seed, backend, max_bytes, max_seconds)
+            break
+        except UserError as e:
+            if backend != "native" or not is_compile_error(e):
+                raise
+            why_not_native = e.diagnostics[0].message.splitlines()[0]
+            backend = "interpreter"
+        except RealModelError as e:
+            return Validation("none", f"not validated: {e}")
+    v.backend = v.backend or backend
+    if why_not_native and v.status != "none":
+        v.detail += f"; run with the interpreter backend ({why_not_native})"
+    return v
+
+
+def _validate(capture, lowered, program, graph, seed, backend, max_bytes, max_seconds):
+    over = _check_budget(graph, capture, backend, max_bytes, max_seconds)
+    if not over:
+        return validate_full(
+            capture, lowered, program, seed, backend, max_seconds, "at the program's own sizes"
+        )
+    if not capture.source:
+        return Validation(
+            "none",
+            f"not validated: a full run needs {over}, and an in-memory function has no size "
+            "constants to reduce (write it as a problem file, docs/jax.md)",
+        )
+    from ...execution import DEFAULT_MAX_SECONDS, estimate_seconds
+
+    text = Path(capture.source).read_text()
+    sizes = scalable_sizes(text)
+    if not sizes:
+        return Validation(
+            "none", f"not validated: a full run needs {over}; no module-level size constants"
+        )
+    seconds = estimate_seconds(graph, backend, bounds_check=False)
+    start = start_factor(seconds, (max_seconds or DEFAULT_MAX_SECONDS) * 0.25)
+    last = ""
+
+    def step(overrides, attempt):
+        nonlocal last
+        try:
+            cap = capture_problem(capture.source, overrides)
+            low = lower(cap)
+        except UserError as e:
+            last = e.diagnostics[0].message
+            return "smaller"
+        if structure(low) != structure(lowered):
+            last = "the program's primitives change at these sizes"
+            return "next"
+        small_program = load_lowered(low)
+        small = _core.trace(small_program, [])
+        why = _check_budget(small, cap, backend, max_bytes, max_seconds)
+        if why:
+            last = why
+            return "larger"
+        scaled = ", ".join(f"{k} {sizes[k]}->{overrides[k]}" for k in overrides)
+        v = validate_full(
+            cap,
+            low,
+            small_program,
+            seed,
+            backend,
+            max_seconds,
+            f"at reduced sizes ({scaled}; the same {len(structure(low))} computing "
+            "primitives as at full size)",
+        )
+        return Validation("scaled" if v.status == "full" else "failed", v.detail, v.outputs)
+
+    found = run_search(size_search(sizes, start, 8), step)
+    if found is not None:
+        return found
+    return Validation(
+        "none",
+        f"not validated: a full run needs {over}; no reduced size kept the program's "
+        f"structure within the budget ({last})",
+    )
+
+
+def _arguments(capture: JaxCapture, seed: int):
+    if capture.example_args is not None:
+        import jax
+
+        if any(isinstance(a, jax.ShapeDtypeStruct) for a in capture.example_args):
+            raise RealModelError("the example arguments are shapes (ShapeDtypeStruct), not values")
+        return capture.example_params, capture.example_args
+    try:
+        return real_arguments(capture.program, capture.source, seed)
+    except (UserError, MemoryError, RuntimeError) as e:
+        first = (e.diagnostics[0].message if isinstance(e, UserError) else str(e)).splitlines()
+        raise RealModelError(
+            f"building the arguments failed ({first[0] if first else type(e).__name__})"
+        ) from None
+
+
+def validate_full(capture, lowered, program, seed, backend, max_seconds, sizes: str):
+    """Runs the jitted function and the IR on the same arguments; compares every output."""
+    import jax
+
+    from ...execution import run
+
+    params, inputs = _arguments(capture, seed)
+    leaves = jax.tree_util.tree_leaves((params, *inputs))
+    try:
+        golden = jax.tree_util.tree_leaves(jax.jit(capture.program.fn)(params, *inputs))
+    except Exception as e:  # the user's function failed on real values
+        raise RealModelError(
+            f"running the JAX program {sizes} failed ({type(e).__name__}: {e})"
+        ) from None
+    consts = capture.jaxpr.consts
+    feeds = {}
+    for name, kind, target in lowered.params:
+        value = leaves[target] if kind == "input" else consts[target]
+        feeds[name] = np.array(value)  # writable, C-ordered: the executor reads it in place
+    outs = run(
+        program,
+        feeds,
+        backend=backend,
+        bounds_check=False,
+        max_seconds=max_seconds,
+        max_bytes=1 << 62,
+    )
+    golden = [np.asarray(g) for g in golden]
+    budgets = output_budgets(_core.trace(program, []))
+    names = [
+        f"out{i}" + (f" ({capture.output_names[i]})" if len(capture.output_names) > 1 else "")
+        for i in range(len(golden))
+    ]
+    results = compare_all(
+        names,
+        [outs[f"out{i}"] for i in range(len(golden))],
+        golden,
+        [ir_dtype(g.dtype) for g in golden],
+        budgets,
+        None,
+        "expected",
+    )
+    bad = next((c for c in results if not c.ok), None)
+    if bad is None:
+        return Validation(
+            "full", f"{len(results)} output(s) match JAX {sizes} ({backend} backend)", results
+        )
+    return Validation("failed", bad.summary(sizes), results)

@@ -1,0 +1,284 @@
+"""The JAX front end (docs/jax.md): capture, lowering, validation, twins, messages."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+jax = pytest.importorskip("jax")
+pytest.importorskip("flax")
+import jax.numpy as jnp  # noqa: E402
+import solar  # noqa: E402
+from solar import _core  # noqa: E402
+from solar.errors import UserError  # noqa: E402
+from solar.jax import analyze_jax  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+JAX_WORKLOADS = ROOT / "workloads" / "jax"
+
+
+def totals(result) -> dict:
+    text = _core.analysis_json(result.graph, result.archs, result.analyses, "none", "")
+    return json.loads(text)["totals"]
+
+
+def write(tmp_path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+def test_figure2_in_jax_gives_the_papers_numbers_and_validates_full():
+    # x [2,128,256] @ W [256,512] + b, then @ D [512,64], fp32 (the paper's Figure 2):
+    # FLOPs 2·256·256·512 + 2·256·512·64 = 83,886,080; unfused: the biased GEMM reads
+    # x 262,144 + W 524,288 + b 2,048 and writes y 524,288, the second reads y 524,288 + D
+    # 131,072 and writes 65,536: 2,033,664 B; fused: x + W + b + D + out = 985,088 B.
+    r = analyze_jax(str(JAX_WORKLOADS / "level2" / "linear_bias_matmul.py"))
+    t = totals(r)
+    assert t["flops"] == 83_886_080
+    assert t["bytes"]["unfused"] == 2_033_664
+    assert t["bytes"]["fused"] == 985_088
+    assert r.validation.status == "full", r.validation.detail
+
+
+def _twins():
+    pairs = []
+    for path in sorted(JAX_WORKLOADS.rglob("*.py")):
+        m = re.search(r"^# twin: (\S+)$", path.read_text(), re.MULTILINE)
+        if m:
+            pairs.append((path, ROOT / m.group(1)))
+    return pairs
+
+
+def test_at_least_twenty_twins():
+    assert len(_twins()) >= 20, [p.name for p, _ in _twins()]
+
+
+@pytest.mark.parametrize("jax_file,torch_file", _twins(), ids=lambda p: p.name)
+def test_twin_counts_equal_the_pytorch_program(jax_file, torch_file):
+    """A program written in JAX and in PyTorch counts the same MACs, FLOPs by kind and
+    bytes in every mode (docs/jax.md, "Twins")."""
+    from solar.pytorch import analyze_pytorch
+
+    j = totals(analyze_jax(str(jax_file), validate=False))
+    t = totals(analyze_pytorch(str(torch_file), validate=False))
+    for key in ("macs", "flops", "matrix_flops", "vector_flops_by_kind", "bytes"):
+        assert j[key] == t[key], (key, j[key], t[key])
+
+
+def test_a_primitive_without_a_lowering_names_it_and_the_line(tmp_path):
+    path = write(
+        tmp_path,
+        "atan2.py",
+        """\
+        import jax
+        import jax.numpy as jnp
+
+        N = 64
+
+
+        def forward(x, y):
+            return jnp.arctan2(x, y)
+
+
+        def get_inputs(key):
+            return [jnp.ones((N,)), jnp.ones((N,))]
+        """,
+    )
+    with pytest.raises(UserError) as e:
+        analyze_jax(path, validate=False)
+    d = e.value.diagnostics[0]
+    assert d.kind == "lower"
+    assert "primitive atan2 has no lowering to the IR" in d.message
+    assert d.file.endswith("atan2.py") and d.line == 8
+
+
+def test_a_data_dependent_shape_is_a_capture_error(tmp_path):
+    path = write(
+        tmp_path,
+        "mask.py",
+        """\
+        import jax
+        import jax.numpy as jnp
+
+        N = 64
+
+
+        def forward(x):
+            return x[x > 0]
+
+
+        def get_inputs(key):
+            return [jax.random.normal(key, (N,))]
+        """,
+    )
+    with pytest.raises(UserError) as e:
+        analyze_jax(path, validate=False)
+    d = e.value.diagnostics[0]
+    assert d.kind == "capture"
+    assert "tracing the program failed: NonConcreteBooleanIndexError" in d.message
+    assert "do not depend on array values" in d.hint
+
+
+def test_a_program_without_get_inputs_says_so(tmp_path):
+    path = write(
+        tmp_path,
+        "noinputs.py",
+        """\
+        import jax.numpy as jnp
+
+
+        def forward(x):
+            return x + 1
+        """,
+    )
+    with pytest.raises(UserError) as e:
+        analyze_jax(path, validate=False)
+    assert "the program defines no get_inputs" in e.value.diagnostics[0].message
+
+
+def test_a_jax_file_given_to_the_ir_parser_names_its_language():
+    path = str(JAX_WORKLOADS / "level2" / "linear_bias_matmul.py")
+    with pytest.raises(UserError) as e:
+        solar.check(path)
+    d = e.value.diagnostics[0]
+    assert d.kind == "argument"
+    assert "is a JAX program, not an Affine Loop IR file" in d.message
+    assert "solar analyze" in d.hint
+    cli = subprocess.run(
+        [sys.executable, "-m", "solar.cli", "check", path], capture_output=True, text=True
+    )
+    assert cli.returncode != 0
+    assert "is a JAX program, not an Affine Loop IR file" in cli.stderr
+
+
+def test_a_jitted_function_with_example_arguments():
+    # [64, 128] @ [128, 32] then tanh: 2·64·128·32 = 524,288 matrix FLOPs.
+    @jax.jit
+    def f(a, b):
+        return jnp.tanh(a @ b)
+
+    a = jax.random.normal(jax.random.key(0), (64, 128))
+    b = jax.random.normal(jax.random.key(1), (128, 32))
+    r = solar.analyze(f, [a, b])
+    assert r.analysis.fused.matrix_flops == 524_288
+    assert r.validation.status == "full", r.validation.detail
+
+
+def test_flax_linen_and_nnx_modules_in_memory():
+    from flax import linen, nnx
+
+    class Linen(linen.Module):
+        @linen.compact
+        def __call__(self, x):
+            return linen.Dense(16)(x)
+
+    x = jnp.ones((8, 32))
+    params = Linen().init(jax.random.key(0), x)
+    r = solar.analyze(Linen(), [x], params=params)
+    # Dense(32 -> 16) on 8 rows: 2·8·32·16 = 8,192 matrix FLOPs; fused bytes: x 1,024 +
+    # kernel 2,048 + bias 64 + output 512 = 3,648.
+    assert r.analysis.fused.matrix_flops == 8_192
+    assert r.analysis.fused.bytes == 3_648
+    assert r.validation.status == "full", r.validation.detail
+
+    class Nnx(nnx.Module):
+        def __init__(self, rngs):
+            self.l = nnx.Linear(32, 16, rngs=rngs)
+
+        def __call__(self, x):
+            return self.l(x)
+
+    r = solar.analyze(Nnx(nnx.Rngs(0)), [x])
+    assert r.analysis.fused.matrix_flops == 8_192
+    assert r.analysis.fused.bytes == 3_648
+    assert r.validation.status == "full", r.validation.detail
+
+
+def test_shapes_only_capture_nothing_and_say_why_not_validated():
+    def f(a):
+        return a * 2.0
+
+    r = solar.analyze(f, [jax.ShapeDtypeStruct((1 << 20,), jnp.float32)])
+    # 2^20 fp32 elements read and written: 8,388,608 B.
+    assert r.analysis.fused.bytes == 8_388_608
+    assert r.validation.status == "none"
+    assert "shapes (ShapeDtypeStruct), not values" in r.validation.detail
+
+
+def test_a_scan_unrolls_and_validates(tmp_path):
+    path = write(
+        tmp_path,
+        "scan.py",
+        """\
+        import jax
+        import jax.numpy as jnp
+
+        T, D = 8, 64
+
+
+        def forward(xs, h):
+            def step(h, x):
+                h = jnp.tanh(h * 0.5 + x)
+                return h, h * 2.0
+
+            return jax.lax.scan(step, h, xs)
+
+
+        def get_inputs(key):
+            k1, k2 = jax.random.split(key)
+            return [jax.random.normal(k1, (T, D)), jax.random.normal(k2, (D,))]
+        """,
+    )
+    r = analyze_jax(path)
+    assert r.validation.status == "full", r.validation.detail
+    # Per step: mul_scalar, add, tanh, mul_scalar on 64 elements (4 · 64), 8 steps.
+    t = totals(r)
+    assert t["vector_flops"] == 8 * 4 * 64
+
+
+def test_scaled_validation_of_a_large_jax_program(tmp_path):
+    path = write(
+        tmp_path,
+        "big.py",
+        """\
+        import jax
+        import jax.numpy as jnp
+
+        M, K, N = 4096, 4096, 4096
+
+
+        def init_params(key):
+            return {"w": jax.random.normal(key, (K, N))}
+
+
+        def forward(params, x):
+            return jax.nn.relu(x @ params["w"])
+
+
+        def get_inputs(key):
+            return [jax.random.normal(key, (M, K))]
+        """,
+    )
+    from solar.frontend.jax.validate import validate
+
+    r = analyze_jax(path, validate=False)
+    assert r.analysis.fused.matrix_flops == 2 * 4096**3
+    v = validate(*_capture_and_lower(path), max_bytes=64 << 20, max_seconds=2.0)
+    assert v.status == "scaled", v.detail
+    assert "at reduced sizes (M 4096->" in v.detail
+
+
+def _capture_and_lower(path):
+    from solar.frontend.validation import load_lowered
+    from solar.jax import lower_jax
+
+    capture, lowered = lower_jax(path)
+    program = load_lowered(lowered)
+    return capture, lowered, program, _core.trace(program, [])

@@ -1,0 +1,14 @@
+# Min reduction over the last axis (values only) of a [batch, dim1, dim2] tensor.
+# twin: workloads/level1/min_reduction_dim.py
+import jax
+import jax.numpy as jnp
+
+B, D1, D2 = 64, 2048, 4095
+
+
+def forward(x):
+    return jnp.min(x, axis=2)
+
+
+def get_inputs(key):
+    return [jax.random.normal(key, (B, D1, D2))]

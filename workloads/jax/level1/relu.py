@@ -1,0 +1,14 @@
+# ReLU activation (jax.nn.relu) on a [4096, 65536] tensor.
+# twin: workloads/level1/relu.py
+import jax
+import jax.numpy as jnp
+
+B, D = 4096, 65536
+
+
+def forward(x):
+    return jax.nn.relu(x)
+
+
+def get_inputs(key):
+    return [jax.random.normal(key, (B, D))]

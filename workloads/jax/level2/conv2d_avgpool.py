@@ -1,0 +1,16 @@
+# Conv2d 3x3 (VALID padding) then 2x2 average pooling with stride 2.
+import jax
+from flax import linen as nn
+
+B, H, W, CIN, COUT = 8, 34, 34, 8, 32
+
+
+class Model(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        x = nn.Conv(COUT, (3, 3), padding="VALID")(x)
+        return nn.avg_pool(x, (2, 2), strides=(2, 2))
+
+
+def get_inputs(key):
+    return [jax.random.normal(key, (B, H, W, CIN))]
