@@ -22,7 +22,6 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def xla_costs(capture) -> dict:
     import jax
-
     from solar.frontend.jax.capture import abstract_arguments
 
     params, inputs = abstract_arguments(capture.program, capture.source)
