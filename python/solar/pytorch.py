@@ -17,7 +17,7 @@ class ProgramResult:
     graph: object  # _core.Graph
     analyses: list  # _core.Analysis per architecture
     archs: list
-    validation: object  # frontend.validate.Validation
+    validation: object  # frontend.validation.Validation
     ops: dict
     notes: list
 

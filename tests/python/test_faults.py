@@ -577,8 +577,8 @@ def test_per_kernel_draws_valid_indices_and_positive_variances():
 
 def _batch_norm_operator():
     import torch
+    from solar.frontend.fullrun import _VIEW_OPS
     from solar.frontend.per_kernel import distinct_operators
-    from solar.frontend.validate import _VIEW_OPS
     from solar.pytorch import lower_pytorch
 
     model = torch.nn.Sequential(torch.nn.BatchNorm2d(16)).eval()

@@ -282,3 +282,64 @@ def _capture_and_lower(path):
     capture, lowered = lower_jax(path)
     program = load_lowered(lowered)
     return capture, lowered, program, _core.trace(program, [])
+
+
+def test_measure_times_a_jax_program_jitted(tmp_path):
+    from solar.measure import measure
+
+    path = write(
+        tmp_path,
+        "relu.py",
+        """\
+        import jax
+
+        N = 1 << 16
+
+
+        def forward(x):
+            return jax.nn.relu(x)
+
+
+        def get_inputs(key):
+            return [jax.random.normal(key, (N,))]
+        """,
+    )
+    capture, lowered, program, graph = _capture_and_lower(path)
+    m = measure(path, graph, [solar.load_arch("H100_PCIe")], repeats=3, warmup=1)
+    # 2^16 fp32 elements fit the budget: measured at the program's own sizes.
+    assert m.full_size and len(m.eager.seconds) == 3
+    assert all(t > 0 for t in m.eager.seconds)
+    assert any("timed as jax.jit compiles it" in n for n in m.notes)
+    # relu reads and writes 2^16 fp32 values: 524,288 B at the fused bound.
+    assert m.sols[0].fused_bytes == 524_288
+    with pytest.raises(UserError) as e:
+        measure(path, graph, [solar.load_arch("H100_PCIe")], compile=True)
+    assert "a JAX program is always timed jitted" in e.value.diagnostics[0].message
+
+
+def test_per_kernel_validation_of_an_in_memory_function():
+    from solar.frontend.jax.validate import validate, validate_per_kernel
+
+    def f(a, b):
+        return jnp.tanh(a @ b) * 2.0 + a
+
+    a = jax.random.normal(jax.random.key(0), (64, 64))
+    b = jax.random.normal(jax.random.key(1), (64, 64))
+    capture, lowered, program, graph = _capture_and_lower_fn(f, [a, b])
+    # dot_general, tanh, mul (by a scalar) and add: four distinct equations, one each.
+    v = validate_per_kernel(capture, "forced", 0, "native", 1 << 30, 15.0)
+    assert v.status == "per-kernel", v.detail
+    assert v.detail.startswith("4 distinct equations (4 instances) each match JAX")
+    # A budget below any run: full, then per kernel, and `none` says which could not run.
+    v = validate(capture, lowered, program, graph, max_bytes=1)
+    assert v.status == "none"
+    assert "per-kernel: 0 of 4 distinct equations match JAX" in v.detail
+
+
+def _capture_and_lower_fn(fn, args):
+    from solar.frontend.validation import load_lowered
+    from solar.jax import lower_jax
+
+    capture, lowered = lower_jax(fn, args)
+    program = load_lowered(lowered)
+    return capture, lowered, program, _core.trace(program, [])

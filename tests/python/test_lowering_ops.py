@@ -22,9 +22,9 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402, N812
 from solar.errors import UserError  # noqa: E402
 from solar.frontend import Capture, capture_module, lower  # noqa: E402
+from solar.frontend.fullrun import dropout_at_expectation, random_tape  # noqa: E402
 from solar.frontend.lower import ir_dtype  # noqa: E402
 from solar.frontend.rules import RULES, UNSUPPORTED  # noqa: E402
-from solar.frontend.validate import dropout_at_expectation, random_tape  # noqa: E402
 from solar.frontend.validation import load_lowered  # noqa: E402
 from solar.tolerance import compare, output_budgets  # noqa: E402
 

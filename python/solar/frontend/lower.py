@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .builder import Builder, LoweredProgram, Value, frontend_error
 from .capture import Capture
+from .rules import RANDOM_OPS, RULES, source_operator
 
 __all__ = ["LoweredProgram", "Lowerer", "Value", "ir_dtype", "lower"]
 
@@ -32,17 +33,6 @@ TORCH_DTYPES = {
 }
 
 
-# Random draws forward() makes: inputs of role "generated" (Lowerer.generated_input), fed at
-# validation with the values PyTorch drew, matched by their order in the captured graph.
-RANDOM_OPS = (
-    "aten.randn.default",
-    "aten.rand.default",
-    "aten.randn_like.default",
-    "aten.rand_like.default",
-    "aten.normal.float_float",
-    "aten.uniform.default",
-    "aten.normal_functional.default",
-)
 # The fp32 math mode of a PyTorch operator's contractions on a CUDA device: matmul-like
 # operators follow torch.get_float32_matmul_precision() ("highest", the default: true fp32;
 # "high"/"medium": TF32 may be used); convolutions and cuDNN RNNs follow
@@ -93,21 +83,6 @@ def pytorch_fp32_math() -> dict[str, str]:
     matmul = "fp32" if torch.get_float32_matmul_precision() == "highest" else "tf32"
     cudnn = "tf32" if torch.backends.cudnn.allow_tf32 else "fp32"
     return {"matmul": matmul, "cudnn": cudnn}
-
-
-def source_operator(node) -> tuple[tuple, str]:
-    """(identity, label) of the PyTorch call an exported FX node comes from: the node before
-    decomposition to core ATen (`from_node` provenance), e.g. the five nodes of
-    F.hardsigmoid share ("hardsigmoid", ...) and the label "aten.hardsigmoid"."""
-    sources = node.meta.get("from_node") or []
-    if sources:
-        src = sources[-1]
-        key = (getattr(src, "name", node.name), getattr(src, "graph_id", None))
-        target = str(getattr(src, "target", node.target))
-    else:
-        key, target = (node.name, None), str(node.target)
-    label = re.sub(r"\.(default|Tensor|Scalar|int|self|dim\w*|\w+_\w+)$", "", target)
-    return key, label.replace("::", ".")
 
 
 def ir_dtype(torch_dtype, where: str = "", source: str = "") -> str:
@@ -202,7 +177,7 @@ class Lowerer(Builder):
         """A model() parameter of role "generated" for the next random tensor forward() draws
         (torch.randn and friends): values made on chip where they are used, so no DRAM
         traffic (docs/ir.md §3). Validation feeds it the values PyTorch drew (params kind
-        "random", target: the draw's number; frontend/validate.py, RandomTape)."""
+        "random", target: the draw's number; frontend/fullrun.py, random_tape)."""
         draws = [n.name for n in self.node.graph.nodes if str(n.target) in RANDOM_OPS]
         k = draws.index(self.node.name)  # drawn in graph order, used or not
         self.notes.append(
@@ -232,8 +207,6 @@ class Lowerer(Builder):
     # ---------------------------------------------------------------- the walk
     def run(self) -> LoweredProgram:
         from torch.export.graph_signature import InputKind, OutputKind
-
-        from .rules import RULES
 
         sig = self.ep.graph_signature
         graph = self.ep.graph

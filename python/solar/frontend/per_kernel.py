@@ -249,8 +249,8 @@ def check_operator(key, args, kwargs, outputs, lead, seed, backend, max_bytes, m
     output's leading dim with them."""
     from .. import _core
     from .capture import capture_module
+    from .fullrun import check_validation_budget, validate_full
     from .lower import lower
-    from .validate import check_validation_budget, validate_full
     from .validation import is_compile_error, load_lowered
 
     target = _resolve(key)
@@ -295,7 +295,7 @@ def _resolve(key: str):
 
 
 def validate_per_kernel(capture, lowered, why, seed, backend, max_bytes, max_seconds):
-    from .validate import _VIEW_OPS
+    from .fullrun import _VIEW_OPS
     from .validation import Validation, is_compile_error
 
     needed = {op for op in lowered.sequence if op not in _VIEW_OPS}

@@ -17,6 +17,9 @@ torch.export as before.
 
 import types
 
+from .builder import Value
+from .values import _concat, tensor
+
 _REGISTERED = False
 _MODES = {"LSTM": "lstm", "GRU": "gru", "RNN_TANH": "rnn_tanh", "RNN_RELU": "rnn_relu"}
 
@@ -161,8 +164,6 @@ def patch_recurrent(model) -> bool:
 # ------------------------------------------------------------------------------- lowering
 def _ew(lw, kernel: str, *values):
     """An elementwise stdlib kernel on same-shape values (flattened, as the ATen rules do)."""
-    from .lower import Value
-
     shape = values[0].shape
     flat = [lw.flat(v) for v in values]
     r = lw.call(kernel, [f.var for f in flat], (flat[0].shape[0],), values[0].dtype)
@@ -178,16 +179,12 @@ def _linear(lw, x, w, b):
 
 
 def _select(lw, v, axis: int, index: int):
-    from .lower import Value
-
     var = lw.fresh()
     lw.emit(f"{var} = select({v.var}, dim={axis}, index={index})")
     return Value(var, tuple(s for i, s in enumerate(v.shape) if i != axis), v.dtype)
 
 
 def _stack(lw, values, axis: int):
-    from .lower import Value
-
     if len(values) == 1:
         return lw.reshape(values[0], (*values[0].shape[:axis], 1, *values[0].shape[axis:]))
     var = lw.fresh()
@@ -198,8 +195,6 @@ def _stack(lw, values, axis: int):
 
 
 def _split(lw, v, parts: int):
-    from .lower import Value
-
     size = v.shape[1] // parts
     var = lw.fresh()
     lw.emit(f"{var} = split({v.var}, dim=1, sizes={[size] * parts})")
@@ -235,8 +230,6 @@ def _simple_cell(lw, gi, h, w_hh, b_hh, relu: bool):
 
 def lower_recurrent(lw, mode: str, x, states, params, has_biases, layers, bidirectional, bf):
     """Emits the unrolled recurrence; returns (output, final states...)."""
-    from .rules import _concat, tensor
-
     x = tensor(lw, x)
     states = [tensor(lw, s) for s in states]
     params = [tensor(lw, p) for p in params]

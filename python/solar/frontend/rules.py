@@ -18,11 +18,40 @@ from __future__ import annotations
 
 import math
 import operator
-from dataclasses import dataclass
+import re
 
-from .lower import RANDOM_OPS, Lowerer, Value
+from .builder import Builder as Lowerer
+from .builder import Value
+from .values import Transposed, _axis, _concat, _Unused, is_tensor, tensor
 
 RULES: dict = {}
+
+# Random draws forward() makes: inputs of role "generated" (Lowerer.generated_input), fed at
+# validation with the values PyTorch drew, matched by their order in the captured graph.
+RANDOM_OPS = (
+    "aten.randn.default",
+    "aten.rand.default",
+    "aten.randn_like.default",
+    "aten.rand_like.default",
+    "aten.normal.float_float",
+    "aten.uniform.default",
+    "aten.normal_functional.default",
+)
+
+
+def source_operator(node) -> tuple[tuple, str]:
+    """(identity, label) of the PyTorch call an exported FX node comes from: the node before
+    decomposition to core ATen (`from_node` provenance), e.g. the five nodes of
+    F.hardsigmoid share ("hardsigmoid", ...) and the label "aten.hardsigmoid"."""
+    sources = node.meta.get("from_node") or []
+    if sources:
+        src = sources[-1]
+        key = (getattr(src, "name", node.name), getattr(src, "graph_id", None))
+        target = str(getattr(src, "target", node.target))
+    else:
+        key, target = (node.name, None), str(node.target)
+    label = re.sub(r"\.(default|Tensor|Scalar|int|self|dim\w*|\w+_\w+)$", "", target)
+    return key, label.replace("::", ".")
 
 
 def rule(*names):
@@ -32,34 +61,6 @@ def rule(*names):
         return fn
 
     return register
-
-
-@dataclass
-class Transposed(Value):
-    """A permute of the last two dims that mm/bmm read directly (the `_nt` kernels); any
-    other consumer materialises it as a copy."""
-
-    base: Value = None
-    order: tuple = ()
-
-
-def tensor(lw: Lowerer, v) -> Value:
-    """A concrete Value (materialising a folded transpose)."""
-    if isinstance(v, Transposed):
-        return lw.permute(v.base, v.order)
-    if isinstance(v, _Unused):
-        lw.fail(f"the {v.what} result of {v.op} is used, but the lowering does not produce it")
-    if not isinstance(v, Value):
-        lw.fail(f"expected a tensor argument, got {type(v).__name__}")
-    return v
-
-
-def is_tensor(v) -> bool:
-    return isinstance(v, Value)
-
-
-def _axis(axis: int, rank: int) -> int:
-    return axis % rank if rank else 0
 
 
 # ---------------------------------------------------------------------------- elementwise
@@ -254,8 +255,6 @@ def _clone(lw, x, *args, **kwargs):
     """A real copy when the program asked for one (`x.clone()`, `.contiguous()` of a
     non-contiguous view): eager reads and writes the tensor, so the unfused mode counts that
     copy. Clones that decompositions introduce (dropout in eval mode) are free, as in eager."""
-    from .lower import source_operator
-
     _, label = source_operator(lw.node)
     src = lw.node.args[0]
     if label not in ("aten.clone", "aten.contiguous") or isinstance(x, Transposed):
@@ -749,14 +748,6 @@ def _unused(lw, what):
     return _Unused(lw, what)
 
 
-class _Unused:
-    """An operator result the lowering does not produce (saved statistics for backward)."""
-
-    def __init__(self, lw, what):
-        self.what = what
-        self.op = str(lw.node.target)
-
-
 @rule("aten._native_batch_norm_legit_functional.default")
 def _batch_norm_functional(lw, x, w, b, rm, rv, training, momentum, eps):
     """Training mode with running statistics. torch.export shows the buffer updates as
@@ -1242,18 +1233,6 @@ def _slice_view(lw, x: Value, axis: int, start: int, stop: int) -> Value | None:
     shape = list(x.shape)
     shape[axis] = stop - start
     return Value(var, tuple(shape), x.dtype)
-
-
-def _concat(lw, parts, axis: int) -> Value:
-    parts = [p for p in parts if p is not None]
-    parts = [p for p in parts if p.numel > 0] or parts[:1]
-    if len(parts) == 1:
-        return parts[0]
-    var = lw.fresh()
-    lw.emit(f"{var} = concat([{', '.join(p.var for p in parts)}], dim={axis})")
-    shape = list(parts[0].shape)
-    shape[axis] = sum(p.shape[axis] for p in parts)
-    return Value(var, tuple(shape), parts[0].dtype)
 
 
 def _dims_arg(dims, rank: int):

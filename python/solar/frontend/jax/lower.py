@@ -21,6 +21,7 @@ import numpy as np
 
 from ..builder import Builder, LoweredProgram, Value, frontend_error
 from .capture import JaxCapture
+from .rules import RULES, _python, fold, lower_pattern
 
 NUMPY_DTYPES = {
     "float32": "fp32",
@@ -253,8 +254,6 @@ class JaxLowerer(Builder):
             if not _is_literal(v):
                 consumers.setdefault(v, []).extend([None, None])  # an output: never absorbed
         self.consumers, self.producers, self.grouping = consumers, producers, group
-        from .rules import lower_pattern
-
         unit = {"key": None, "start": 0, "label": ""}
         eqns = list(jaxpr.eqns)
         keys = [
@@ -288,8 +287,6 @@ class JaxLowerer(Builder):
         return [self.read(v) for v in jaxpr.outvars]
 
     def lower_eqn(self, eqn) -> None:
-        from .rules import RULES, fold
-
         name = eqn.primitive.name
         self.node = eqn
         self.ops[name] = self.ops.get(name, 0) + 1
@@ -362,17 +359,6 @@ def _library(eqn) -> bool:
 
 def _rank0(eqn) -> bool:
     return all(getattr(v.aval, "shape", None) == () for v in eqn.outvars)
-
-
-def _python(value):
-    arr = np.asarray(value)
-    if arr.ndim != 0:
-        return arr
-    if arr.dtype == np.bool_:
-        return bool(arr)
-    if np.issubdtype(arr.dtype, np.integer):
-        return int(arr)
-    return float(arr)
 
 
 def _unit_key(eqn):

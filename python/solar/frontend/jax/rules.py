@@ -79,9 +79,19 @@ def fold(lw, eqn, args):
     ]
     out = eqn.primitive.bind(*vals, **eqn.params)
     outs = out if eqn.primitive.multiple_results else [out]
-    from .lower import _python
-
     return [_python(np.asarray(o)) for o in outs]
+
+
+def _python(value):
+    """A rank-0 value as a Python number (bool, int, float); other arrays as they are."""
+    arr = np.asarray(value)
+    if arr.ndim != 0:
+        return arr
+    if arr.dtype == np.bool_:
+        return bool(arr)
+    if np.issubdtype(arr.dtype, np.integer):
+        return int(arr)
+    return float(arr)
 
 
 # ---------------------------------------------------------------------------- elementwise

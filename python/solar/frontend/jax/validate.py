@@ -111,18 +111,26 @@ def _validate(capture, lowered, program, graph, seed, backend, max_bytes, max_se
             capture, lowered, program, seed, backend, max_seconds, "at the program's own sizes"
         )
     if not capture.source:
-        return Validation(
-            "none",
-            f"not validated: a full run needs {over}, and an in-memory function has no size "
-            "constants to reduce (write it as a problem file, docs/jax.md)",
+        return validate_per_kernel(
+            capture,
+            f"a full run needs {over}; an in-memory function has no size constants",
+            seed,
+            backend,
+            max_bytes,
+            max_seconds,
         )
     from ...execution import DEFAULT_MAX_SECONDS, estimate_seconds
 
     text = Path(capture.source).read_text()
     sizes = scalable_sizes(text)
     if not sizes:
-        return Validation(
-            "none", f"not validated: a full run needs {over}; no module-level size constants"
+        return validate_per_kernel(
+            capture,
+            f"a full run needs {over}; no module-level size constants",
+            seed,
+            backend,
+            max_bytes,
+            max_seconds,
         )
     seconds = estimate_seconds(graph, backend, bounds_check=False)
     start = start_factor(seconds, (max_seconds or DEFAULT_MAX_SECONDS) * 0.25)
@@ -161,10 +169,110 @@ def _validate(capture, lowered, program, graph, seed, backend, max_bytes, max_se
     found = run_search(size_search(sizes, start, 8), step)
     if found is not None:
         return found
+    return validate_per_kernel(
+        capture,
+        f"a full run needs {over}; no reduced size kept the program's structure within the "
+        f"budget ({last})",
+        seed,
+        backend,
+        max_bytes,
+        max_seconds,
+    )
+
+
+def distinct_equations(jaxpr) -> list:
+    """The top-level equations that compute (not views), one per distinct primitive,
+    parameters and operand shapes, with their number of instances."""
+    seen: dict = {}
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name in _VIEW_PRIMITIVES:
+            continue
+        key = (
+            eqn.primitive.name,
+            repr(sorted((k, repr(v)) for k, v in eqn.params.items())),
+            tuple(str(v.aval) for v in eqn.invars),
+        )
+        if key in seen:
+            seen[key][1] += 1
+        else:
+            seen[key] = [eqn, 1]
+    return list(seen.values())
+
+
+def _operands(eqn, key):
+    """Random operands for one equation: floats normal, integers 0 (a valid index and
+    start for every gather and slice), booleans random."""
+    import jax
+    import jax.numpy as jnp
+
+    from .lower import _is_literal
+
+    args = []
+    for i, v in enumerate(eqn.invars):
+        if _is_literal(v):
+            continue
+        k = jax.random.fold_in(key, i)
+        dt = v.aval.dtype
+        if jnp.issubdtype(dt, jnp.floating):
+            args.append(jax.random.normal(k, v.aval.shape, dtype=dt))
+        elif dt == jnp.bool_:
+            args.append(jax.random.bernoulli(k, 0.5, v.aval.shape))
+        else:
+            args.append(jnp.zeros(v.aval.shape, dt))
+    return args
+
+
+def validate_per_kernel(capture, why: str, seed, backend, max_bytes, max_seconds) -> Validation:
+    """Each distinct computing equation alone (its primitive bound on random operands of
+    the program's shapes) lowered and validated fully against JAX; `none` with the reason
+    when some cannot run within the budget."""
+    import jax
+
+    from .capture import capture_function
+    from .lower import _is_literal
+
+    eqns = distinct_equations(capture.jaxpr.jaxpr)
+    passed, skipped = 0, []
+    for eqn, _count in eqns:
+        name = eqn.primitive.name
+        literals = {i: v.val for i, v in enumerate(eqn.invars) if _is_literal(v)}
+
+        def fn(*xs, eqn=eqn, literals=literals):
+            it = iter(xs)
+            vals = [literals[i] if i in literals else next(it) for i in range(len(eqn.invars))]
+            out = eqn.primitive.bind(*vals, **eqn.params)
+            return list(out) if eqn.primitive.multiple_results else out
+
+        try:
+            args = _operands(eqn, jax.random.key(seed))
+            cap = capture_function(fn, args)
+            low = lower(cap)
+            prog = load_lowered(low)
+            graph = _core.trace(prog, [])
+            over = _check_budget(graph, cap, backend, max_bytes, max_seconds)
+            if over:
+                skipped.append(f"{name} (needs {over})")
+                continue
+            v = validate_full(cap, low, prog, seed, backend, max_seconds, "on random inputs")
+        except UserError as e:
+            if is_compile_error(e):
+                raise
+            skipped.append(f"{name} ({e.diagnostics[0].message.splitlines()[0]})")
+            continue
+        if v.status != "full":
+            shapes = ", ".join(str(x.aval) for x in eqn.invars)
+            return Validation("failed", f"per-kernel: {name} on {shapes}: {v.detail}", v.outputs)
+        passed += 1
+    if skipped:
+        return Validation(
+            "none",
+            f"not executed here ({why}); per-kernel: {passed} of {len(eqns)} distinct "
+            f"equations match JAX, {len(skipped)} could not run here: " + "; ".join(skipped[:5]),
+        )
     return Validation(
-        "none",
-        f"not validated: a full run needs {over}; no reduced size kept the program's "
-        f"structure within the budget ({last})",
+        "per-kernel",
+        f"{passed} distinct equations ({sum(c for _, c in eqns)} instances) each match JAX on "
+        f"random inputs, with the program's shapes ({why})",
     )
 
 
