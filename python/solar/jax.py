@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from . import _core
-from .pytorch import ProgramResult, check_overrides
+from .pytorch import ProgramResult, analyse_lowered, check_overrides
 
 
 def lower_jax(source, example_args=None, params=None, overrides=None):
@@ -45,22 +44,15 @@ def analyze_jax(
 ) -> ProgramResult:
     """As solar.pytorch.analyze_pytorch, for JAX: `progress(stage)` is called as each stage
     starts."""
-    from . import load_arch
     from .frontend.jax.validate import validate as run_validation
-    from .frontend.validation import Validation, in_lowered_text, load_lowered
+    from .frontend.validation import Validation
 
     step = progress or (lambda stage: None)
     step("tracing with jax.make_jaxpr and lowering to the IR")
     capture, lowered = lower_jax(source, example_args, params, overrides)
-    if emit_ir:
-        with open(emit_ir, "w") as f:
-            f.write(lowered.text)
-    program = load_lowered(lowered)
-    with in_lowered_text(lowered.source):
-        graph = _core.trace(program, [])
-    specs = [a if isinstance(a, _core.ArchSpec) else load_arch(a) for a in archs]
-    step(f"analysing {len(graph.nodes)} IR nodes")
-    analyses = [_core.analyze(graph, a, fp32_math, cache_aware) for a in specs]
+    program, graph, specs, analyses = analyse_lowered(
+        lowered, archs, fp32_math, cache_aware, emit_ir, step
+    )
     if validate:
         step("validating against JAX")
         validation = run_validation(capture, lowered, program, graph, seed=seed, backend=backend)

@@ -37,6 +37,26 @@ class ProgramResult:
 PyTorchResult = ProgramResult
 
 
+def analyse_lowered(lowered, archs, fp32_math, cache_aware, emit_ir, step):
+    """(program, graph, specs, analyses) of a lowered program of any front end: its text
+    written to `emit_ir` when given, checked, traced (diagnostics point into the lowered
+    text) and analysed on each architecture; `step(stage)` reports progress."""
+    from . import load_arch
+    from .frontend.validation import in_lowered_text, load_lowered
+
+    if emit_ir:
+        with open(emit_ir, "w") as f:
+            f.write(lowered.text)
+    program = load_lowered(lowered)
+    with in_lowered_text(lowered.source):
+        graph = _core.trace(program, [])
+    specs = [a if isinstance(a, _core.ArchSpec) else load_arch(a) for a in archs]
+    step(
+        f"analysing {len(graph.nodes)} IR nodes" + (" (cache-aware search)" if cache_aware else "")
+    )
+    return program, graph, specs, [_core.analyze(graph, a, fp32_math, cache_aware) for a in specs]
+
+
 def lower_pytorch(
     source, example_inputs=None, overrides=None, mode=None, output_caches=True, training=False
 ):
@@ -103,26 +123,17 @@ def analyze_pytorch(
 ) -> PyTorchResult:
     """`progress(stage)`, when given, is called as each stage starts ("capture and lower",
     "analyse", "validate"): the CLI shows it on a terminal; library code prints nothing."""
-    from . import load_arch
     from .frontend.validate import validate as run_validation
-    from .frontend.validation import Validation, in_lowered_text, load_lowered
+    from .frontend.validation import Validation
 
     step = progress or (lambda stage: None)
     step("capturing with torch.export and lowering to the IR")
     capture, lowered = lower_pytorch(
         source, example_inputs, overrides, mode, output_caches, training
     )
-    if emit_ir:
-        with open(emit_ir, "w") as f:
-            f.write(lowered.text)
-    program = load_lowered(lowered)
-    with in_lowered_text(lowered.source):
-        graph = _core.trace(program, [])
-    specs = [a if isinstance(a, _core.ArchSpec) else load_arch(a) for a in archs]
-    step(
-        f"analysing {len(graph.nodes)} IR nodes" + (" (cache-aware search)" if cache_aware else "")
+    program, graph, specs, analyses = analyse_lowered(
+        lowered, archs, fp32_math, cache_aware, emit_ir, step
     )
-    analyses = [_core.analyze(graph, a, fp32_math, cache_aware) for a in specs]
     notes = list(lowered.notes)
     upper = routing_upper_end(graph, analyses[0])
     if upper:

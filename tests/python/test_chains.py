@@ -102,14 +102,32 @@ def test_pytorch_einsum_chain():
     # torch.einsum("ij,jk,kl->il") with i=2048, j=4096, k=1024, l=2048 is captured as two bmm
     # (through reshapes and permutes): (AB)C = i·j·k + i·k·l = 8,589,934,592 + 4,294,967,296
     # = 12,884,901,888 MACs, as written and best; A(BC) = j·k·l + i·j·l = 8,589,934,592 +
-    # 17,179,869,184 = 25,769,803,776: range 2x.
-    (c,) = solar.chains(str(EINSUM3))
+    # 17,179,869,184 = 25,769,803,776: range 2x. Left to right as written: PyTorch's own
+    # order when opt_einsum is off (with it installed, as JAX brings it, torch.einsum picks
+    # an order itself: test_pytorch_einsum_chain_with_opt_einsum).
+    import torch
+
+    with torch.backends.opt_einsum.flags(enabled=False):
+        (c,) = solar.chains(str(EINSUM3))
     assert c.kind == "graph"
     assert c.einsum == "ab,bc,cd->ad"
     assert [o.name for o in c.operands] == ["a", "b", "c"]  # forward(A, B, C), lowered names
     assert [o.macs for o in c.orders] == [12_884_901_888, 25_769_803_776]
     assert c.as_written == c.best == 0
     assert c.orders[c.worst].flops / c.orders[c.best].flops == pytest.approx(2.0)
+
+
+def test_pytorch_einsum_chain_with_opt_einsum():
+    # With opt_einsum on, torch.einsum contracts in the order it finds best, (AB)C here:
+    # 12,884,901,888 MACs as written (derived above), the best of the orders listed.
+    import torch
+
+    if not torch.backends.opt_einsum.is_available():
+        pytest.skip("opt_einsum is not installed")
+    with torch.backends.opt_einsum.flags(enabled=True, strategy="auto"):
+        (c,) = solar.chains(str(EINSUM3))
+    assert c.as_written == c.best
+    assert c.orders[c.best].macs == 12_884_901_888
 
 
 def test_no_chains_message():

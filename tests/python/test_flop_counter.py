@@ -27,7 +27,12 @@ CANDIDATE = re.compile(
     r"^(matmul|linear|einsum|conv|bmm|scaled_dot|causal_attention|"
     r"multihead|gemm_swish|swiglu|deep_mlp|lenet|alexnet|vgg|gpt|vit)"
 )
-WORKLOADS = sorted(p for p in (ROOT / "workloads").rglob("*.py") if CANDIDATE.match(p.name))
+# PyTorch programs only (the JAX ones are checked against XLA: bench/jax_cost_analysis.py).
+WORKLOADS = sorted(
+    p
+    for p in (ROOT / "workloads").rglob("*.py")
+    if CANDIDATE.match(p.name) and "jax" not in p.relative_to(ROOT).parts
+)
 # IR kernels of the front end whose MACs are matrix products, convolutions or attention.
 CONTRACTIONS = {
     "mm",

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import UserError
 from .builder import frontend_error
 from .flat import flat_module, signature
-from .problem import _user_line, import_program
+from .problem import _user_line, call_user, import_program
 from .rnn import patch_recurrent
 
 
@@ -115,18 +115,7 @@ def load_problem(path: str, overrides: dict | None = None) -> Problem:
 
 
 def _call_user(fn, what: str, path: str):
-    try:
-        return fn()
-    except UserError:
-        raise
-    except Exception as e:
-        raise frontend_error(
-            "capture",
-            f"{what} failed: {type(e).__name__}: {e}",
-            "the PyTorch program itself raised this error",
-            path,
-            _user_line(e, path),
-        ) from None
+    return call_user(fn, what, path, "PyTorch")
 
 
 def _as_list(value, what: str, path: str) -> list:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .builder import Builder, LoweredProgram, Value, frontend_error
 from .capture import Capture
+from .problem import constant_dim_names
 from .rules import RANDOM_OPS, RULES, source_operator
 
 __all__ = ["LoweredProgram", "Lowerer", "Value", "ir_dtype", "lower"]
@@ -158,20 +159,7 @@ class Lowerer(Builder):
         problem = getattr(self.capture, "problem", None)
         if problem is None:
             return dict(getattr(self.capture, "dim_names", {}) or {})
-        from .problem import int_constants
-
-        try:
-            constants = int_constants(Path(problem.path).read_text())
-        except (OSError, SyntaxError, ValueError):
-            return {}
-        by_value: dict[int, list[str]] = {}
-        for name, value in constants.items():
-            by_value.setdefault(value, []).append(name)
-        return {
-            v: names[0]
-            for v, names in by_value.items()
-            if len(names) == 1 and v > 1 and re.fullmatch(r"[A-Za-z_]\w*", names[0])
-        }
+        return constant_dim_names(problem.path)
 
     def generated_input(self, shape, dtype: str) -> Value:
         """A model() parameter of role "generated" for the next random tensor forward() draws

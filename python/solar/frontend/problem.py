@@ -141,3 +141,42 @@ def _user_line(exc: BaseException, path: str) -> int:
             line = tb.tb_lineno
         tb = tb.tb_next
     return line
+
+
+def constant_dim_names(path: str) -> dict[int, str]:
+    """Names for a program's dims from its problem file: a module-level size constant whose
+    value no other constant has names the dim of that size (`N = 4096` names 4,096); other
+    sizes are named after their value (`d64`) by the builder. {} for an unreadable file."""
+    import re
+
+    try:
+        constants = int_constants(Path(path).read_text())
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    by_value: dict[int, list[str]] = {}
+    for name, value in constants.items():
+        by_value.setdefault(value, []).append(name)
+    return {
+        v: names[0]
+        for v, names in by_value.items()
+        if len(names) == 1 and v > 1 and re.fullmatch(r"[A-Za-z_]\w*", names[0])
+    }
+
+
+def call_user(fn, what: str, path: str, language: str):
+    """fn() of the user's program; what it raises is a `capture` error at its line in
+    `path` ("{what} failed: ..."), a UserError as it is."""
+    from ..errors import UserError
+
+    try:
+        return fn()
+    except UserError:
+        raise
+    except Exception as e:
+        raise frontend_error(
+            "capture",
+            f"{what} failed: {type(e).__name__}: {e}",
+            f"the {language} program itself raised this error",
+            path,
+            _user_line(e, path),
+        ) from None

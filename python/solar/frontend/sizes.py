@@ -102,3 +102,19 @@ def run_search(search, step):
                 return out
     except StopIteration:
         return None
+
+
+def scaled_run(text: str, graph, backend: str, max_seconds, step):
+    """The reduced-size search of scaled validation (every front end): the size constants of
+    the problem file's `text`, the first divisor from the full-size `graph`'s estimated run
+    time against a quarter of the time budget, then step(overrides, sizes) per candidate (a
+    verdict for size_search, or the result). Returns (result or None, sizes); sizes is {}
+    when the file has no constants to scale."""
+    from ..execution import DEFAULT_MAX_SECONDS, estimate_seconds
+
+    sizes = scalable_sizes(text)
+    if not sizes:
+        return None, sizes
+    seconds = estimate_seconds(graph, backend, bounds_check=False)
+    start = start_factor(seconds, (max_seconds or DEFAULT_MAX_SECONDS) * 0.25)
+    return run_search(size_search(sizes, start, 8), lambda o, a: step(o, sizes)), sizes

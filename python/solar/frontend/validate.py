@@ -14,7 +14,6 @@ from pathlib import Path
 
 from .. import _core
 from ..errors import UserError, argument_error
-from ..execution import native_unavailable
 from .capture import Capture
 from .fullrun import (
     check_validation_budget,
@@ -23,14 +22,14 @@ from .fullrun import (
 )
 from .lower import LoweredProgram, lower
 from .per_kernel import validate_per_kernel
-from .sizes import run_search, scalable_sizes, size_search, start_factor
+from .sizes import scaled_run
 from .validation import (
     VALIDATION_MAX_BYTES,
     VALIDATION_MAX_SECONDS,
-    RealModelError,
     Validation,
     is_compile_error,
     load_lowered,
+    on_best_backend,
 )
 
 
@@ -53,28 +52,10 @@ def validate(
     # `solar run`'s, so that large programs validate at reduced sizes in seconds.
     max_bytes = VALIDATION_MAX_BYTES if max_bytes is None else max_bytes
     max_seconds = VALIDATION_MAX_SECONDS if max_seconds is None else max_seconds
-    why_not_native = native_unavailable() if backend == "native" else ""
-    if why_not_native:
-        backend = "interpreter"
-    while True:
-        try:
-            v = _validate(capture, lowered, program, graph, seed, backend, max_bytes, max_seconds)
-            break
-        except UserError as e:
-            if backend != "native" or not is_compile_error(e):
-                raise
-            why_not_native = e.diagnostics[0].message.splitlines()[0]
-            backend = "interpreter"  # and again from the top: the budget at its speed
-        except RealModelError as e:
-            return Validation("none", f"not validated: {e}")
-    if v.backend == "":
-        v.backend = backend
-    if why_not_native and v.status != "none":
-        v.detail += (
-            f"; run with the interpreter backend: the native backend is unavailable here "
-            f"({why_not_native})"
-        )
-    return v
+    return on_best_backend(
+        lambda b: _validate(capture, lowered, program, graph, seed, b, max_bytes, max_seconds),
+        backend,
+    )
 
 
 def _validate(capture, lowered, program, graph, seed, backend, max_bytes, max_seconds):
@@ -118,26 +99,11 @@ def validate_scaled(
     constants and constructor arguments follow, since the module is re-executed), checks the
     lowered program computes with the same operators in the same order as at full size, and
     validates that program fully."""
-    from ..execution import DEFAULT_MAX_SECONDS, estimate_seconds
     from .capture import capture_problem
 
-    text = Path(capture.source).read_text()
-    sizes = scalable_sizes(text)
-    if not sizes:
-        return validate_per_kernel(
-            capture,
-            lowered,
-            f"{why}; no module-level size constants to scale",
-            seed,
-            backend,
-            max_bytes,
-            max_seconds,
-        )
-    seconds = estimate_seconds(graph, backend, bounds_check=False)
-    start = start_factor(seconds, (max_seconds or DEFAULT_MAX_SECONDS) * 0.25)
     last = ""
 
-    def step(overrides, attempt):
+    def step(overrides, sizes):
         nonlocal last
         try:
             cap = capture_problem(capture.source, overrides, capture.mode, capture.training)
@@ -169,9 +135,20 @@ def validate_scaled(
         )
         return Validation("scaled" if v.status == "full" else "failed", v.detail, v.outputs)
 
-    found = run_search(size_search(sizes, start, 8), step)
+    text = Path(capture.source).read_text()
+    found, sizes = scaled_run(text, graph, backend, max_seconds, step)
     if found is not None:
         return found
+    if not sizes:
+        return validate_per_kernel(
+            capture,
+            lowered,
+            f"{why}; no module-level size constants to scale",
+            seed,
+            backend,
+            max_bytes,
+            max_seconds,
+        )
     return validate_per_kernel(
         capture,
         lowered,

@@ -65,3 +65,34 @@ def lowered_name(source: str) -> str:
     """The name diagnostics give the lowered IR of `source` (a text in memory, not a file:
     `solar analyze --emit-ir FILE` writes it)."""
     return f"<IR lowered from {source or 'a module'}>"
+
+
+def on_best_backend(attempt, backend: str) -> Validation:
+    """Runs attempt(backend) -> Validation on the native backend where it can run; where it
+    cannot (no compiler, no writable cache, a kernel that does not compile) again from the
+    top on the interpreter (the budget at its speed), and the detail says so. A failure to
+    build or run the real program (RealModelError) gives `none` with the reason."""
+    from ..execution import native_unavailable
+
+    why_not_native = native_unavailable() if backend == "native" else ""
+    if why_not_native:
+        backend = "interpreter"
+    while True:
+        try:
+            v = attempt(backend)
+            break
+        except UserError as e:
+            if backend != "native" or not is_compile_error(e):
+                raise
+            why_not_native = e.diagnostics[0].message.splitlines()[0]
+            backend = "interpreter"  # and again from the top: the budget at its speed
+        except RealModelError as e:
+            return Validation("none", f"not validated: {e}")
+    if v.backend == "":
+        v.backend = backend
+    if why_not_native and v.status != "none":
+        v.detail += (
+            f"; run with the interpreter backend: the native backend is unavailable here "
+            f"({why_not_native})"
+        )
+    return v

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ...errors import UserError
 from ..builder import frontend_error
-from ..problem import _user_line, import_program
+from ..problem import _user_line, call_user, import_program
 
 # The seed of the keys a problem's get_inputs(key) and parameters are made with, in
 # validation (docs/jax.md, "Random keys"): parameters from jax.random.key(SEED), inputs
@@ -83,18 +83,7 @@ def _takes_key(fn) -> bool:
 
 
 def _call_user(fn, what: str, path: str):
-    try:
-        return fn()
-    except UserError:
-        raise
-    except Exception as e:
-        raise frontend_error(
-            "capture",
-            f"{what} failed: {type(e).__name__}: {e}",
-            "the JAX program itself raised this error",
-            path,
-            _user_line(e, path),
-        ) from None
+    return call_user(fn, what, path, "JAX")
 
 
 def _module_kind(cls) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..builder import Builder, LoweredProgram, Value, frontend_error
+from ..problem import constant_dim_names
 from .capture import JaxCapture
 from .rules import RULES, _python, fold, lower_pattern
 
@@ -214,26 +215,9 @@ class JaxLowerer(Builder):
         )
 
     def size_names(self) -> dict[int, str]:
-        """A problem file's module-level size constants name the dims of their value (when
-        no other constant has it), as for PyTorch."""
-        import re
-
-        from ..problem import int_constants
-
-        if not self.source:
-            return {}
-        try:
-            constants = int_constants(Path(self.source).read_text())
-        except (OSError, SyntaxError, ValueError):
-            return {}
-        by_value: dict[int, list[str]] = {}
-        for name, value in constants.items():
-            by_value.setdefault(value, []).append(name)
-        return {
-            v: names[0]
-            for v, names in by_value.items()
-            if len(names) == 1 and v > 1 and re.fullmatch(r"[A-Za-z_]\w*", names[0])
-        }
+        """A problem file's module-level size constants name the dims of their value, as for
+        PyTorch (problem.constant_dim_names)."""
+        return constant_dim_names(self.source) if self.source else {}
 
     def lower_jaxpr(self, jaxpr, args, top: bool = False, group: bool = True) -> list:
         """Lowers the equations of `jaxpr` with its invars bound to `args` (None: already

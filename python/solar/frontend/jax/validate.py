@@ -15,9 +15,8 @@ import numpy as np
 
 from ... import _core
 from ...errors import UserError
-from ...execution import native_unavailable
 from ...tolerance import compare_all, output_budgets
-from ..sizes import run_search, scalable_sizes, size_search, start_factor
+from ..sizes import scaled_run
 from ..validation import (
     COMPARE_BYTES_PER_ELEMENT,
     VALIDATION_MAX_BYTES,
@@ -26,6 +25,7 @@ from ..validation import (
     Validation,
     is_compile_error,
     load_lowered,
+    on_best_backend,
 )
 from .capture import SEED, JaxCapture, capture_problem, real_arguments
 from .lower import ir_dtype, lower
@@ -84,24 +84,10 @@ def validate(
 ) -> Validation:
     max_bytes = VALIDATION_MAX_BYTES if max_bytes is None else max_bytes
     max_seconds = VALIDATION_MAX_SECONDS if max_seconds is None else max_seconds
-    why_not_native = native_unavailable() if backend == "native" else ""
-    if why_not_native:
-        backend = "interpreter"
-    while True:
-        try:
-            v = _validate(capture, lowered, program, graph, seed, backend, max_bytes, max_seconds)
-            break
-        except UserError as e:
-            if backend != "native" or not is_compile_error(e):
-                raise
-            why_not_native = e.diagnostics[0].message.splitlines()[0]
-            backend = "interpreter"
-        except RealModelError as e:
-            return Validation("none", f"not validated: {e}")
-    v.backend = v.backend or backend
-    if why_not_native and v.status != "none":
-        v.detail += f"; run with the interpreter backend ({why_not_native})"
-    return v
+    return on_best_backend(
+        lambda b: _validate(capture, lowered, program, graph, seed, b, max_bytes, max_seconds),
+        backend,
+    )
 
 
 def _validate(capture, lowered, program, graph, seed, backend, max_bytes, max_seconds):
@@ -119,24 +105,9 @@ def _validate(capture, lowered, program, graph, seed, backend, max_bytes, max_se
             max_bytes,
             max_seconds,
         )
-    from ...execution import DEFAULT_MAX_SECONDS, estimate_seconds
-
-    text = Path(capture.source).read_text()
-    sizes = scalable_sizes(text)
-    if not sizes:
-        return validate_per_kernel(
-            capture,
-            f"a full run needs {over}; no module-level size constants",
-            seed,
-            backend,
-            max_bytes,
-            max_seconds,
-        )
-    seconds = estimate_seconds(graph, backend, bounds_check=False)
-    start = start_factor(seconds, (max_seconds or DEFAULT_MAX_SECONDS) * 0.25)
     last = ""
 
-    def step(overrides, attempt):
+    def step(overrides, sizes):
         nonlocal last
         try:
             cap = capture_problem(capture.source, overrides)
@@ -166,9 +137,19 @@ def _validate(capture, lowered, program, graph, seed, backend, max_bytes, max_se
         )
         return Validation("scaled" if v.status == "full" else "failed", v.detail, v.outputs)
 
-    found = run_search(size_search(sizes, start, 8), step)
+    text = Path(capture.source).read_text()
+    found, sizes = scaled_run(text, graph, backend, max_seconds, step)
     if found is not None:
         return found
+    if not sizes:
+        return validate_per_kernel(
+            capture,
+            f"a full run needs {over}; no module-level size constants",
+            seed,
+            backend,
+            max_bytes,
+            max_seconds,
+        )
     return validate_per_kernel(
         capture,
         f"a full run needs {over}; no reduced size kept the program's structure within the "
