@@ -183,8 +183,8 @@ class Builder:
         return f"{prefix}{self.counter}"
 
     def emit(self, text: str) -> None:
-        _, line, code = self.where()
-        comment = f"  # {Path(self.source).name}:{line}: {code}" if line else ""
+        file, line, code = self.where()
+        comment = f"  # {Path(file or self.source).name}:{line}: {code}" if line else ""
         self.lines.append(f"    {text}{comment}")
 
     def close_unit(self, start: int, label: str, mode: str = "") -> None:

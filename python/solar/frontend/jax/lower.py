@@ -19,10 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import rules as T
 from ..builder import Builder, LoweredProgram, Value, frontend_error
 from ..problem import constant_dim_names
 from .capture import JaxCapture
-from .rules import RULES, _python, fold, lower_pattern
+from .rules import RULES, Splat, _python, fold, lower_pattern
 
 NUMPY_DTYPES = {
     "float32": "fp32",
@@ -90,16 +91,21 @@ class JaxLowerer(Builder):
         for f in frames:  # innermost first
             if self.source and Path(f.file_name).resolve() == Path(self.source).resolve():
                 return f.file_name, int(f.line_num), _code(f.file_name, int(f.line_num))
+        if self.source:
+            return self.source, 0, ""
+        # An in-memory function: its innermost user frame (the function's own file).
         from jax._src import source_info_util
 
         frame = source_info_util.user_frame(tb) if tb is not None else None
-        if frame is None or not self.source:
-            return self.source, 0, ""
-        return self.source, 0, ""
+        if frame is None:
+            return "", 0, ""
+        return frame.file_name, int(frame.start_line), _code(frame.file_name, frame.start_line)
 
     def library_frame(self) -> str:
+        """`path:line` of the model library's line (a Flax layer's) that emitted the current
+        equation when it is not the program's own; "" otherwise."""
         eqn = self.node
-        if eqn is None or eqn.source_info.traceback is None:
+        if eqn is None or eqn.source_info.traceback is None or not self.source:
             return ""
         from jax._src import source_info_util
 
@@ -129,10 +135,10 @@ class JaxLowerer(Builder):
     @contextmanager
     def result_as(self, shape, dtype):
         """Rules of another layout (a convolution in NCHW) see this result shape."""
-        import jax
+        from types import SimpleNamespace
 
         old = self._override
-        self._override = jax.core.ShapedArray(tuple(shape), dtype)
+        self._override = SimpleNamespace(shape=tuple(shape), dtype=dtype)
         try:
             yield
         finally:
@@ -176,17 +182,19 @@ class JaxLowerer(Builder):
                 continue
             irt = ir_dtype(arr.dtype, f" (constant {k})", self.source)
             self.env[var] = self.parameter(f"const_{k}", arr.shape, irt, "weight", "const", k)
-        outs = self.lower_jaxpr(jaxpr, None, top=True)
+        outs = self.lower_jaxpr(jaxpr, None)
         self.node = None
         names = []
-        for i, v in enumerate(outs):
-            if not isinstance(v, Value):
-                raise frontend_error(
-                    "lower",
-                    f"output {i} of the program is a constant ({v!r}), not an array",
-                    "Solar analyses programs whose outputs are computed arrays",
-                    self.source,
-                )
+        for i, (v, var) in enumerate(zip(outs, jaxpr.outvars, strict=True)):
+            if not isinstance(v, Value):  # a constant the program returns: written once
+                self.node = None
+                shape, dtype = tuple(var.aval.shape), ir_dtype(var.aval.dtype, "", self.source)
+                value = v.value if isinstance(v, Splat) else v
+                if not isinstance(value, (bool, int, float)):
+                    raise frontend_error(
+                        "lower", f"output {i} of the program is not an array", file=self.source
+                    )
+                v = T._const_typed(self, float(value), shape, dtype)
             if not v.var:
                 raise frontend_error("lower", f"output {i} is an empty array", file=self.source)
             if v.var in names or v.var in {p[0] for p in self.params}:
@@ -219,7 +227,7 @@ class JaxLowerer(Builder):
         PyTorch (problem.constant_dim_names)."""
         return constant_dim_names(self.source) if self.source else {}
 
-    def lower_jaxpr(self, jaxpr, args, top: bool = False, group: bool = True) -> list:
+    def lower_jaxpr(self, jaxpr, args, group: bool = True) -> list:
         """Lowers the equations of `jaxpr` with its invars bound to `args` (None: already
         bound) and returns the values of its outvars."""
         if args is not None:
@@ -286,7 +294,7 @@ class JaxLowerer(Builder):
             # unit of the call (its equations may carry the frames of the call that first
             # traced it: JAX caches the jaxpr of a jitted function).
             outs = self.inline(sub, args, group=self.grouping and not _library(eqn))
-        elif all(not isinstance(a, Value) for a in args) and _rank0(eqn):
+        elif all(isinstance(a, (bool, int, float)) for a in args) and _rank0(eqn):
             outs = fold(self, eqn, args)
         else:
             rule = RULES.get(name)
