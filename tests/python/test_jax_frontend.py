@@ -343,3 +343,33 @@ def _capture_and_lower_fn(fn, args):
     capture, lowered = lower_jax(fn, args)
     program = load_lowered(lowered)
     return capture, lowered, program, _core.trace(program, [])
+
+
+def test_dead_code_costs_nothing():
+    def f(x, y):
+        x @ x  # computed, never returned: XLA removes it, so does the lowering
+        return y * 2
+
+    r = solar.analyze(f, [jnp.ones((4, 4)), jnp.ones(3)])
+    # Only y * 2 remains: 3 fp32 read + 3 written = 24 B, no MACs; x is not even read.
+    assert r.analysis.fused.matrix_flops == 0
+    assert r.analysis.fused.bytes == 24
+    assert "x0" not in r.ir_text.split("def model(")[1].split(")")[0]
+    assert r.validation.status == "full", r.validation.detail
+
+
+def test_batch_statistics_are_outputs_only_when_written():
+    from flax import linen
+
+    class BN(linen.Module):
+        train: bool
+
+        @linen.compact
+        def __call__(self, x):
+            return linen.BatchNorm(use_running_average=not self.train)(x)
+
+    x = jax.random.normal(jax.random.key(0), (8, 16))
+    for train, outputs in ((False, 1), (True, 3)):  # training: the output, mean, var
+        r = solar.analyze(BN(train), [x], params=BN(train).init(jax.random.key(1), x))
+        assert len(r.graph.outputs) == outputs, train
+        assert r.validation.status == "full", r.validation.detail

@@ -69,6 +69,9 @@ class JaxCapture:
     example_args: list | None = None
     example_params: object = None
     argument_bytes: int = 0  # bytes of the parameters and inputs at this size
+    # Per leaf: whether the program reads it (the jaxpr's invars are the leaves it reads,
+    # in order; dead code removed).
+    used: list = field(default_factory=list)
 
 
 def _takes_key(fn) -> bool:
@@ -168,10 +171,11 @@ def flax_program(model, kind: str, make_inputs, init_args=()) -> JaxProgram:
             mutable = [c for c in variables if c != "params"]
             if not mutable:
                 return model.apply(variables, *xs)
-            try:
-                return model.apply(variables, *xs, mutable=mutable)
-            except Exception:  # a module that updates nothing: apply refuses `mutable`
-                return model.apply(variables, *xs)
+            out, updates = model.apply(variables, *xs, mutable=mutable)
+            # Only collections the module wrote are results (training batch norm's
+            # statistics); one it only read comes back as the same values (inference).
+            changed = {c: u for c, u in updates.items() if _written(u, variables.get(c))}
+            return (out, changed) if changed else out
 
         return JaxProgram(fn, make_params, make_inputs, "linen")
     from flax import nnx
@@ -186,6 +190,13 @@ def flax_program(model, kind: str, make_inputs, init_args=()) -> JaxProgram:
         return nnx.merge(graphdef, state)(*xs)
 
     return JaxProgram(fn_nnx, make_params_nnx, make_inputs, "nnx")
+
+
+def _written(new, old) -> bool:
+    import jax
+
+    a, b = jax.tree_util.tree_leaves(new), jax.tree_util.tree_leaves(old)
+    return len(a) != len(b) or any(x is not y for x, y in zip(a, b, strict=True))
 
 
 def abstract_arguments(program: JaxProgram, path: str):
@@ -286,9 +297,27 @@ def trace(program: JaxProgram, params, inputs, source: str, overrides=None) -> J
     out_flat, _ = jax.tree_util.tree_flatten_with_path(out_shape)
     names = [_leaf_name(p) if p else "output" for p, _ in out_flat]
     nbytes = sum(int(np.prod(shape)) * dtype.itemsize for _, _, shape, dtype in leaves)
-    return JaxCapture(
+    closed, used = _without_dead_code(closed)
+    capture = JaxCapture(
         closed, source, program, leaves, names, dict(overrides or {}), argument_bytes=nbytes
     )
+    capture.used = used
+    return capture
+
+
+def _without_dead_code(closed):
+    """(closed jaxpr with only the equations the outputs depend on, which flattened
+    arguments it still reads): what the program computes and never returns costs nothing,
+    as in the compiled program (XLA removes it too). make_jaxpr keeps such equations."""
+    from jax.extend.core import ClosedJaxpr
+
+    try:
+        from jax._src.interpreters import partial_eval as pe
+
+        jaxpr, used = pe.dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
+    except (ImportError, AttributeError, TypeError):  # an internal API of JAX: keep it all
+        return closed, [True] * len(closed.jaxpr.invars)
+    return ClosedJaxpr(jaxpr, closed.consts), list(used)
 
 
 def capture_problem(path: str, overrides: dict | None = None) -> JaxCapture:

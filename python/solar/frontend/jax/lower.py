@@ -168,8 +168,9 @@ class JaxLowerer(Builder):
         closed = capture.jaxpr
         jaxpr = closed.jaxpr
         self.size_names_ = self.size_names()
-        for k, (var, leaf) in enumerate(zip(jaxpr.invars, capture.leaves, strict=True)):
-            name, role, shape, dtype = leaf
+        read = [k for k, u in enumerate(capture.used or [True] * len(capture.leaves)) if u]
+        for k, var in zip(read, jaxpr.invars, strict=True):
+            name, role, shape, dtype = capture.leaves[k]
             irt = ir_dtype(dtype, f" (argument '{name}')", self.source)
             if 0 in shape:
                 self.env[var] = Value("", shape, irt)
