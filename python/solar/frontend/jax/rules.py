@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import rules as T  # the PyTorch rules' shared helpers
 from ..builder import Value, stdlib_kernels
-from ..rules import Transposed, elementwise
+from ..rules import elementwise
+from ..values import Transposed
 
 RULES: dict = {}
 
@@ -39,10 +40,6 @@ class Splat:
     value: float
     shape: tuple
     dtype: str
-
-
-def is_array(v) -> bool:
-    return isinstance(v, (Value, Splat))
 
 
 def tensor_of(lw, v, shape=None, dtype=None) -> Value:
