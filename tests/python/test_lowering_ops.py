@@ -402,6 +402,19 @@ CASES = {
     "linear": lambda: (nn.Linear(5, 3), [R(4, 5)]),
     "linear_nobias_3d": lambda: (nn.Linear(5, 3, bias=False), [R(2, 4, 5)]),
     "mm_matmul": lambda: (f(lambda a, b: a @ b + torch.mm(a, b)), [R(3, 4), R(4, 5)]),
+    # A transposed first operand, alone and with a transposed second (mm_tn, mm_tt) and
+    # batched (bmm_tn, bmm_tt): read in place, as cuBLAS does.
+    "mm_transposed_operands": lambda: (
+        f(
+            lambda a, b, c, d, e: (
+                (a.t() @ b).sum()
+                + (a.t() @ c.t()).sum()
+                + torch.bmm(d.transpose(1, 2), e.transpose(1, 2)).sum()
+                + torch.bmm(d.transpose(1, 2), e.transpose(1, 2).contiguous()).sum()
+            )
+        ),
+        [R(4, 3), R(4, 5), R(5, 4), R(2, 4, 3), R(2, 5, 4)],
+    ),
     "bmm_4d_matmul": lambda: (
         f(lambda a, b, c: torch.bmm(a, b).sum() + torch.matmul(c, c.transpose(-1, -2))),
         [R(2, 3, 4), R(2, 4, 5), R(2, 2, 3, 4)],
@@ -1299,10 +1312,13 @@ NOTES = {
     "<built-in function getitem>": "an element of a multi-output operator's result (no node)",
     "aten.addmm.default": "bias of N elements with beta = alpha = 1: the bias-initialised "
     "contraction (paper's `linear`); a transposed weight is read in place (`_nt`)",
-    "aten.mm.default": "a transposed operand feeding the product is folded (`mm_nt`)",
-    "aten.bmm.default": "a transposed operand feeding the product is folded (`bmm_nt`)",
-    "aten.permute.default": "a swap of the last two dims read only by mm/bmm/addmm is folded "
-    "into the product; a permutation returned as it is stays a view (`permute_view`)",
+    "aten.mm.default": "a transposed operand feeding the product is folded (`mm_nt`, `mm_tn`, "
+    "`mm_tt`)",
+    "aten.bmm.default": "a transposed operand feeding the product is folded (`bmm_nt`, "
+    "`bmm_tn`, `bmm_tt`)",
+    "aten.permute.default": "a swap of the last two dims read only by mm/bmm (either operand) or "
+    "addmm (the weight) is folded into the product; a permutation returned as it is stays a "
+    "view (`permute_view`)",
     "aten.convolution.default": "1-D as 2-D with H = 1; grouped and depthwise by group-split "
     "views; transposed in scatter form; padded taps are counted (dense iteration space)",
     "aten.max_pool2d_with_indices.default": "ceil_mode and dilation supported; the indices "

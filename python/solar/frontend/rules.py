@@ -277,11 +277,14 @@ def _permute(lw, x, order):
     swap_last = rank >= 2 and order == tuple(range(rank - 2)) + (rank - 1, rank - 2)
     users = list(lw.node.users)
     mm_ops = {"aten.mm.default", "aten.bmm.default", "aten.addmm.default"}
-    if (
-        swap_last
-        and users
-        and all(str(u.target) in mm_ops and u.args[-1] is lw.node for u in users)
-    ):
+    products = {"aten.mm.default", "aten.bmm.default"}  # read either operand transposed
+
+    def reads_in_place(u) -> bool:
+        if str(u.target) in products and u.args[0] is lw.node:
+            return True
+        return str(u.target) in mm_ops and u.args[-1] is lw.node and lw.node not in u.args[:-1]
+
+    if swap_last and users and all(reads_in_place(u) for u in users):
         return Transposed(x.var, tuple(x.shape[o] for o in order), x.dtype, base=x, order=order)
     if users and all(u.op == "output" for u in users):
         # Returned as it is: PyTorch hands back a strided view and moves nothing.
@@ -439,13 +442,13 @@ def _arange(lw, *args, **kwargs):
 
 # ---------------------------------------------------------------------------- linear algebra
 def _mm_like(lw, a, b, batched: bool):
-    a = tensor(lw, a)
-    if isinstance(b, Transposed):
-        kernel = "bmm_nt" if batched else "mm_nt"
-        return lw.call(kernel, [a.var, b.base.var], lw.out_shape(), lw.out_dtype())
-    return lw.call(
-        "bmm" if batched else "mm", [a.var, tensor(lw, b).var], lw.out_shape(), lw.out_dtype()
-    )
+    """A matrix product reading a transposed operand (a folded permute) in place: `_nt`
+    (the second), `_tn` (the first), `_tt` (both)."""
+    ta, tb = isinstance(a, Transposed), isinstance(b, Transposed)
+    suffix = {(False, False): "", (False, True): "_nt", (True, False): "_tn", (True, True): "_tt"}
+    kernel = ("bmm" if batched else "mm") + suffix[ta, tb]
+    args = [(v.base if isinstance(v, Transposed) else tensor(lw, v)).var for v in (a, b)]
+    return lw.call(kernel, args, lw.out_shape(), lw.out_dtype())
 
 
 @rule("aten.mm.default")

@@ -1,5 +1,5 @@
 # Matmul with a transposed left operand: C = A.T @ B, A stored as [K, M].
-# counterpart: workloads/level1/matmul_transposed_a.py (counts differ by design: docs/jax.md, "Twins")
+# twin: workloads/level1/matmul_transposed_a.py
 import jax
 import jax.numpy as jnp
 

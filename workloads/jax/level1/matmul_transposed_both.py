@@ -1,5 +1,5 @@
 # Matmul with both operands transposed: C = A.T @ B.T.
-# counterpart: workloads/level1/matmul_transposed_both.py (counts differ by design: docs/jax.md, "Twins")
+# twin: workloads/level1/matmul_transposed_both.py
 import jax
 import jax.numpy as jnp
 

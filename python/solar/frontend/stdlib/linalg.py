@@ -79,6 +79,50 @@ def bmm_nt(A: Tensor("B,M,K"), B: Tensor("B,N,K")) -> Tensor("B,M,N", dtype="fp3
     return C
 
 
+# `_tn` / `_tt`: the first operand read transposed (`A.T @ B`: A stored [K, M]; cuBLAS and
+# eager PyTorch read it in place), the second as stored or transposed too.
+@kernel
+def mm_tn(A: Tensor("K,M"), B: Tensor("K,N")) -> Tensor("M,N", dtype="fp32"):
+    C = Tensor(M=A.shape[1], N=B.shape[1], dtype="fp32")
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            for k in Dim("K"):
+                C[m, n] += A[k, m] * B[k, n]
+    return C
+
+
+@kernel
+def mm_tt(A: Tensor("K,M"), B: Tensor("N,K")) -> Tensor("M,N", dtype="fp32"):
+    C = Tensor(M=A.shape[1], N=B.shape[0], dtype="fp32")
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            for k in Dim("K"):
+                C[m, n] += A[k, m] * B[n, k]
+    return C
+
+
+@kernel
+def bmm_tn(A: Tensor("B,K,M"), B: Tensor("B,K,N")) -> Tensor("B,M,N", dtype="fp32"):
+    C = Tensor(B=A.shape[0], M=A.shape[2], N=B.shape[2], dtype="fp32")
+    for b in Dim("B", parallel=True):
+        for m in Dim("M", parallel=True):
+            for n in Dim("N", parallel=True):
+                for k in Dim("K"):
+                    C[b, m, n] += A[b, k, m] * B[b, k, n]
+    return C
+
+
+@kernel
+def bmm_tt(A: Tensor("B,K,M"), B: Tensor("B,N,K")) -> Tensor("B,M,N", dtype="fp32"):
+    C = Tensor(B=A.shape[0], M=A.shape[2], N=B.shape[1], dtype="fp32")
+    for b in Dim("B", parallel=True):
+        for m in Dim("M", parallel=True):
+            for n in Dim("N", parallel=True):
+                for k in Dim("K"):
+                    C[b, m, n] += A[b, k, m] * B[b, n, k]
+    return C
+
+
 # addmm with beta = alpha = 1, as nn.Linear produces it: the bias initialises the output
 # (no FLOPs), then the contraction accumulates (the paper's Figure 2 `linear`).
 @kernel
