@@ -58,7 +58,10 @@ def main() -> int:
     capacity = next(
         lvl["capacity_bytes"] for lvl in arch.on_chip if lvl["name"] == arch.cache_level
     )
-    files = sorted((ROOT / "workloads").rglob("*.py"))
+    from solar.frontend.capture import is_pytorch_program
+
+    # The PyTorch workloads (the numbers in bench/README.md); workloads/jax/ is not timed.
+    files = sorted(f for f in (ROOT / "workloads").rglob("*.py") if is_pytorch_program(str(f)))
     if args.ir_cache:
         args.ir_cache.mkdir(parents=True, exist_ok=True)
     if args.limit:
