@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .pytorch import ProgramResult, analyse_lowered, check_overrides
+from .pytorch import ProgramResult, analyse_lowered, check_overrides, program_result
 
 
 def lower_jax(source, example_args=None, params=None, overrides=None):
@@ -45,28 +45,10 @@ def analyze_jax(
     """As solar.pytorch.analyze_pytorch, for JAX: `progress(stage)` is called as each stage
     starts."""
     from .frontend.jax.validate import validate as run_validation
-    from .frontend.validation import Validation
 
     step = progress or (lambda stage: None)
     step("tracing with jax.make_jaxpr and lowering to the IR")
     capture, lowered = lower_jax(source, example_args, params, overrides)
-    program, graph, specs, analyses = analyse_lowered(
-        lowered, archs, fp32_math, cache_aware, emit_ir, step
-    )
-    if validate:
-        step("validating against JAX")
-        validation = run_validation(capture, lowered, program, graph, seed=seed, backend=backend)
-    else:
-        validation = Validation("none", "validation skipped (--no-validate)")
-    step("")
-    return ProgramResult(
-        capture.source,
-        lowered.text,
-        program,
-        graph,
-        analyses,
-        specs,
-        validation,
-        lowered.ops,
-        list(lowered.notes),
-    )
+    analysed = analyse_lowered(lowered, archs, fp32_math, cache_aware, emit_ir, step)
+    validator = (lambda *a: run_validation(*a, seed=seed, backend=backend)) if validate else None
+    return program_result(capture, lowered, analysed, list(lowered.notes), validator, "JAX", step)

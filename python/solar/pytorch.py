@@ -57,6 +57,31 @@ def analyse_lowered(lowered, archs, fp32_math, cache_aware, emit_ir, step):
     return program, graph, specs, [_core.analyze(graph, a, fp32_math, cache_aware) for a in specs]
 
 
+def program_result(capture, lowered, analysed, notes, validator, language, step):
+    """The ProgramResult of a front end's analysed program (analyse_lowered's tuple),
+    validated by validator(capture, lowered, program, graph) unless it is None."""
+    from .frontend.validation import Validation
+
+    program, graph, specs, analyses = analysed
+    if validator is not None:
+        step(f"validating against {language}")
+        validation = validator(capture, lowered, program, graph)
+    else:
+        validation = Validation("none", "validation skipped (--no-validate)")
+    step("")
+    return ProgramResult(
+        capture.source,
+        lowered.text,
+        program,
+        graph,
+        analyses,
+        specs,
+        validation,
+        lowered.ops,
+        notes,
+    )
+
+
 def lower_pytorch(
     source, example_inputs=None, overrides=None, mode=None, output_caches=True, training=False
 ):
@@ -124,37 +149,20 @@ def analyze_pytorch(
     """`progress(stage)`, when given, is called as each stage starts ("capture and lower",
     "analyse", "validate"): the CLI shows it on a terminal; library code prints nothing."""
     from .frontend.validate import validate as run_validation
-    from .frontend.validation import Validation
 
     step = progress or (lambda stage: None)
     step("capturing with torch.export and lowering to the IR")
     capture, lowered = lower_pytorch(
         source, example_inputs, overrides, mode, output_caches, training
     )
-    program, graph, specs, analyses = analyse_lowered(
-        lowered, archs, fp32_math, cache_aware, emit_ir, step
-    )
+    analysed = analyse_lowered(lowered, archs, fp32_math, cache_aware, emit_ir, step)
+    _, graph, specs, analyses = analysed
     notes = list(lowered.notes)
     upper = routing_upper_end(graph, analyses[0])
     if upper:
         notes.append(upper_end_note(upper, specs[0].name))
-    if validate:
-        step("validating against PyTorch")
-        validation = run_validation(capture, lowered, program, graph, seed=seed, backend=backend)
-    else:
-        validation = Validation("none", "validation skipped (--no-validate)")
-    step("")
-    return PyTorchResult(
-        capture.source,
-        lowered.text,
-        program,
-        graph,
-        analyses,
-        specs,
-        validation,
-        lowered.ops,
-        notes,
-    )
+    validator = (lambda *a: run_validation(*a, seed=seed, backend=backend)) if validate else None
+    return program_result(capture, lowered, analysed, notes, validator, "PyTorch", step)
 
 
 @dataclass

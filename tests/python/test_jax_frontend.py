@@ -373,3 +373,39 @@ def test_batch_statistics_are_outputs_only_when_written():
         r = solar.analyze(BN(train), [x], params=BN(train).init(jax.random.key(1), x))
         assert len(r.graph.outputs) == outputs, train
         assert r.validation.status == "full", r.validation.detail
+
+
+@pytest.mark.parametrize(
+    "body,message",
+    [
+        (
+            "def get_inputs(key):\n    return [jnp.ones(4)]\n",
+            "the program defines no Model or forward",
+        ),
+        (
+            "def forward(x):\n    return x\n\n\ndef get_inputs(key):\n    return jnp.ones(4)\n",
+            "get_inputs must return a list or tuple, got one array",
+        ),
+        (
+            "def forward(x):\n    return jax.lax.while_loop(lambda c: c[0] < 3.0, "
+            "lambda c: c + 1.0, x)\n\n\ndef get_inputs(key):\n    return [jnp.ones(4)]\n",
+            "lax.while_loop has a trip count known only when it runs",
+        ),
+        (
+            "def forward(x):\n    return jax.lax.cond(x[0] > 0, lambda a: a + 1.0, "
+            "lambda a: a - 1.0, x)\n\n\ndef get_inputs(key):\n    return [jnp.ones(4)]\n",
+            "lax.cond on a value computed from arrays is not supported",
+        ),
+        (
+            "def forward(x):\n    return jnp.sort(x)\n\n\ndef get_inputs(key):\n"
+            "    return [jnp.ones(4)]\n",
+            "sorting (jnp.sort, argsort) is not supported",
+        ),
+    ],
+    ids=["no-forward", "inputs-not-a-list", "while", "traced-cond", "sort"],
+)
+def test_programs_solar_refuses_say_why(tmp_path, body, message):
+    path = write(tmp_path, "p.py", "import jax\nimport jax.numpy as jnp\n\n\n" + body)
+    with pytest.raises(UserError) as e:
+        analyze_jax(path, validate=False)
+    assert message in e.value.diagnostics[0].message

@@ -17,6 +17,7 @@ from .validation import (
     COMPARE_BYTES_PER_ELEMENT,
     RealModelError,
     Validation,
+    compared,
 )
 
 
@@ -432,16 +433,4 @@ def validate_full(
         perturbed,
         "expected",
     )
-    bad = next((c for c in results if not c.ok), None)
-    if bad is None:
-        detail = f"{len(results)} output(s) match PyTorch {sizes} ({backend} backend)"
-        for c in results:
-            if c.response is not None:
-                detail += (
-                    f"; {c.name} is ill-conditioned (one-ulp changes of the inputs move it "
-                    f"by up to {c.response:.3g}): allowed error {c.atol:.3g}"
-                )
-            if not c.informative:
-                detail += f"; {c.name}: {c.notes[-1]}"
-        return Validation("full", detail, results)
-    return Validation("failed", bad.summary(sizes), results)
+    return compared(results, "PyTorch", sizes, backend)

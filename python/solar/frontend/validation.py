@@ -96,3 +96,22 @@ def on_best_backend(attempt, backend: str) -> Validation:
             f"({why_not_native})"
         )
     return v
+
+
+def compared(results: list, framework: str, sizes: str, backend: str) -> Validation:
+    """The outcome of comparing every output (solar.tolerance Comparisons): `full` with what
+    the comparison noted (ill-conditioned outputs, uninformative ones), else `failed` with
+    the first mismatching output's summary."""
+    bad = next((c for c in results if not c.ok), None)
+    if bad is not None:
+        return Validation("failed", bad.summary(sizes), results)
+    detail = f"{len(results)} output(s) match {framework} {sizes} ({backend} backend)"
+    for c in results:
+        if c.response is not None:
+            detail += (
+                f"; {c.name} is ill-conditioned (one-ulp changes of the inputs move it "
+                f"by up to {c.response:.3g}): allowed error {c.atol:.3g}"
+            )
+        if not c.informative:
+            detail += f"; {c.name}: {c.notes[-1]}"
+    return Validation("full", detail, results)

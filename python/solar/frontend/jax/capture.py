@@ -119,10 +119,11 @@ def program_of(module, path: str) -> JaxProgram:
     def make_inputs(key):
         value = get_inputs(key) if _takes_key(get_inputs) else get_inputs()
         if not isinstance(value, (list, tuple)):
+            got = "one array" if hasattr(value, "shape") else type(value).__name__
             raise frontend_error(
                 "capture",
-                f"get_inputs must return a list or tuple, got {type(value).__name__}",
-                "write: def get_inputs(): return [...]",
+                f"get_inputs must return a list or tuple, got {got}",
+                "write: def get_inputs(key): return [...]",
                 path,
             )
         return list(value)
@@ -325,14 +326,7 @@ def capture_problem(path: str, overrides: dict | None = None) -> JaxCapture:
     over abstract arguments."""
     module = import_program(path, overrides)
     program = _call_user(lambda: program_of(module, path), "building the model", path)
-    params, inputs = abstract_arguments(program, path)
-    if not isinstance(inputs, (list, tuple)):
-        raise frontend_error(
-            "capture",
-            f"get_inputs must return a list or tuple, got {type(inputs).__name__}",
-            "write: def get_inputs(): return [...]",
-            path,
-        )
+    params, inputs = abstract_arguments(program, path)  # make_inputs checks the list
     return trace(program, params, inputs, path, overrides)
 
 

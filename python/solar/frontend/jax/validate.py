@@ -23,6 +23,7 @@ from ..validation import (
     VALIDATION_MAX_SECONDS,
     RealModelError,
     Validation,
+    compared,
     is_compile_error,
     load_lowered,
     on_best_backend,
@@ -315,9 +316,4 @@ def validate_full(capture, lowered, program, seed, backend, max_seconds, sizes: 
         None,
         "expected",
     )
-    bad = next((c for c in results if not c.ok), None)
-    if bad is None:
-        return Validation(
-            "full", f"{len(results)} output(s) match JAX {sizes} ({backend} backend)", results
-        )
-    return Validation("failed", bad.summary(sizes), results)
+    return compared(results, "JAX", sizes, backend)
