@@ -118,7 +118,19 @@ def cmd_analyze(args) -> int:
     measured = None  # measure.Measurement with --measure
     if args.compile and not args.measure:
         raise argument_error("--compile times torch.compile: it needs --measure")
-    if is_jax_program(args.file):
+    if args.lang:
+        import tempfile
+
+        if args.measure or args.phase or args.training:
+            raise argument_error("--lang translates the source: no --measure, --phase, --training")
+        out = args.emit_ir or str(Path(tempfile.mkdtemp(prefix="solar-translate-")) / "ir.py")
+        t = _translate(args, args.file, out)
+        program = _core.load_program_source(Path(out).read_text(), args.file)
+        graph = _core.trace(program, _dims(args.dim))
+        analyses = [_core.analyze(graph, a, args.fp32_math, not args.no_cache_aware) for a in archs]
+        validation = (t.validation, t.validation_detail)
+        extra = [_translation_line(t) + (f"; IR written to {out}" if args.emit_ir else "")]
+    elif is_jax_program(args.file):
         from .jax import analyze_jax
 
         if args.phase or args.training or args.mode or args.compile:
@@ -274,6 +286,66 @@ def cmd_analyze(args) -> int:
         _visual_reports(args, graph, archs, analyses, validation, measured)
     violated = measured is not None and any(measured.violations(i) for i in range(len(archs)))
     return 0 if validation[0] != "failed" and not violated else 1
+
+
+def _endpoint_options(p) -> None:
+    """The LLM endpoint and the translation budgets (docs/agent.md), for translate, analyze
+    --lang and --llm-fallback."""
+    p.add_argument("--endpoint", help="OpenAI-compatible base URL (default $SOLAR_LLM_BASE_URL)")
+    p.add_argument("--model", help="model name (default $SOLAR_LLM_MODEL)")
+    p.add_argument("--max-iters", type=int, default=5, help="attempts per translation (default 5)")
+    p.add_argument(
+        "--max-seconds", type=float, default=900, help="wall-clock budget per translation"
+    )
+    p.add_argument(
+        "--max-tokens", type=int, default=400_000, help="token budget per translation"
+    )
+    p.add_argument("--timeout", type=float, default=120, help="seconds per LLM request")
+    p.add_argument("--transcript", metavar="FILE", help="write every message and verdict (JSON lines)")
+    p.add_argument("--cache-dir", help="translation cache (default $SOLAR_TRANSLATION_CACHE)")
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+
+
+def _endpoint(args):
+    from .agent.client import Endpoint
+
+    return Endpoint.from_env(args.endpoint, args.model, timeout=args.timeout)
+
+
+def _translate(args, source: str, out: str | None):
+    from .agent import translate
+
+    return translate(
+        source,
+        lang=getattr(args, "lang", None),
+        reference=args.reference,
+        out=out,
+        endpoint=_endpoint(args),
+        max_iters=args.max_iters,
+        max_seconds=args.max_seconds,
+        max_tokens=args.max_tokens,
+        cache=False if args.no_cache else (args.cache_dir or True),
+        transcript=args.transcript,
+        backend=getattr(args, "backend", "native"),
+        progress=_terminal_progress(source),
+    )
+
+
+def _translation_line(t) -> str:
+    how = "from the cache" if t.cached else f"in {t.iterations} attempt(s)"
+    cost = f", ${t.cost:.4f}" if t.cost else ""
+    return (
+        f"  translated from {t.language} by {t.model} {how} "
+        f"({t.tokens:,} tokens{cost}; docs/agent.md)"
+    )
+
+
+def cmd_translate(args) -> int:
+    t = _translate(args, args.file, args.out)
+    print(f"wrote {args.out}" if args.out else t.program, end="\n" if args.out else "")
+    print(_translation_line(t).strip())
+    print(f"validation: {t.validation} — {t.validation_detail}")
+    return 0
 
 
 def cmd_batch(args) -> int:
@@ -709,7 +781,33 @@ def build_parser() -> argparse.ArgumentParser:
         help="executor backend for validation",
     )
     _measure_options(a)
+    a.add_argument(
+        "--lang",
+        choices=["pytorch", "jax", "numpy", "tensorflow", "cuda", "triton"],
+        help="translate the source with the LLM agent first (docs/agent.md), then analyse",
+    )
+    a.add_argument("--reference", help="with --lang: the program giving golden outputs")
+    _endpoint_options(a)
     a.set_defaults(func=cmd_analyze)
+
+    t = sub.add_parser("translate", help="translate a program of any language into IR (LLM)")
+    t.add_argument("file")
+    t.add_argument(
+        "--lang",
+        choices=["pytorch", "jax", "numpy", "tensorflow", "cuda", "triton"],
+        help="the source's language (default: from its extension and imports)",
+    )
+    t.add_argument(
+        "--reference",
+        help="a PyTorch/JAX/NumPy problem file or an .npz (in0.., out0..) giving the golden "
+        "outputs (needed for CUDA and Triton)",
+    )
+    t.add_argument("--out", "-o", help="write the accepted IR program here (default: stdout)")
+    t.add_argument(
+        "--backend", choices=["native", "interpreter"], default="native", help="executor backend"
+    )
+    _endpoint_options(t)
+    t.set_defaults(func=cmd_translate)
 
     b = sub.add_parser("batch", help="analyse many programs into a JSON-lines file")
     b.add_argument("paths", nargs="+", help="files or directories (searched for *.py)")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -158,7 +157,9 @@ def _retry_after(error: urllib.error.HTTPError) -> float | None:
         return None  # an HTTP date: use our own backoff
 
 
-def chat(endpoint: Endpoint, messages: list[dict], deadline: float | None = None, sleep=None) -> Reply:
+def chat(
+    endpoint: Endpoint, messages: list[dict], deadline: float | None = None, sleep=None
+) -> Reply:
     """One chat completion. Retries 429 and 5xx (waiting Retry-After where the server says,
     else an exponential backoff) and connection failures, up to endpoint.retries more times
     and never past `deadline` (time.monotonic()). Raises EndpointError otherwise."""
@@ -204,7 +205,7 @@ def chat(endpoint: Endpoint, messages: list[dict], deadline: float | None = None
                 }.get(e.code, "")
                 raise EndpointError(f"the server refused the request: {last}", hint) from None
             retry_in = _retry_after(e)
-        except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError) as e:
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
             reason = getattr(e, "reason", e)
             last = f"{type(reason).__name__}: {reason}" if str(reason) else type(reason).__name__
         except EndpointError:

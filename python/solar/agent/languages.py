@@ -42,7 +42,10 @@ class Golden:
 
     def signature(self) -> Signature:
         return Signature(
-            [(n, tuple(a.shape), _dtype_name(a)) for n, a in zip(self.names, self.inputs, strict=True)],
+            [
+                (n, tuple(a.shape), _dtype_name(a))
+                for n, a in zip(self.names, self.inputs, strict=True)
+            ],
             [(tuple(a.shape), _dtype_name(a)) for a in self.outputs],
         )
 

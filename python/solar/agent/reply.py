@@ -17,7 +17,17 @@ import tokenize
 MAX_PROGRAM_CHARS = 256 * 1024  # far above any IR program a kernel or a model needs
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
-_PYTHON_ONLY = {"exec", "eval", "open", "getattr", "setattr", "compile", "globals", "locals", "vars"}
+_PYTHON_ONLY = {
+    "exec",
+    "eval",
+    "open",
+    "getattr",
+    "setattr",
+    "compile",
+    "globals",
+    "locals",
+    "vars",
+}
 _ALLOWED_ATTRIBUTES = {"shape"}
 
 
@@ -68,10 +78,12 @@ def screen(program: str) -> list[str]:
                 problems.append(f"{where}: `{tok.string}` is Python, not IR")
             elif previous is not None and previous.string == "." and previous.type == tokenize.OP:
                 line = tok.line.lstrip()
-                if tok.string not in _ALLOWED_ATTRIBUTES and not line.startswith(("from ", "import ")):
+                if tok.string not in _ALLOWED_ATTRIBUTES and not line.startswith(
+                    ("from ", "import ")
+                ):
                     problems.append(
                         f"{where}: attribute `.{tok.string}`: the IR has no attributes but "
-                        "`.shape` (use size(\"D\") or X.shape[i])"
+                        '`.shape` (use size("D") or X.shape[i])'
                     )
             elif tok.string in _PYTHON_ONLY:
                 problems.append(f"{where}: `{tok.string}` is Python, not IR")

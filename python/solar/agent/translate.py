@@ -48,7 +48,9 @@ class Attempt:
     reply: str
     program: str
     problems: list
-    category: str  # "" (accepted), endpoint, no-program, unsafe, check, contract, execution, numeric
+    category: (
+        str  # "" (accepted), endpoint, no-program, unsafe, check, contract, execution, numeric
+    )
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
@@ -230,9 +232,7 @@ def _validation_sizes(graph, goldens: _Goldens, backend: str, tries: int):
     sizes = scalable_sizes(goldens.text) if goldens.scalable else {}
     if not sizes:
         return
-    start = start_factor(
-        estimate_seconds(graph, backend), VALIDATION_MAX_SECONDS * 0.25
-    )
+    start = start_factor(estimate_seconds(graph, backend), VALIDATION_MAX_SECONDS * 0.25)
     search = size_search(sizes, start, tries)
     verdict = None
     while True:
@@ -271,7 +271,11 @@ def _run_and_compare(prog, golden: Golden, backend: str, where: str) -> tuple[li
     if v.status == "full":
         return [], "", v.detail
     # Comparison.summary writes "yours vs the source's" for each value pair it shows.
-    return [c.summary(where) + " (values: yours vs the source's)" for c in results if not c.ok], "numeric", ""
+    return (
+        [c.summary(where) + " (values: yours vs the source's)" for c in results if not c.ok],
+        "numeric",
+        "",
+    )
 
 
 def _on_best_backend(prog, golden: Golden, backend: str, where: str):
@@ -289,7 +293,7 @@ def _on_best_backend(prog, golden: Golden, backend: str, where: str):
     return _run_and_compare(prog, golden, "interpreter", where)
 
 
-def _evaluate(text: str, iteration: int, goldens: _Goldens, signature, backend: str):
+def _evaluate(text: str, iteration: int, goldens, signature, backend: str, accept=None):
     """(problems, category, accepted program, validation status, detail) of one reply."""
     program, why = reply.extract(text)
     if not program:
@@ -302,6 +306,10 @@ def _evaluate(text: str, iteration: int, goldens: _Goldens, signature, backend: 
         prog, graph = _check(program, name)
     except UserError as e:
         return [str(d) for d in e.diagnostics[:MAX_PROBLEMS]], "check", "", "", ""
+    if accept is not None:
+        problems = accept(program)
+        if problems:
+            return problems, "contract", "", "", ""
     if signature is not None:
         problems = _contract_problems(graph, signature)
         if problems:
@@ -382,7 +390,9 @@ def translate(
     key = Cache.key(
         key_text, src.language.name, endpoint.model, prompt.ir_spec_version(), "program"
     )
-    result = Translation(source, src.digest, src.language.name, endpoint.model, transcript=transcript or "")
+    result = Translation(
+        source, src.digest, src.language.name, endpoint.model, transcript=transcript or ""
+    )
     say = progress or (lambda msg: None)
     if store is not None:
         hit = store.get(key)
@@ -400,94 +410,169 @@ def translate(
             _write(out, result.program)
             return result
     signature = _signature(goldens)
-    sizes = goldens.sizes()
     messages = [
         {"role": "system", "content": prompt.system(src.language)},
         {
             "role": "user",
-            "content": prompt.task(src, ref, signature, sizes, "at the source's own sizes"),
+            "content": prompt.task(
+                src, ref, signature, goldens.sizes(), "at the source's own sizes"
+            ),
         },
     ]
+    budget = Budget(max_iters, max_seconds, max_tokens)
     log = _Transcript(transcript)
+    log.write(
+        event="start",
+        source=source,
+        language=src.language.name,
+        model=endpoint.model,
+        endpoint=endpoint.base_url,
+        ir_spec=prompt.ir_spec_version(),
+        messages=messages,
+    )
+    try:
+        program, status, detail = converse(
+            endpoint, messages, goldens, signature, budget, result, log, say, src.name, backend
+        )
+    finally:
+        log.close()
+    result.validation, result.validation_detail = status, detail
+    result.program = _header(result, prompt.ir_spec_version()) + program
+    if store is not None:
+        store.put(
+            key,
+            {
+                "program": result.program,
+                "iterations": result.iterations,
+                "validation": status,
+                "detail": detail,
+                "source": source,
+                "model": endpoint.model,
+            },
+        )
+    _write(out, result.program)
+    return result
+
+
+@dataclass(frozen=True)
+class Budget:
+    iterations: int = DEFAULT_MAX_ITERS
+    seconds: float = DEFAULT_MAX_SECONDS
+    tokens: int = DEFAULT_MAX_TOKENS
+
+
+def converse(
+    endpoint,
+    messages,
+    goldens,
+    signature,
+    budget: Budget,
+    result: Translation,
+    log,
+    say,
+    label: str,
+    backend: str = "native",
+    accept=None,
+):
+    """The loop: ask, evaluate the reply (`_evaluate`, then `accept(program)` -> problems
+    when given), feed back, until a reply is accepted or a budget runs out. Returns
+    (program, validation status, detail); accounts tokens, cost and attempts in `result`;
+    raises TranslationError."""
     start = time.monotonic()
-    deadline = start + max_seconds
-    log.write(event="start", source=source, language=src.language.name, model=endpoint.model,
-              endpoint=endpoint.base_url, ir_spec=prompt.ir_spec_version(), messages=messages)
+    deadline = start + budget.seconds
     category, problems = "budget", ["no attempt was made"]
     try:
-        for iteration in range(1, max_iters + 1):
+        for iteration in range(1, budget.iterations + 1):
             if time.monotonic() >= deadline:
-                category, problems = "budget", [f"the wall-clock budget of {max_seconds:.0f} s ran out"]
+                category, problems = (
+                    "budget",
+                    [f"the wall-clock budget of {budget.seconds:.0f} s ran out"],
+                )
                 break
-            if result.tokens >= max_tokens:
-                category, problems = "budget", [f"the token budget of {max_tokens:,} ran out"]
+            if result.tokens >= budget.tokens:
+                category, problems = "budget", [f"the token budget of {budget.tokens:,} ran out"]
                 break
-            say(f"{src.name}: attempt {iteration}/{max_iters} ({endpoint.model})")
+            say(f"{label}: attempt {iteration}/{budget.iterations} ({endpoint.model})")
             try:
                 answer = chat(endpoint, messages, deadline)
             except EndpointError as e:
-                log.write(event="endpoint-error", iteration=iteration, error=e.diagnostics[0].message)
-                attempt = Attempt(iteration, "", "", [e.diagnostics[0].message], "endpoint")
-                result.attempts.append(attempt)
-                category, problems = "endpoint", attempt.problems
+                message = e.diagnostics[0].message
+                log.write(event="endpoint-error", iteration=iteration, error=message)
+                result.attempts.append(Attempt(iteration, "", "", [message], "endpoint"))
+                category, problems = "endpoint", [message]
                 if e.retryable:
                     continue  # a garbled, huge or slow reply: ask again
                 raise TranslationError(
-                    f"the LLM endpoint failed: {e.diagnostics[0].message}",
-                    e.diagnostics[0].hint,
-                    result,
-                    "endpoint",
+                    f"the LLM endpoint failed: {message}", e.diagnostics[0].hint, result, "endpoint"
                 ) from None
             result.prompt_tokens += answer.prompt_tokens
             result.completion_tokens += answer.completion_tokens
             result.cost += endpoint.cost(answer.prompt_tokens, answer.completion_tokens)
-            log.write(event="reply", iteration=iteration, text=answer.text,
-                      finish_reason=answer.finish_reason, prompt_tokens=answer.prompt_tokens,
-                      completion_tokens=answer.completion_tokens, seconds=answer.seconds)
+            log.write(
+                event="reply",
+                iteration=iteration,
+                text=answer.text,
+                finish_reason=answer.finish_reason,
+                prompt_tokens=answer.prompt_tokens,
+                completion_tokens=answer.completion_tokens,
+                seconds=answer.seconds,
+            )
+            status = detail = program = ""
             if answer.finish_reason == "length":
-                problems = [
-                    f"the reply was cut off at the server's token limit ({endpoint.max_tokens} "
-                    "tokens): write a shorter program (helpers and loops in model(), no "
-                    "repeated code)"
-                ]
-                category = "no-program"
-                program = ""
+                category, problems = (
+                    "no-program",
+                    [
+                        "the reply was cut off at the token limit of a reply "
+                        f"({endpoint.max_tokens} tokens): write a shorter program "
+                        "(helpers and loops, no repeated code)"
+                    ],
+                )
             else:
                 problems, category, program, status, detail = _evaluate(
-                    answer.text, iteration, goldens, signature, backend
+                    answer.text, iteration, goldens, signature, backend, accept
                 )
-            attempt = Attempt(iteration, answer.text, program, problems, category,
-                              answer.prompt_tokens, answer.completion_tokens, answer.seconds)
-            result.attempts.append(attempt)
-            log.write(event="verdict", iteration=iteration, category=category or "accepted",
-                      problems=problems)
+            result.attempts.append(
+                Attempt(
+                    iteration,
+                    answer.text,
+                    program,
+                    problems,
+                    category,
+                    answer.prompt_tokens,
+                    answer.completion_tokens,
+                    answer.seconds,
+                )
+            )
+            log.write(
+                event="verdict",
+                iteration=iteration,
+                category=category or "accepted",
+                problems=problems,
+            )
             if not problems:
                 result.iterations = iteration
-                result.validation, result.validation_detail = status, detail
-                result.seconds = time.monotonic() - start
-                result.program = _header(result, prompt.ir_spec_version()) + program
-                if store is not None:
-                    store.put(key, {"program": result.program, "iterations": iteration,
-                                    "validation": status, "detail": detail,
-                                    "source": source, "model": endpoint.model})
-                _write(out, result.program)
-                say(f"{src.name}: accepted after {iteration} attempt(s) ({status})")
-                return result
-            say(f"{src.name}: attempt {iteration} rejected ({category}): {problems[0]}")
+                result.seconds += time.monotonic() - start
+                say(f"{label}: accepted after {iteration} attempt(s) ({status})")
+                return program, status, detail
+            say(f"{label}: attempt {iteration} rejected ({category}): {problems[0]}")
             messages.append({"role": "assistant", "content": answer.text})
             messages.append({"role": "user", "content": prompt.feedback(iteration, problems)})
-        result.seconds = time.monotonic() - start
         raise TranslationError(
-            f"no translation of {src.name} was accepted after {len(result.attempts)} "
+            f"no translation of {label} was accepted after {len(result.attempts)} "
             f"attempt(s) ({category}): {problems[0]}",
             "raise --max-iters, try a stronger model, or read the transcript (--transcript)",
             result,
             category,
         )
     finally:
-        log.write(event="end", accepted=bool(result.program), tokens=result.tokens,
-                  cost=result.cost, seconds=time.monotonic() - start)
-        log.close()
+        result.seconds = max(result.seconds, time.monotonic() - start)
+        log.write(
+            event="end",
+            accepted=any(not a.problems for a in result.attempts),
+            tokens=result.tokens,
+            cost=result.cost,
+            seconds=time.monotonic() - start,
+        )
 
 
 def _signature(goldens: _Goldens):
