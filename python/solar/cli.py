@@ -118,6 +118,11 @@ def cmd_analyze(args) -> int:
     measured = None  # measure.Measurement with --measure
     if args.compile and not args.measure:
         raise argument_error("--compile times torch.compile: it needs --measure")
+    if args.llm_fallback and (args.lang or not is_pytorch_program(args.file)):
+        raise argument_error(
+            "--llm-fallback applies to PyTorch programs (operators without a lowering); "
+            "--lang translates a whole program"
+        )
     if args.lang:
         import tempfile
 
@@ -208,6 +213,7 @@ def cmd_analyze(args) -> int:
             mode=args.mode,
             progress=_terminal_progress(args.file),
             training=args.training,
+            llm_fallback=_fallback(args),
         )
         graph, analyses = result.graph, result.analyses
         validation = (result.validation.status, result.validation.detail)
@@ -297,11 +303,11 @@ def _endpoint_options(p) -> None:
     p.add_argument(
         "--max-seconds", type=float, default=900, help="wall-clock budget per translation"
     )
-    p.add_argument(
-        "--max-tokens", type=int, default=400_000, help="token budget per translation"
-    )
+    p.add_argument("--max-tokens", type=int, default=400_000, help="token budget per translation")
     p.add_argument("--timeout", type=float, default=120, help="seconds per LLM request")
-    p.add_argument("--transcript", metavar="FILE", help="write every message and verdict (JSON lines)")
+    p.add_argument(
+        "--transcript", metavar="FILE", help="write every message and verdict (JSON lines)"
+    )
     p.add_argument("--cache-dir", help="translation cache (default $SOLAR_TRANSLATION_CACHE)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
 
@@ -337,6 +343,22 @@ def _translation_line(t) -> str:
     return (
         f"  translated from {t.language} by {t.model} {how} "
         f"({t.tokens:,} tokens{cost}; docs/agent.md)"
+    )
+
+
+def _fallback(args):
+    """The agent's fallback for operators without a lowering (--llm-fallback), or None."""
+    if not args.llm_fallback:
+        return None
+    from .agent.fallback import Fallback
+    from .agent.translate import Budget
+
+    return Fallback(
+        _endpoint(args),
+        Budget(args.max_iters, args.max_seconds, args.max_tokens),
+        False if args.no_cache else (args.cache_dir or True),
+        args.transcript,
+        _terminal_progress(args.file),
     )
 
 
@@ -787,6 +809,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="translate the source with the LLM agent first (docs/agent.md), then analyse",
     )
     a.add_argument("--reference", help="with --lang: the program giving golden outputs")
+    a.add_argument(
+        "--llm-fallback",
+        action="store_true",
+        help="PyTorch programs: lower operators without a rule through the LLM agent, one "
+        "validated kernel each (docs/agent.md)",
+    )
     _endpoint_options(a)
     a.set_defaults(func=cmd_analyze)
 

@@ -83,7 +83,13 @@ def program_result(capture, lowered, analysed, notes, validator, language, step)
 
 
 def lower_pytorch(
-    source, example_inputs=None, overrides=None, mode=None, output_caches=True, training=False
+    source,
+    example_inputs=None,
+    overrides=None,
+    mode=None,
+    output_caches=True,
+    training=False,
+    fallback=None,
 ):
     """(capture, lowered) for a problem file path or an nn.Module with example inputs (a list
     of positional arguments, a dict of keyword arguments, or {"args": [...], "kwargs": {...}}).
@@ -107,6 +113,7 @@ def lower_pytorch(
         if not isinstance(example_inputs, dict):
             example_inputs = list(example_inputs)
         capture = capture_module(source, example_inputs, mode, output_caches, training)
+    capture.fallback = fallback  # --llm-fallback: agent/fallback.py
     return capture, lower(capture)
 
 
@@ -145,15 +152,18 @@ def analyze_pytorch(
     progress=None,
     output_caches=True,
     training=False,
+    llm_fallback=None,
 ) -> PyTorchResult:
     """`progress(stage)`, when given, is called as each stage starts ("capture and lower",
-    "analyse", "validate"): the CLI shows it on a terminal; library code prints nothing."""
+    "analyse", "validate"): the CLI shows it on a terminal; library code prints nothing.
+    `llm_fallback` (an agent.fallback.Fallback) lowers operators without a rule through the
+    LLM agent (docs/agent.md); without it they are `lower` errors."""
     from .frontend.validate import validate as run_validation
 
     step = progress or (lambda stage: None)
     step("capturing with torch.export and lowering to the IR")
     capture, lowered = lower_pytorch(
-        source, example_inputs, overrides, mode, output_caches, training
+        source, example_inputs, overrides, mode, output_caches, training, llm_fallback
     )
     analysed = analyse_lowered(lowered, archs, fp32_math, cache_aware, emit_ir, step)
     _, graph, specs, analyses = analysed

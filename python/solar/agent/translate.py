@@ -293,7 +293,7 @@ def _on_best_backend(prog, golden: Golden, backend: str, where: str):
     return _run_and_compare(prog, golden, "interpreter", where)
 
 
-def _evaluate(text: str, iteration: int, goldens, signature, backend: str, accept=None):
+def _evaluate(text: str, iteration: int, goldens, signature, backend: str, rewrite=None):
     """(problems, category, accepted program, validation status, detail) of one reply."""
     program, why = reply.extract(text)
     if not program:
@@ -306,10 +306,14 @@ def _evaluate(text: str, iteration: int, goldens, signature, backend: str, accep
         prog, graph = _check(program, name)
     except UserError as e:
         return [str(d) for d in e.diagnostics[:MAX_PROBLEMS]], "check", "", "", ""
-    if accept is not None:
-        problems = accept(program)
+    if rewrite is not None:  # the program to validate is made from the reply's
+        program, problems = rewrite(program)
         if problems:
             return problems, "contract", "", "", ""
+        try:
+            prog, graph = _check(program, name)
+        except UserError as e:
+            return [str(d) for d in e.diagnostics[:MAX_PROBLEMS]], "check", "", "", ""
     if signature is not None:
         problems = _contract_problems(graph, signature)
         if problems:
@@ -472,10 +476,10 @@ def converse(
     say,
     label: str,
     backend: str = "native",
-    accept=None,
+    rewrite=None,
 ):
-    """The loop: ask, evaluate the reply (`_evaluate`, then `accept(program)` -> problems
-    when given), feed back, until a reply is accepted or a budget runs out. Returns
+    """The loop: ask, evaluate the reply (`_evaluate`; with `rewrite(program)` -> (program,
+    problems), the program it makes from the reply's is the one validated), feed back, until a reply is accepted or a budget runs out. Returns
     (program, validation status, detail); accounts tokens, cost and attempts in `result`;
     raises TranslationError."""
     start = time.monotonic()
@@ -529,7 +533,7 @@ def converse(
                 )
             else:
                 problems, category, program, status, detail = _evaluate(
-                    answer.text, iteration, goldens, signature, backend, accept
+                    answer.text, iteration, goldens, signature, backend, rewrite
                 )
             result.attempts.append(
                 Attempt(

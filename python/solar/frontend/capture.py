@@ -54,6 +54,8 @@ class Capture:
     # Names of sizes from the module (a Hugging Face config's hidden_size as "hidden", token
     # ids' batch and sequence dims): size -> name, for the lowered program's dims.
     dim_names: dict = field(default_factory=dict)
+    # --llm-fallback (agent/fallback.py): lowers operators that have no rule; None: they fail.
+    fallback: object = None
 
 
 def tensor_bytes(values) -> int:

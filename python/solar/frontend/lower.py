@@ -276,6 +276,12 @@ class Lowerer(Builder):
                 self.values[node.name] = Value("", shape, ir_dtype(val.dtype, "", self.source))
                 continue
             rule = RULES.get(key)
+            if rule is None and self.capture.fallback is not None:
+                # --llm-fallback: an IR kernel from the agent (agent/fallback.py)
+                args = [self.arg(a) for a in node.args]
+                kwargs = {k: self.arg(v) for k, v in node.kwargs.items()}
+                self.values[node.name] = self.capture.fallback.lower(self, node, args, kwargs)
+                continue
             if rule is None:
                 self.fail(
                     f"operator {key} has no lowering to the IR",

@@ -107,6 +107,7 @@ def validate_scaled(
         nonlocal last
         try:
             cap = capture_problem(capture.source, overrides, capture.mode, capture.training)
+            cap.fallback = capture.fallback
             low = lower(cap)
         except UserError as e:
             last = e.diagnostics[0].message

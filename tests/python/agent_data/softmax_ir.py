@@ -1,5 +1,6 @@
 from solar.ir import kernel, Tensor, Dim
 
+
 @kernel
 def softmax(X: Tensor("R,C")) -> Tensor("R,C"):
     M = Tensor(R=X.shape[0], fill=-inf)
@@ -16,7 +17,9 @@ def softmax(X: Tensor("R,C")) -> Tensor("R,C"):
             Y[i, j] = exp(X[i, j] - M[i]) / S[i]
     return Y
 
+
 DIMS = {"R": 64, "C": 128}
+
 
 def model(x: Tensor("R,C", role="input")):
     return softmax(x)
