@@ -6,8 +6,8 @@ A step is one of
   reply(text, finish="stop")             a chat completion with that content
   status(code, body="", retry_after=None) an HTTP error
   raw(body, content_type)                any bytes (garbage)
-  huge(n)                                a body of n bytes (declared with Content-Length)
-  endless(seconds)                       headers, then a byte every 0.05 s for `seconds`
+  huge(n, declared=True)                 a body of n bytes (with or without Content-Length)
+  endless(seconds)                       headers (no length), then a byte every 0.05 s
 or a function(request_json) -> step, consulted for every request (a server that answers by
 what it is asked). An exhausted script answers 500.
 """
@@ -32,8 +32,8 @@ def raw(body: bytes, content_type: str = "application/json"):
     return ("raw", body, content_type)
 
 
-def huge(n: int):
-    return ("huge", n)
+def huge(n: int, declared: bool = True):
+    return ("huge", n, declared)
 
 
 def endless(seconds: float):
@@ -96,7 +96,11 @@ class ScriptedServer:
                                 "finish_reason": finish,
                             }
                         ],
-                        "usage": {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c},
+                        "usage": {
+                            "prompt_tokens": p,
+                            "completion_tokens": c,
+                            "total_tokens": p + c,
+                        },
                     }
                     self._send(200, json.dumps(body).encode())
                 elif kind == "status":
@@ -106,10 +110,14 @@ class ScriptedServer:
                 elif kind == "raw":
                     self._send(200, step[1], step[2])
                 elif kind == "huge":
-                    n = step[1]
+                    n, declared = step[1], step[2]
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(n))
+                    if declared:
+                        self.send_header("Content-Length", str(n))
+                    else:  # the body ends when the connection closes
+                        self.send_header("Connection", "close")
+                        self.close_connection = True
                     self.end_headers()
                     block = b"x" * 65536
                     sent = 0
@@ -120,7 +128,8 @@ class ScriptedServer:
                 elif kind == "endless":
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(10**9))
+                    self.send_header("Connection", "close")
+                    self.close_connection = True
                     self.end_headers()
                     stop = time.monotonic() + step[1]
                     while time.monotonic() < stop:

@@ -27,11 +27,13 @@ CANDIDATE = re.compile(
     r"^(matmul|linear|einsum|conv|bmm|scaled_dot|causal_attention|"
     r"multihead|gemm_swish|swiglu|deep_mlp|lenet|alexnet|vgg|gpt|vit)"
 )
-# PyTorch programs only (the JAX ones are checked against XLA: bench/jax_cost_analysis.py).
+# The PyTorch suite only (the JAX programs are checked against XLA:
+# bench/jax_cost_analysis.py; the agent's NumPy, CUDA and Triton programs are not PyTorch).
 WORKLOADS = sorted(
     p
-    for p in (ROOT / "workloads").rglob("*.py")
-    if CANDIDATE.match(p.name) and "jax" not in p.relative_to(ROOT).parts
+    for level in ("level1", "level2", "level3")
+    for p in (ROOT / "workloads" / level).rglob("*.py")
+    if CANDIDATE.match(p.name)
 )
 # IR kernels of the front end whose MACs are matrix products, convolutions or attention.
 CONTRACTIONS = {

@@ -479,7 +479,8 @@ def converse(
     rewrite=None,
 ):
     """The loop: ask, evaluate the reply (`_evaluate`; with `rewrite(program)` -> (program,
-    problems), the program it makes from the reply's is the one validated), feed back, until a reply is accepted or a budget runs out. Returns
+    problems), the program it makes from the reply's is the one validated), feed back,
+    until a reply is accepted or a budget runs out. Returns
     (program, validation status, detail); accounts tokens, cost and attempts in `result`;
     raises TranslationError."""
     start = time.monotonic()
