@@ -12,23 +12,12 @@ import time
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-from scripted_llm import (  # noqa: E402
-    ScriptedServer,
-    endless,
-    fenced,
-    huge,
-    raw,
-    reply,
-    status,
-)
-
-import solar  # noqa: E402
-from solar import _core  # noqa: E402
-from solar.agent import Endpoint, EndpointError, TranslationError, translate  # noqa: E402
-from solar.agent import client, prompt  # noqa: E402
-from solar.errors import UserError  # noqa: E402
+import solar
+from scripted_llm import ScriptedServer, endless, fenced, huge, raw, reply, status
+from solar import _core
+from solar.agent import Endpoint, EndpointError, TranslationError, client, prompt, translate
+from solar.agent.languages import language
+from solar.errors import UserError
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).parent / "agent_data"
@@ -275,7 +264,7 @@ def test_prompt_is_generated_from_the_language_reference():
     with pytest.raises(Exception, match="sections"):
         prompt._sections("## 1. A program\n")
     for lang in ("pytorch", "jax", "numpy", "cuda", "triton", "tensorflow"):
-        assert f"# Source language: " in prompt.system(solar.agent.languages.language(lang))
+        assert "# Source language: " in prompt.system(language(lang))
 
 
 def test_cli_translate_and_analyze_lang(tmp_path):
