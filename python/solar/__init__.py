@@ -37,6 +37,7 @@ __all__ = [
     "load_arch",
     "sweep",
     "trace",
+    "translate",
 ]
 
 __version__ = "0.1.0"
@@ -67,18 +68,31 @@ def refuse_source_program(path: str) -> None:
     from .frontend.capture import is_pytorch_program
     from .frontend.jax.capture import is_jax_program
 
+    from .errors import argument_error
+
     for language, test, doc in (
         ("JAX", is_jax_program, "docs/jax.md"),
         ("PyTorch", is_pytorch_program, "docs/pytorch.md"),
     ):
         if Path(path).is_file() and test(path):
-            from .errors import argument_error
-
             raise argument_error(
                 f"{path} is a {language} program, not an Affine Loop IR file",
                 f"`solar analyze {path}` captures it, lowers it to the IR and validates it "
                 f"({doc}); --emit-ir FILE writes the IR",
             )
+    from .agent.languages import LANGUAGES, detect
+
+    try:
+        lang = detect(path, Path(path).read_text()) if Path(path).is_file() else ""
+    except (OSError, UnicodeDecodeError):
+        lang = ""
+    if lang in ("numpy", "triton", "tensorflow", "cuda"):
+        raise argument_error(
+            f"{path} is a {LANGUAGES[lang].title} program, not an Affine Loop IR file",
+            f"`solar analyze {path} --lang {lang}` translates it with the LLM agent and "
+            "validates the translation (docs/agent.md)"
+            + ("; CUDA and Triton need --reference" if lang in ("cuda", "triton") else ""),
+        )
 
 
 _INT64_MAX = 2**63 - 1
@@ -302,6 +316,20 @@ def inverse_roofline(program, latency=None, rate=None, arch="H100_PCIe", fp32_ma
     from .explore import inverse
 
     return [inv for _, _, inv in inverse(program, latency, rate, arch, fp32_math)[1]]
+
+
+def translate(source, lang=None, reference=None, out=None, endpoint=None, model=None, **options):
+    """Translates a program of any language into a validated IR program through an LLM at an
+    OpenAI-compatible endpoint (docs/agent.md); returns an agent.Translation whose `program`
+    is the accepted IR text. `endpoint` is a base URL or an agent.Endpoint (default
+    $SOLAR_LLM_BASE_URL, $SOLAR_LLM_MODEL); `options`: max_iters, max_seconds, max_tokens,
+    cache, transcript, backend, seed, progress."""
+    from .agent import Endpoint
+    from .agent import translate as run
+
+    if not isinstance(endpoint, Endpoint):
+        endpoint = Endpoint.from_env(endpoint, model)
+    return run(str(source), lang, reference, out, endpoint, **options)
 
 
 def chains(program, dims=None):

@@ -63,6 +63,26 @@ def collect(paths: list[str]) -> list[Path]:
     return files
 
 
+def _named(paths: list[str]) -> set:
+    return {Path(p) for p in paths if Path(p).is_file()}
+
+
+def agent_language(path: Path) -> str:
+    """"NumPy", "Triton" or "TensorFlow" for a source file only the LLM agent translates
+    (solar analyze --lang); "" for IR, PyTorch and JAX programs."""
+    from .agent.languages import detect
+
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError):
+        return ""
+    names = {"numpy": "NumPy", "triton": "Triton", "tensorflow": "TensorFlow"}
+    lang = detect(str(path), text)
+    if lang not in names or re.search(r"(?m)^\s*def\s+model\s*\(", text):
+        return ""  # an IR program may import numpy in a comment's example; model() decides
+    return names[lang]
+
+
 def _key(source: str) -> str:
     """The identity of a workload: its resolved path (two spellings of one file agree)."""
     try:
@@ -328,6 +348,15 @@ def run_batch(
     run's and earlier ones'). Ctrl-C stops the running workloads (they are not recorded)
     and raises KeyboardInterrupt."""
     files = collect(paths)
+    agent_only = [f for f in files if f not in _named(paths) and agent_language(f)]
+    if agent_only:
+        files = [f for f in files if f not in agent_only]
+        print(
+            f"skipping {len(agent_only)} program(s) in languages only the LLM agent translates "
+            f"({', '.join(sorted({agent_language(f) for f in agent_only}))}): "
+            "solar analyze FILE --lang LANG (docs/agent.md)",
+            file=stream,
+        )
     out_path = Path(out)
     lock = _Lock(out_path)
     try:

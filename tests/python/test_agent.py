@@ -299,3 +299,29 @@ def test_cli_translate_and_analyze_lang(tmp_path):
         [*SOLAR, "translate", SOFTMAX_NP], env=no_endpoint, capture_output=True, text=True
     )
     assert e.returncode == 1 and "error[endpoint]: no LLM endpoint is configured" in e.stderr
+
+
+def test_python_api_translate():
+    """solar.translate(path, endpoint=URL, model=M) is the loop behind `solar translate`."""
+    with ScriptedServer([reply(fenced(RIGHT))]) as s:
+        t = solar.translate(SOFTMAX_NP, endpoint=s.url, model="scripted", cache=False)
+    assert t.validation == "full" and t.iterations == 1 and "def model(" in t.program
+
+
+def test_a_program_over_the_budget_validates_at_reduced_sizes(monkeypatch):
+    """With the validation time budget at 0.6x the program's estimated run time, the
+    translation validates at the size constants halved (ROWS=32, COLS=64: an eighth of the
+    work, within the quarter of the budget the search aims at) and says so; the contract
+    was still checked at the source's own sizes."""
+    import solar.frontend.validation as validation
+    from solar.execution import estimate_seconds, native_unavailable
+
+    backend = "interpreter" if native_unavailable() else "native"
+    full = estimate_seconds(solar.trace(DATA / "softmax_ir.py"), backend)
+    monkeypatch.setattr(validation, "VALIDATION_MAX_SECONDS", 0.6 * full)
+    with ScriptedServer([reply(fenced(RIGHT))]) as s:
+        t = translate(SOFTMAX_NP, endpoint=endpoint(s), cache=False, backend=backend)
+        first = s.user_messages(0)[0]
+    assert t.validation == "scaled"
+    assert "at reduced sizes ROWS=32, COLS=64" in t.validation_detail
+    assert "- x: shape [64, 128], dtype fp32" in first and "ROWS = 64, COLS = 128" in first
