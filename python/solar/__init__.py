@@ -63,12 +63,12 @@ def check(path: str | os.PathLike) -> _core.Program:
 
 
 def refuse_source_program(path: str) -> None:
-    """A PyTorch or JAX program given where an IR file is expected: an `argument` error that
-    names its language and the command that takes it, not the IR parser's first complaint."""
+    """A PyTorch, JAX, NumPy, Triton, TensorFlow or CUDA program given where an IR file is
+    expected: an `argument` error that names its language and the command that takes it
+    (analyze, or analyze --lang through the LLM agent), not the IR parser's first complaint."""
+    from .errors import argument_error
     from .frontend.capture import is_pytorch_program
     from .frontend.jax.capture import is_jax_program
-
-    from .errors import argument_error
 
     for language, test, doc in (
         ("JAX", is_jax_program, "docs/jax.md"),

@@ -68,7 +68,7 @@ def _named(paths: list[str]) -> set:
 
 
 def agent_language(path: Path) -> str:
-    """"NumPy", "Triton" or "TensorFlow" for a source file only the LLM agent translates
+    """ "NumPy", "Triton" or "TensorFlow" for a source file only the LLM agent translates
     (solar analyze --lang); "" for IR, PyTorch and JAX programs."""
     from .agent.languages import detect
 

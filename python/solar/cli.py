@@ -118,10 +118,12 @@ def cmd_analyze(args) -> int:
     measured = None  # measure.Measurement with --measure
     if args.compile and not args.measure:
         raise argument_error("--compile times torch.compile: it needs --measure")
-    if args.llm_fallback and (args.lang or not is_pytorch_program(args.file)):
+    if args.llm_fallback and (
+        args.lang or not (is_pytorch_program(args.file) or is_jax_program(args.file))
+    ):
         raise argument_error(
-            "--llm-fallback applies to PyTorch programs (operators without a lowering); "
-            "--lang translates a whole program"
+            "--llm-fallback applies to PyTorch and JAX programs (operators without a "
+            "lowering); --lang translates a whole program"
         )
     if args.lang:
         import tempfile
@@ -153,6 +155,7 @@ def cmd_analyze(args) -> int:
             overrides=dict(_dims(args.dim)),
             cache_aware=not args.no_cache_aware,
             progress=_terminal_progress(args.file),
+            llm_fallback=_fallback(args),
         )
         graph, analyses = result.graph, result.analyses
         validation = (result.validation.status, result.validation.detail)
@@ -812,8 +815,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument(
         "--llm-fallback",
         action="store_true",
-        help="PyTorch programs: lower operators without a rule through the LLM agent, one "
-        "validated kernel each (docs/agent.md)",
+        help="PyTorch and JAX programs: lower operators without a rule through the LLM "
+        "agent, one validated kernel each (docs/agent.md)",
     )
     _endpoint_options(a)
     a.set_defaults(func=cmd_analyze)

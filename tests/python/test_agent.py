@@ -325,3 +325,36 @@ def test_a_program_over_the_budget_validates_at_reduced_sizes(monkeypatch):
     assert t.validation == "scaled"
     assert "at reduced sizes ROWS=32, COLS=64" in t.validation_detail
     assert "- x: shape [64, 128], dtype fp32" in first and "ROWS = 64, COLS = 128" in first
+
+
+def test_llm_fallback_for_a_jax_primitive():
+    """asinh has no JAX lowering rule: the agent's kernel (sign-symmetric
+    log(|x| + sqrt(x^2 + 1))) is validated against lax.asinh and the program against the
+    jitted function; fused bytes are x in and the result out, 2 x 16 x 32 x 4 = 4,096 B."""
+    from solar.agent.fallback import Fallback
+    from solar.jax import analyze_jax
+
+    program = str(DATA / "asinh_jax.py")
+    with pytest.raises(UserError, match="primitive asinh has no lowering"):
+        analyze_jax(program, validate=False)
+    with ScriptedServer([reply(fenced((DATA / "asinh_kernel_ir.py").read_text()))]) as s:
+        fb = Fallback(endpoint(s), cache=False)
+        result = analyze_jax(program, llm_fallback=fb)
+        first = s.user_messages(0)[0]
+    assert "Write the JAX primitive (jax.lax) asinh as one IR kernel named `op`." in first
+    assert result.validation.status == "full"
+    assert [o.op for o in fb.operators] == ["asinh"]
+    assert any("validated against JAX" in n for n in result.notes)
+    assert result.analyses[0].fused.bytes == 4096
+
+
+def test_llm_fallback_refuses_what_the_ir_cannot_hold():
+    """torch.fft.rfft returns complex numbers: the fallback says the IR has no dtype for
+    them and asks nothing."""
+    from solar.agent.fallback import Fallback
+    from solar.pytorch import analyze_pytorch
+
+    with ScriptedServer([]) as s:
+        with pytest.raises(UserError, match="complex numbers are not IR values"):
+            analyze_pytorch(str(DATA / "rfft_torch.py"), llm_fallback=Fallback(endpoint(s)))
+        assert s.requests == []

@@ -1,5 +1,6 @@
 """The LLM fallback of the deterministic front ends (`--llm-fallback`, docs/agent.md): an
-operator the PyTorch lowering has no rule for is translated by the agent into one IR kernel,
+operator the PyTorch lowering (or a primitive the JAX lowering) has no rule for is
+translated by the agent into one IR kernel,
 validated per kernel against that operator on random inputs with its real attributes, cached,
 and called like a standard-library kernel; the rest of the program stays deterministic, and
 the whole program is validated as usual afterwards.
@@ -24,11 +25,11 @@ from .translate import Budget, Translation, _Transcript, converse
 
 KERNEL = "op"  # the name the reply's kernel must have
 _ADAPTER = """\
-The source is one PyTorch ATen operator applied to tensors of the shapes given. Write its
-exact semantics (the ATen schema is shown; defaults apply where an argument is not given) as
-ONE kernel, and a model() that only calls it. The kernel must work for any sizes: take sizes
-from its arguments (X.shape[i], or dims bound by its parameter annotations), never from
-DIMS. The attributes are fixed: write them into the kernel as literals."""
+The source is one {kind} applied to tensors of the shapes given. Write its exact semantics
+(its schema is shown; defaults apply where an argument is not given) as ONE kernel, and a
+model() that only calls it. The kernel must work for any sizes: take sizes from its
+arguments (X.shape[i], or dims bound by its parameter annotations), never from DIMS. The
+attributes are fixed: write them into the kernel as literals."""
 
 
 @dataclass
@@ -68,7 +69,7 @@ class Fallback:
     kernels: dict = field(default_factory=dict)  # cache key -> kernel text ({name} to fill)
 
     def lower(self, lw, node, args, kwargs):
-        """The Value of FX `node` (an operator without a rule) from an agent kernel."""
+        """The Value of FX `node` (a PyTorch operator without a rule) from an agent kernel."""
         import torch
 
         from ..frontend.builder import Value
@@ -99,33 +100,105 @@ class Fallback:
                 f"operator {op} has no lowering and returns {val.dtype}, which the IR has no "
                 "dtype for (complex numbers are not IR values)"
             )
-        out_shape = tuple(int(s) for s in val.shape)
+
+        def reference(arrays):
+            import torch.fx
+
+            it = iter(
+                torch.from_numpy(_widened(a)).to(_torch_dtype(t))
+                for a, t in zip(arrays, tensors, strict=True)
+            )
+
+            def value(a):
+                return next(it) if isinstance(a, torch.fx.Node) else a
+
+            with torch.no_grad():
+                out = node.target(
+                    *[value(a) for a in node.args], **{k: value(a) for k, a in node.kwargs.items()}
+                )
+            return _torch_array(out)
+
         schema = str(getattr(node.target, "_schema", op))
+        shape = tuple(int(s) for s in val.shape)
+        return self._lower(
+            lw, "PyTorch ATen operator", op, schema, tensors, attrs, (shape, out_dtype), reference
+        )
+
+    def rule(self, lw, eqn, *args):
+        """A JAX lowering rule (frontend/jax/rules.py's signature) for any primitive."""
+        return self.lower_jax(lw, eqn, list(args))
+
+    def lower_jax(self, lw, eqn, args):
+        """The Value of jaxpr equation `eqn` (a JAX primitive without a rule) from an agent
+        kernel."""
+        from ..frontend.builder import Value
+        from .languages import _IR_DTYPES
+
+        op = eqn.primitive.name
+        if eqn.primitive.multiple_results or len(eqn.outvars) != 1:
+            lw.fail(
+                f"primitive {op} has no lowering, and the LLM fallback translates only "
+                "primitives with one result"
+            )
+        tensors, attrs = [], []
+        for i, a in enumerate(args):
+            if isinstance(a, Value):
+                tensors.append(a)
+            else:
+                attrs.append(f"operand {i} = {a!r}")
+        attrs += [f"{k} = {v!r}" for k, v in sorted(eqn.params.items())]
+        aval = eqn.outvars[0].aval
+        out_dtype = _IR_DTYPES.get(str(aval.dtype), "")
+        if not out_dtype:
+            lw.fail(f"primitive {op} has no lowering and returns {aval.dtype}, which the IR lacks")
+
+        def reference(arrays):
+            import jax.numpy as jnp
+
+            it = iter(arrays)
+            vals = [jnp.asarray(next(it)) if isinstance(a, Value) else a for a in args]
+            return np.asarray(eqn.primitive.bind(*vals, **eqn.params))
+
+        shape = tuple(int(s) for s in aval.shape)
+        return self._lower(
+            lw,
+            "JAX primitive (jax.lax)",
+            op,
+            f"jax.lax primitive {op}",
+            tensors,
+            attrs,
+            (shape, out_dtype),
+            reference,
+        )
+
+    def _lower(self, lw, kind, op, schema, tensors, attrs, result, reference):
+        out_shape, out_dtype = result
         key = Cache.key(
             "\n".join(
-                [op, schema, *attrs]
+                [kind, op, schema, *attrs]
                 + [f"{t.dtype}/{len(t.shape)}" for t in tensors]
                 + [f"{out_dtype}/{len(out_shape)}"]
             ),
-            "pytorch-operator",
+            "operator",
             self.endpoint.model,
             prompt.ir_spec_version(),
             "kernel",
         )
-        text, cached, iterations = self._kernel(key, node, op, schema, tensors, attrs, val)
+        text, cached, iterations = self._kernel(key, kind, op, schema, tensors, attrs, reference)
         stem = "agent_" + re.sub(r"\W+", "_", op.removeprefix("aten.")).strip("_")
         name = lw.add_kernel(text, stem)
         self.operators.append(
             AgentOperator(op, name, [list(t.shape) for t in tensors], cached, iterations)
         )
+        framework = "PyTorch" if kind.startswith("PyTorch") else "JAX"
         lw.notes.append(
             f"{op} has no lowering rule: its kernel {name} was written by the LLM agent "
             f"({self.endpoint.model}{', cached' if cached else ''}) and validated against "
-            "PyTorch on random inputs (docs/agent.md, fallback)"
+            f"{framework} on random inputs (docs/agent.md, fallback)"
         )
         return lw.call_kernel(name, [t.var for t in tensors], out_shape, out_dtype)
 
-    def _kernel(self, key, node, op, schema, tensors, attrs, val):
+    def _kernel(self, key, kind, op, schema, tensors, attrs, reference):
         if key in self.kernels:
             return self.kernels[key], True, 0
         store = Cache.at(self.cache)
@@ -133,13 +206,16 @@ class Fallback:
         if hit is not None:
             self.kernels[key] = hit["program"]
             return hit["program"], True, hit.get("iterations", 0)
-        golden = _operator_golden(node, tensors)
+        golden = _operator_golden(tensors, reference)
         signature = golden.signature()
         messages = [
-            {"role": "system", "content": prompt.ir_spec() + "\n\n# Source\n\n" + _ADAPTER},
-            {"role": "user", "content": _task(op, schema, attrs, signature)},
+            {
+                "role": "system",
+                "content": prompt.ir_spec() + "\n\n# Source\n\n" + _ADAPTER.format(kind=kind),
+            },
+            {"role": "user", "content": _task(kind, op, schema, attrs, signature)},
         ]
-        result = Translation("", "", "pytorch-operator", self.endpoint.model)
+        result = Translation("", "", "operator", self.endpoint.model)
         log = _Transcript(self.transcript)
 
         def harness(program: str):
@@ -169,9 +245,9 @@ class Fallback:
         return text, False, result.iterations
 
 
-def _task(op: str, schema: str, attrs: list, signature: Signature) -> str:
+def _task(kind: str, op: str, schema: str, attrs: list, signature: Signature) -> str:
     lines = [
-        f"Write the ATen operator {op} as one IR kernel named `{KERNEL}`.",
+        f"Write the {kind} {op} as one IR kernel named `{KERNEL}`.",
         f"Schema: {schema}",
     ]
     lines.append("Tensor arguments, in order (the kernel's parameters and model()'s):")
@@ -227,39 +303,42 @@ def _one_kernel(program: str) -> tuple[str, list]:
     return body, []
 
 
-def _operator_golden(node, tensors) -> Golden:
-    """The operator run by PyTorch on seeded random inputs of its arguments' shapes, with
-    its real attributes (the FX node's own arguments)."""
+def _operator_golden(tensors, reference) -> Golden:
+    """The operator run by its framework (`reference(arrays)`) on seeded random arrays of
+    its arguments' shapes and dtypes (floats ~ N(0, 1), integers in [0, 8), bools 1/2)."""
+    from ..execution import NUMPY_TYPES
+
+    rng = np.random.default_rng(0)
+    arrays = []
+    for t in tensors:
+        dt = NUMPY_TYPES[t.dtype]
+        if t.dtype == "bool":
+            arrays.append(rng.random(t.shape) < 0.5)
+        elif t.dtype.startswith(("int", "uint")):
+            arrays.append(rng.integers(0, 8, t.shape).astype(dt))
+        else:
+            arrays.append(rng.standard_normal(t.shape).astype(np.float32).astype(dt))
+    return Golden([f"x{i}" for i in range(len(arrays))], arrays, [reference(arrays)])
+
+
+def _widened(a: np.ndarray) -> np.ndarray:
+    """An array torch.from_numpy takes (bf16 and fp8 travel as float32)."""
+    return (
+        a.astype(np.float32)
+        if a.dtype.kind == "V" or "float8" in str(a.dtype) or str(a.dtype) == "bfloat16"
+        else np.ascontiguousarray(a)
+    )
+
+
+def _torch_dtype(t):
     import torch
-    import torch.fx
 
     from ..frontend.lower import TORCH_DTYPES
 
-    to_torch = {v: getattr(torch, k.removeprefix("torch.")) for k, v in TORCH_DTYPES.items()}
-    generator = torch.Generator().manual_seed(0)
-    real = []
-    for t in tensors:
-        dt = to_torch[t.dtype]
-        if dt.is_floating_point:
-            real.append(torch.randn(t.shape, generator=generator).to(dt))
-        elif dt == torch.bool:
-            real.append(torch.rand(t.shape, generator=generator) < 0.5)
-        else:
-            real.append(torch.randint(0, 8, t.shape, generator=generator).to(dt))
-    it = iter(real)
-
-    def value(a):
-        return next(it) if isinstance(a, torch.fx.Node) else a
-
-    args = [value(a) for a in node.args]
-    kwargs = {k: value(a) for k, a in node.kwargs.items()}
-    with torch.no_grad():
-        out = node.target(*args, **kwargs)
-    arrays = [_array(r) for r in real]
-    return Golden([f"x{i}" for i in range(len(real))], arrays, [_array(out)])
+    return {v: getattr(torch, k.removeprefix("torch.")) for k, v in TORCH_DTYPES.items()}[t.dtype]
 
 
-def _array(t) -> np.ndarray:
+def _torch_array(t) -> np.ndarray:
     if str(t.dtype) == "torch.bfloat16":
         import ml_dtypes
 

@@ -72,6 +72,8 @@ class JaxCapture:
     # Per leaf: whether the program reads it (the jaxpr's invars are the leaves it reads,
     # in order; dead code removed).
     used: list = field(default_factory=list)
+    # --llm-fallback (agent/fallback.py): lowers primitives that have no rule; None: they fail.
+    fallback: object = None
 
 
 def _takes_key(fn) -> bool:

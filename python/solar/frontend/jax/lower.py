@@ -299,6 +299,9 @@ class JaxLowerer(Builder):
             outs = fold(self, eqn, args)
         else:
             rule = RULES.get(name)
+            fallback = getattr(self.capture, "fallback", None)
+            if rule is None and fallback is not None:  # --llm-fallback (agent/fallback.py)
+                rule = fallback.rule
             if rule is None:
                 self.fail(
                     f"primitive {name} has no lowering to the IR",

@@ -112,6 +112,7 @@ def _validate(capture, lowered, program, graph, seed, backend, max_bytes, max_se
         nonlocal last
         try:
             cap = capture_problem(capture.source, overrides)
+            cap.fallback = capture.fallback
             low = lower(cap)
         except UserError as e:
             last = e.diagnostics[0].message
@@ -228,6 +229,7 @@ def validate_per_kernel(capture, why: str, seed, backend, max_bytes, max_seconds
         try:
             args = _operands(eqn, jax.random.key(seed))
             cap = capture_function(fn, args)
+            cap.fallback = capture.fallback
             low = lower(cap)
             prog = load_lowered(low)
             graph = _core.trace(prog, [])
