@@ -131,8 +131,7 @@ class Fallback:
     def lower_jax(self, lw, eqn, args):
         """The Value of jaxpr equation `eqn` (a JAX primitive without a rule) from an agent
         kernel."""
-        from ..frontend.builder import Value
-        from .languages import _IR_DTYPES
+        from ..frontend.builder import NUMPY_DTYPES, Value
 
         op = eqn.primitive.name
         if eqn.primitive.multiple_results or len(eqn.outvars) != 1:
@@ -148,7 +147,7 @@ class Fallback:
                 attrs.append(f"operand {i} = {a!r}")
         attrs += [f"{k} = {v!r}" for k, v in sorted(eqn.params.items())]
         aval = eqn.outvars[0].aval
-        out_dtype = _IR_DTYPES.get(str(aval.dtype), "")
+        out_dtype = NUMPY_DTYPES.get(str(aval.dtype), "")
         if not out_dtype:
             lw.fail(f"primitive {op} has no lowering and returns {aval.dtype}, which the IR lacks")
 

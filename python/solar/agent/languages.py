@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import argument_error
+from ..frontend.builder import NUMPY_DTYPES
 
 ADAPTERS = Path(__file__).resolve().parent / "adapters"
 
@@ -50,18 +51,7 @@ class Golden:
         )
 
 
-_IR_DTYPES = {
-    "float64": "fp64",
-    "float32": "fp32",
-    "float16": "fp16",
-    "bfloat16": "bf16",
-    "int64": "int64",
-    "int32": "int32",
-    "int16": "int16",
-    "int8": "int8",
-    "uint8": "uint8",
-    "bool": "bool",
-}
+_IR_DTYPES = NUMPY_DTYPES  # NumPy dtype name -> IR dtype
 
 
 def _dtype_name(a) -> str:

@@ -55,6 +55,23 @@ def stdlib_kernels() -> dict[str, str]:
     return kernels
 
 
+# The IR dtype of each NumPy dtype name that has one (JAX arrays, golden runs' arrays).
+NUMPY_DTYPES = {
+    "float32": "fp32",
+    "float64": "fp64",
+    "bfloat16": "bf16",
+    "float16": "fp16",
+    "float8_e4m3fn": "fp8_e4m3",
+    "float8_e5m2": "fp8_e5m2",
+    "int64": "int64",
+    "int32": "int32",
+    "int16": "int16",
+    "int8": "int8",
+    "uint8": "uint8",
+    "bool": "bool",
+}
+
+
 @dataclass
 class Value:
     """A tensor of the emitted model(): its variable, shape and IR dtype."""

@@ -20,25 +20,11 @@ from pathlib import Path
 import numpy as np
 
 from .. import rules as T
-from ..builder import Builder, LoweredProgram, Value, frontend_error
+from ..builder import NUMPY_DTYPES, Builder, LoweredProgram, Value, frontend_error
 from ..problem import constant_dim_names
 from .capture import JaxCapture
 from .rules import RULES, Splat, _python, fold, lower_pattern
 
-NUMPY_DTYPES = {
-    "float32": "fp32",
-    "float64": "fp64",
-    "bfloat16": "bf16",
-    "float16": "fp16",
-    "float8_e4m3fn": "fp8_e4m3",
-    "float8_e5m2": "fp8_e5m2",
-    "int64": "int64",
-    "int32": "int32",
-    "int16": "int16",
-    "int8": "int8",
-    "uint8": "uint8",
-    "bool": "bool",
-}
 # Calls whose jaxpr is inlined: the parameter holding it.
 NESTED = {
     "pjit": "jaxpr",
