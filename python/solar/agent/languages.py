@@ -128,7 +128,13 @@ def _pytorch_run(path: str, overrides: dict, seed: int, fake: bool):
     with fake_tensors() if fake else contextlib.nullcontext():
         model, inputs = build_problem(problem, None, None if fake else seed)
         params = [(n.replace(".", "_"), p) for n, p in model.named_parameters()]
-        params += [(n.replace(".", "_"), b) for n, b in model.named_buffers() if b is not None]
+        # Floating-point buffers (batch norm's running statistics), not counters
+        # (num_batches_tracked).
+        params += [
+            (n.replace(".", "_"), b)
+            for n, b in model.named_buffers()
+            if b is not None and b.is_floating_point()
+        ]
         with torch.no_grad():
             out = model(*inputs)
     names = _parameter_names(model.forward, len(inputs)) + [n for n, _ in params]
