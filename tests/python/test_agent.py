@@ -358,3 +358,38 @@ def test_llm_fallback_refuses_what_the_ir_cannot_hold():
         with pytest.raises(UserError, match="complex numbers are not IR values"):
             analyze_pytorch(str(DATA / "rfft_torch.py"), llm_fallback=Fallback(endpoint(s)))
         assert s.requests == []
+
+
+def test_wrong_dims_are_a_contract_problem():
+    """DIMS R=32 where the source has 64 rows would validate at any size the arrays bind,
+    and give a bound for half the program: the contract check refuses it at the source's own
+    sizes and says which parameter and which sizes."""
+    half = RIGHT.replace('DIMS = {"R": 64', 'DIMS = {"R": 32')
+    with ScriptedServer([reply(fenced(half)), reply(fenced(RIGHT))]) as s:
+        t = translate(SOFTMAX_NP, endpoint=endpoint(s), cache=False)
+        feedback = s.user_messages(1)[-1]
+    assert "parameter 0 (x) has shape [32, 128] at DIMS; the source's x has shape [64, 128]" in (
+        feedback
+    )
+    assert "output 0 has shape [32, 128] at DIMS; the source's has [64, 128]" in feedback
+    assert [a.category for a in t.attempts] == ["contract", ""]
+
+
+def test_an_npz_reference(tmp_path):
+    """A CUDA ReLU with an .npz reference (in0 = x, out0 = relu(x), 16 x 16384 fp32) instead
+    of a program: validated at the one size the file holds."""
+    import numpy as np
+
+    x = np.random.default_rng(0).standard_normal((16, 16384)).astype(np.float32)
+    ref = tmp_path / "relu.npz"
+    np.savez(ref, in0=x, out0=np.maximum(x, 0))
+    ir = (ROOT / "workloads" / "cuda" / "ir" / "relu.py").read_text()
+    with ScriptedServer([reply(fenced(ir))]) as s:
+        t = translate(
+            str(ROOT / "workloads" / "cuda" / "relu.cu"),
+            reference=str(ref),
+            endpoint=endpoint(s),
+            cache=False,
+        )
+        first = s.user_messages(0)[0]
+    assert t.validation == "full" and "- in0: shape [16, 16384], dtype fp32" in first
