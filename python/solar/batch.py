@@ -1,7 +1,9 @@
 """`solar batch`: analyse many programs, one process each, into a JSON-lines file.
 
 Each workload runs as `solar analyze FILE --json ...` in its own process (a crash or a hang
-of one program never stops the others), `jobs` at a time, each under a timeout. Every result
+of one program never stops the others), `jobs` at a time, each under a timeout. By default
+the processes are warm: forked from one zygote that imported torch (and JAX) once
+(solar/zygote.py); `--workers cold` starts each from scratch. Every result
 is appended to the output as soon as it is known, so an interrupted run resumes where it
 stopped: programs already in the file are not run again.
 
@@ -188,10 +190,11 @@ class _Lock:
 
 # The running children (to stop them on Ctrl-C).
 class _Children:
-    def __init__(self):
+    def __init__(self, zygote=None):
         self.lock = threading.Lock()
         self.procs: set = set()
         self.stopping = False
+        self.zygote = zygote
 
     def stop(self):
         with self.lock:
@@ -201,27 +204,150 @@ class _Children:
                     p.send_signal(signal.SIGINT)
                 except OSError:
                     pass
+        if self.zygote is not None:
+            self.zygote.kill(signal.SIGINT)
+
+
+class ZygoteGone(Exception):
+    """The warm-worker process ended (or never started): run the workload cold."""
+
+
+class Zygote:
+    """The batch's side of solar.zygote (warm workers): starts it with the frameworks the
+    batch needs, hands it workloads, waits for them under their timeout and kills them (their
+    whole process group) when they overrun. Thread-safe: the batch's threads share one."""
+
+    def __init__(self, frameworks: list[str], ready_timeout: float = 600):
+        import itertools
+
+        self.err = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "solar.zygote", *frameworks],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.err,
+        )
+        self.lock = threading.Lock()
+        self.ids = itertools.count()
+        self.waiting: dict[int, dict] = {}
+        self.alive = True
+        self.cold = 0  # workloads that ran in their own process after the zygote ended
+        self.ready = threading.Event()
+        self.ready_seconds = None
+        threading.Thread(target=self._read, daemon=True).start()
+        if not self.ready.wait(ready_timeout) or not self.alive:
+            self.close()
+            self.err.seek(0)
+            why = self.err.read().decode("utf-8", "replace").strip().splitlines()
+            raise ZygoteGone(why[-1] if why else "the warm workers did not start")
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if "ready" in msg:
+                self.ready_seconds = msg["ready"]
+                self.ready.set()
+                continue
+            with self.lock:
+                w = self.waiting.get(msg.get("id"))
+            if w is None:
+                continue
+            if "pid" in msg:
+                w["pid"] = msg["pid"]
+                w["started"].set()
+            else:
+                w["status"] = msg["status"]
+                w["done"].set()
+        self.alive = False  # end of its output: the zygote is gone
+        self.ready.set()
+        with self.lock:
+            for w in self.waiting.values():
+                w["started"].set()
+                w["done"].set()
+
+    def run(self, argv: list[str], out: str, err: str, timeout: float):
+        """(exit code as Popen reports it, timed out) of `solar <argv>` in a warm child."""
+        w = {"pid": None, "status": None, "started": threading.Event(), "done": threading.Event()}
+        with self.lock:
+            if not self.alive:
+                raise ZygoteGone("the warm workers ended")
+            i = next(self.ids)
+            self.waiting[i] = w
+            try:
+                line = json.dumps({"id": i, "argv": argv, "out": out, "err": err}) + "\n"
+                self.proc.stdin.write(line.encode())
+                self.proc.stdin.flush()
+            except OSError:
+                self.alive = False
+        try:
+            w["started"].wait(60)
+            if w["pid"] is None:
+                raise ZygoteGone("the warm workers did not start the workload")
+            if not w["done"].wait(timeout):
+                self._killpg(w["pid"], signal.SIGKILL)
+                w["done"].wait(30)
+                return None, True
+            if w["status"] is None:  # its child may live on, orphaned: it must not race
+                self._killpg(w["pid"], signal.SIGKILL)  # the cold run of the same workload
+                raise ZygoteGone("the warm workers ended during the workload")
+            return os.waitstatus_to_exitcode(w["status"]), False
+        finally:
+            with self.lock:
+                self.waiting.pop(i, None)
+
+    @staticmethod
+    def _killpg(pid: int, sig) -> None:
+        try:
+            os.killpg(pid, sig)
+        except OSError:
+            pass
+
+    def kill(self, sig) -> None:
+        """Sends `sig` to every running workload (Ctrl-C)."""
+        with self.lock:
+            pids = [w["pid"] for w in self.waiting.values() if w["pid"]]
+        for pid in pids:
+            self._killpg(pid, sig)
+
+    def close(self) -> None:
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.err.close()
+
+
+def frameworks_of(files: list[Path]) -> list[str]:
+    """What warm workers import for these programs: torch for PyTorch ones, jax for JAX."""
+    from .frontend.capture import is_pytorch_program
+    from .frontend.jax.capture import is_jax_program
+
+    need = []
+    if any(is_pytorch_program(str(f)) for f in files):
+        need.append("torch")
+    if any(is_jax_program(str(f)) for f in files):
+        need.append("jax")
+    return need
 
 
 def run_one(
     path: Path, arch: str, timeout: float, extra: list[str], children: _Children | None = None
 ) -> dict | None:
     """The result of one workload, or None when the batch was interrupted while it ran (it
-    is not recorded, so the next run does it again)."""
+    is not recorded, so the next run does it again). It runs in a warm child of the batch's
+    zygote where there is one, else in a fresh process."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.json"
-        cmd = [
-            sys.executable,
-            "-m",
-            "solar.cli",
-            "analyze",
-            str(path),
-            "--arch",
-            arch,
-            "--json",
-            str(out),
-            *extra,
-        ]
+        argv = ["analyze", str(path), "--arch", arch, "--json", str(out), *extra]
+        cmd = [sys.executable, "-m", "solar.cli", *argv]
         start = time.perf_counter()
 
         def error(stage: str, message: str) -> dict:
@@ -233,6 +359,22 @@ def run_one(
                 "seconds_wall": round(time.perf_counter() - start, 3),
             }
 
+        zygote = children.zygote if children is not None else None
+        if zygote is not None and zygote.alive:
+            err_path = Path(tmp) / "stderr.txt"
+            try:
+                rc, timed_out = zygote.run(argv, os.devnull, str(err_path), timeout)
+            except ZygoteGone:
+                rc = "cold"  # the warm workers are gone: this one runs in its own process
+                with children.lock:
+                    zygote.cold += 1
+            if rc != "cold":
+                if children.stopping:
+                    return None
+                if timed_out:
+                    return error("timeout", f"timed out after {timeout:g} s")
+                err = err_path.read_text(errors="replace") if err_path.exists() else ""
+                return _result(path, out, rc, err, start, error)
         try:
             proc = subprocess.Popen(
                 cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace"
@@ -256,33 +398,38 @@ def run_one(
                     children.procs.discard(proc)
         if children is not None and children.stopping:
             return None
-        wall = round(time.perf_counter() - start, 3)
-        if proc.returncode == 0 or out.exists():
-            try:
-                doc = json.loads(out.read_text())
-            except (OSError, ValueError) as e:
-                return error("analyze", f"the analysis JSON cannot be read: {e}")
-            if isinstance(doc, dict):
-                doc["source"] = str(path)
-                doc["status"] = "ok"
-                doc["seconds_wall"] = wall
-                return doc
-            return error("analyze", "the analysis JSON is not an object")
-        err = err.strip()
-        m = re.search(r"error\[([\w-]+)\]", err)
-        kind = m.group(1) if m else ""
-        stage = _STAGES.get(kind, "lower" if kind else "analyze")
-        message = next((ln for ln in err.splitlines() if "error[" in ln), err[-500:])
-        if not message:
-            rc = proc.returncode
-            message = (
-                f"killed by signal {-rc} ({signal.Signals(-rc).name})"
-                if rc < 0 and -rc in signal.valid_signals()
-                else f"exited with status {rc} and no message"
-            )
-        r = error(stage, message)
-        r["seconds_wall"] = wall
-        return r
+        return _result(path, out, proc.returncode, err, start, error)
+
+
+def _result(path: Path, out: Path, returncode: int, err: str, start: float, error) -> dict:
+    """A workload's result from its exit code, its JSON and its stderr."""
+    wall = round(time.perf_counter() - start, 3)
+    if returncode == 0 or out.exists():
+        try:
+            doc = json.loads(out.read_text())
+        except (OSError, ValueError) as e:
+            return error("analyze", f"the analysis JSON cannot be read: {e}")
+        if isinstance(doc, dict):
+            doc["source"] = str(path)
+            doc["status"] = "ok"
+            doc["seconds_wall"] = wall
+            return doc
+        return error("analyze", "the analysis JSON is not an object")
+    err = err.strip()
+    m = re.search(r"error\[([\w-]+)\]", err)
+    kind = m.group(1) if m else ""
+    stage = _STAGES.get(kind, "lower" if kind else "analyze")
+    message = next((ln for ln in err.splitlines() if "error[" in ln), err[-500:])
+    if not message:
+        rc = returncode
+        message = (
+            f"killed by signal {-rc} ({signal.Signals(-rc).name})"
+            if rc < 0 and -rc in signal.valid_signals()
+            else f"exited with status {rc} and no message"
+        )
+    r = error(stage, message)
+    r["seconds_wall"] = wall
+    return r
 
 
 def _seconds(r: dict) -> float:
@@ -343,10 +490,12 @@ def run_batch(
     timeout: float = 600,
     extra: list[str] | None = None,
     stream=sys.stderr,
+    workers: str = "warm",
 ) -> list[dict]:
     """Runs every program not yet in `out` and returns the results of all of `paths` (this
     run's and earlier ones'). Ctrl-C stops the running workloads (they are not recorded)
-    and raises KeyboardInterrupt."""
+    and raises KeyboardInterrupt. `workers`: "warm" (a zygote imports the frameworks once
+    and forks a child per workload; solar/zygote.py) or "cold" (a fresh process each)."""
     files = collect(paths)
     agent_only = [f for f in files if f not in _named(paths) and agent_language(f)]
     if agent_only:
@@ -373,7 +522,13 @@ def run_batch(
         count = total - len(todo)
         if count:
             print(f"resuming: {count} of {total} already in {out}", file=stream)
-        children = _Children()
+        zygote = None
+        if workers == "warm" and todo:
+            try:
+                zygote = Zygote(frameworks_of(todo))
+            except (ZygoteGone, OSError) as e:
+                print(f"warm workers unavailable ({e}); one process per workload", file=stream)
+        children = _Children(zygote)
         sink = lock.file
         sink.seek(0, os.SEEK_END)
         pool = ThreadPoolExecutor(max_workers=jobs)
@@ -404,6 +559,16 @@ def run_batch(
             children.stop()
             pool.shutdown(wait=True, cancel_futures=True)
             raise
+        finally:
+            if zygote is not None:
+                pool.shutdown(wait=True)
+                zygote.close()
+                if zygote.cold:
+                    print(
+                        f"the warm workers ended during the batch: {zygote.cold} workload(s) "
+                        "ran in processes of their own",
+                        file=stream,
+                    )
         pool.shutdown(wait=True)
         os.fsync(sink.fileno())
     finally:

@@ -385,7 +385,9 @@ def cmd_batch(args) -> int:
         raise argument_error("--compile times torch.compile: it needs --measure")
     if args.arch.lower() == "local":
         load_arch("local")  # derived (and measured) once, before the workers share it
-    results = run_batch(args.paths, args.arch, args.out, args.jobs, args.timeout, extra)
+    results = run_batch(
+        args.paths, args.arch, args.out, args.jobs, args.timeout, extra, workers=args.workers
+    )
     print(summary(results))
     return 0
 
@@ -846,6 +848,13 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--out", default="results.jsonl", help="results, one JSON object a line")
     b.add_argument("--jobs", type=int, default=0, help="parallel workloads (default: cores)")
     b.add_argument("--timeout", type=float, default=600, help="seconds per workload")
+    b.add_argument(
+        "--workers",
+        choices=["warm", "cold"],
+        default="warm",
+        help="warm: fork each workload from one process that imported torch/JAX once "
+        "(default); cold: a fresh process per workload",
+    )
     b.add_argument("--no-validate", action="store_true")
     b.add_argument("--no-cache-aware", action="store_true", help="as for analyze")
     b.add_argument("--backend", choices=["native", "interpreter"], default="native")
