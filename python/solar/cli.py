@@ -392,6 +392,30 @@ def cmd_batch(args) -> int:
     return 0
 
 
+def cmd_score(args) -> int:
+    import dataclasses
+    import json
+
+    from .batch import read_results
+    from .score import load_timings, report, score_results
+
+    if not Path(args.results).is_file():
+        raise argument_error(f"no such results file: '{args.results}'")
+    results, _ = read_results(Path(args.results))
+    scores, unmatched = score_results(results, load_timings(args.timings), args.mode)
+    if not scores:
+        raise argument_error(
+            f"no workload of {args.results} has a timing in {args.timings}",
+            "timings name a workload by its source path, file name or stem",
+        )
+    print(report(scores, unmatched, args.mode))
+    if args.json:
+        rows = [dict(dataclasses.asdict(s), headroom=s.headroom) for s in scores]
+        Path(args.json).write_text(json.dumps({"mode": args.mode, "scores": rows}, indent=1))
+        print(f"wrote {args.json}")
+    return 1 if any(s.violation for s in scores) else 0
+
+
 def cmd_graph(args) -> int:
     graph = _load_graph(args)
     text = graph.to_yaml()
@@ -860,6 +884,21 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--backend", choices=["native", "interpreter"], default="native")
     _measure_options(b)
     b.set_defaults(func=cmd_batch)
+
+    sc = sub.add_parser(
+        "score", help="SOL-ExecBench score of measured kernels against a batch's bounds"
+    )
+    sc.add_argument("results", help="a `solar batch` results file (JSON lines)")
+    sc.add_argument(
+        "--timings",
+        required=True,
+        help="name, kernel and baseline times per workload (JSON lines, JSON or CSV)",
+    )
+    sc.add_argument(
+        "--mode", choices=["fused", "cache_aware", "unfused"], default="fused", help="T_SOL"
+    )
+    sc.add_argument("--json", metavar="OUT", help="write the scores as JSON")
+    sc.set_defaults(func=cmd_score)
 
     g = sub.add_parser("graph", help="write the einsum-graph YAML sidecar")
     g.add_argument("file")

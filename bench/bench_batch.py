@@ -1,0 +1,79 @@
+"""`solar batch` per workload, warm workers against one process per workload, side by side
+in one run (issue 14): the same workloads, the same jobs, with and without validation.
+
+    .venv/bin/python bench/bench_batch.py [--every K] [--jobs 2] [--no-validated]
+
+--every K takes every K-th program of workloads/level{1,2,3} (default 6: 31 of 183). It
+prints the mean wall seconds per workload (the batch's wall time over its workloads, as a
+user waits for it) of each mode and the cold/warm ratio, and checks that both modes give the
+same totals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(files, workers: str, jobs: int, validate: bool) -> tuple[float, dict]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out.jsonl"
+        cmd = [
+            sys.executable,
+            "-m",
+            "solar.cli",
+            "batch",
+            *map(str, files),
+            "--out",
+            str(out),
+            "--jobs",
+            str(jobs),
+            "--workers",
+            workers,
+            "--arch",
+            "H100_PCIe",
+        ]
+        cmd += [] if validate else ["--no-validate"]
+        start = time.perf_counter()
+        subprocess.run(cmd, check=True, capture_output=True, text=True)
+        wall = time.perf_counter() - start
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+    return wall, {r["source"]: r.get("totals") for r in rows}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--every", type=int, default=6)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument(
+        "--no-validated", dest="validated", action="store_false", help="skip the validated runs"
+    )
+    args = p.parse_args(argv)
+    files = sorted(
+        f
+        for level in ("level1", "level2", "level3")
+        for f in (ROOT / "workloads" / level).glob("*.py")
+    )[:: args.every]
+    print(f"{len(files)} workloads, --jobs {args.jobs}")
+    print(f"{'mode':26s} {'cold s/wl':>10s} {'warm s/wl':>10s} {'cold/warm':>10s}  same totals")
+    for validate in (False, True) if args.validated else (False,):
+        cold, c = run(files, "cold", args.jobs, validate)
+        warm, w = run(files, "warm", args.jobs, validate)
+        name = "validated" if validate else "--no-validate"
+        n = len(files)
+        print(
+            f"{name:26s} {cold / n:10.2f} {warm / n:10.2f} {cold / warm:9.2f}x  {c == w}",
+            flush=True,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
