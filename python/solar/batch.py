@@ -51,6 +51,9 @@ def collect(paths: list[str]) -> list[Path]:
         path = Path(p)
         if path.is_dir():
             found = sorted(f for f in path.rglob("*.py") if not f.name.startswith("_"))
+            found += [w for d in sorted(path.rglob("*.json")) for w in definition_entries(d)]
+        elif path.exists() and path.suffix == ".json":
+            found = definition_entries(path, strict=True)
         elif path.exists():
             found = [path]
         else:
@@ -63,6 +66,23 @@ def collect(paths: list[str]) -> list[Path]:
                 seen.add(key)
                 files.append(f)
     return files
+
+
+def definition_entries(path: Path, strict: bool = False) -> list[Path]:
+    """A SOL-ExecBench definition as batch entries, one per workload: `def.json#uuid`
+    (docs/definitions.md); [] for a .json that is no definition (an error when `strict`)."""
+    from .definitions import is_definition, load_definition, load_workloads, workloads_file
+
+    if not is_definition(str(path)):
+        if strict:
+            from .errors import argument_error
+
+            raise argument_error(f"{path} is not a problem definition (axes, inputs, outputs, run)")
+        return []
+    file = workloads_file(str(path))
+    if not file:
+        return [path]
+    return [Path(f"{path}#{w.uuid}") for w in load_workloads(file, load_definition(str(path)))]
 
 
 def _named(paths: list[str]) -> set:
@@ -86,9 +106,11 @@ def agent_language(path: Path) -> str:
 
 
 def _key(source: str) -> str:
-    """The identity of a workload: its resolved path (two spellings of one file agree)."""
+    """The identity of a workload: its resolved path (two spellings of one file agree), with
+    a definition's workload after '#'."""
+    file, hash_, workload = source.partition("#")
     try:
-        return str(Path(source).resolve())
+        return str(Path(file).resolve()) + hash_ + workload
     except (OSError, RuntimeError, ValueError):
         return source
 
@@ -331,7 +353,8 @@ def frameworks_of(files: list[Path]) -> list[str]:
     from .frontend.jax.capture import is_jax_program
 
     need = []
-    if any(is_pytorch_program(str(f)) for f in files):
+    definitions = any(str(f).partition("#")[0].endswith(".json") for f in files)
+    if definitions or any(is_pytorch_program(str(f)) for f in files):
         need.append("torch")
     if any(is_jax_program(str(f)) for f in files):
         need.append("jax")
@@ -346,7 +369,9 @@ def run_one(
     zygote where there is one, else in a fresh process."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.json"
-        argv = ["analyze", str(path), "--arch", arch, "--json", str(out), *extra]
+        file, _, workload = str(path).partition("#")  # a definition's workload: def.json#uuid
+        argv = ["analyze", file, "--arch", arch, "--json", str(out), *extra]
+        argv += ["--workload", workload] if workload else []
         cmd = [sys.executable, "-m", "solar.cli", *argv]
         start = time.perf_counter()
 

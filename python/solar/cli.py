@@ -5,6 +5,7 @@ interrupted (Ctrl-C)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -108,9 +109,107 @@ def _terminal_progress(what: str):
     return show
 
 
+def _definition_problem(args) -> str | None:
+    """For `solar analyze definition.json`: the generated PyTorch problem file of its one
+    workload (or of --workload UUID), or None after printing a table for several."""
+    from .definitions import problem_text, slug, workloads_of
+    from .execution import cache_dir
+
+    d, items = workloads_of(args.file, args.workloads, dict(_dims(args.dim)))
+    narrow = sorted(
+        {
+            spec["dtype"]
+            for spec in d.inputs.values()
+            if spec["dtype"].startswith(("float8", "float4")) or spec["dtype"] == "uint8"
+        }
+    )
+    args.definition_narrow = ", ".join(narrow)
+    if args.workload:
+        items = [(w, a) for w, a in items if w.uuid == args.workload]
+        if not items:
+            raise argument_error(f"{args.file}: no workload {args.workload!r}")
+    folder = Path(cache_dir()).parent / "definitions" / slug(d.name)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for w, axes in items:
+        path = folder / f"{slug(w.uuid)}.py"
+        tmp = folder / f".{slug(w.uuid)}.{os.getpid()}.tmp"  # concurrent batches: atomic
+        tmp.write_text(problem_text(d, w, axes))
+        os.replace(tmp, path)
+        paths.append((w, axes, str(path)))
+    if len(paths) == 1:
+        w, axes, path = paths[0]
+        args.definition_line = (
+            f"  definition {d.name}, workload {w.uuid} ("
+            + ", ".join(f"{k}={v}" for k, v in axes.items())
+            + f"); problem file {path}"
+        )
+        return path
+    from .pytorch import analyze_pytorch
+
+    archs = _archs(args.arch)
+    rows = []
+    print(f"{d.name}: {len(paths)} workloads on {archs[0].name} (docs/definitions.md)")
+    print(f"{'workload':38s} {'fused SOL':>12s} {'bound by':>10s}  validation")
+    failed = False
+    for w, axes, path in paths:
+        r = analyze_pytorch(
+            path,
+            archs=archs,
+            fp32_math=args.fp32_math,
+            validate=not args.no_validate,
+            backend=args.backend,
+            cache_aware=not args.no_cache_aware,
+        )
+        a = r.analyses[0]
+        failed = failed or r.validation.status == "failed"
+        print(
+            f"{w.uuid[:38]:38s} {report.seconds(a.fused.seconds):>12s} "
+            f"{report.bottleneck_text(a.fused.bottleneck):>10s}  {r.validation.status}"
+        )
+        if narrow:
+            print(_narrow_note(args.definition_narrow, a))
+        if args.json:
+            import json
+
+            doc = json.loads(
+                _core.analysis_json(
+                    r.graph, archs, r.analyses, r.validation.status, r.validation.detail
+                )
+            )
+            rows.append({"workload": w.uuid, "axes": axes, **doc})
+    if args.json:
+        import json
+
+        Path(args.json).write_text(
+            json.dumps({"schema": "solar.definition/1", "definition": d.name, "workloads": rows})
+            + "\n"
+        )
+        print(f"wrote {args.json}")
+    return "failed" if failed else ""
+
+
+def _narrow_note(dtypes: str, analysis) -> str:
+    """A definition with narrow inputs whose reference computes in a wider format."""
+    return (
+        f"  note: the inputs are {dtypes}; the compute term follows the reference's own "
+        "arithmetic, so a kernel that multiplies in the narrow format (FP8/FP4 tensor cores) "
+        f"is bounded by the memory term alone: {report.seconds(analysis.fused.memory_seconds)}"
+        " (docs/definitions.md)"
+    )
+
+
 def cmd_analyze(args) -> int:
+    from .definitions import is_definition
     from .frontend.capture import is_pytorch_program
     from .frontend.jax.capture import is_jax_program
+
+    args.definition_line = args.definition_narrow = ""
+    if is_definition(args.file):
+        problem = _definition_problem(args)
+        if problem in ("", "failed"):
+            return 1 if problem == "failed" else 0
+        args.file = problem
 
     archs = _archs(args.arch)
     validation = ("none", "not validated (an IR program; run `solar validate` to execute it)")
@@ -227,6 +326,9 @@ def cmd_analyze(args) -> int:
             + (f"; IR written to {args.emit_ir}" if args.emit_ir else "")
         ]
         extra += [f"  note: {n}" for n in result.notes]
+        extra += [args.definition_line] if args.definition_line else []
+        if args.definition_narrow:
+            extra.append(_narrow_note(args.definition_narrow, result.analyses[0]))
         if step is not None:
             extra.append(
                 f"  {step.phase} step: batch {step.batch}, {step.seq} new token(s) per sequence "
@@ -838,6 +940,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="translate the source with the LLM agent first (docs/agent.md), then analyse",
     )
     a.add_argument("--reference", help="with --lang: the program giving golden outputs")
+    a.add_argument(
+        "--workloads",
+        metavar="FILE",
+        help="a definition.json's workloads (JSON lines; default: the file beside it)",
+    )
+    a.add_argument("--workload", metavar="UUID", help="with a definition: only this workload")
     a.add_argument(
         "--llm-fallback",
         action="store_true",

@@ -1299,6 +1299,39 @@ def _bool_only(kernel: str):
     return lower
 
 
+def _unsigned_bits(lw, x, what: str):
+    """x as a uint8 tensor for a bitwise operation with a constant (packed 4-bit formats:
+    nvfp4 codes are unpacked with `& 0x0F` and `>> 4`), or a failure naming what is
+    supported."""
+    x = tensor(lw, x)
+    if x.dtype != "uint8":
+        lw.fail(
+            f"{lw.node.target} on {x.dtype} tensors (bitwise arithmetic) is not supported; "
+            f"{what} on uint8 is"
+        )
+    return x
+
+
+@rule("aten.bitwise_and.Scalar")
+def _bitwise_and_scalar(lw, x, mask):
+    # On unsigned values, x & (2^k - 1) is x mod 2^k: exact.
+    m = int(mask)
+    if m < 0 or (m + 1) & m:
+        lw.fail(f"bitwise_and with {mask}: only masks 2^k - 1 (0x0F, 0xFF, ...) are supported")
+    x = _unsigned_bits(lw, x, "x & (2^k - 1)")
+    return elementwise(lw, "remainder_scalar", [x], [m + 1])
+
+
+def _shift_right(lw, x, bits):
+    # On unsigned values, x >> k is floor(x / 2^k): exact.
+    x = _unsigned_bits(lw, x, "x >> k with a constant k")
+    if is_tensor(bits) or int(bits) < 0:
+        lw.fail(f"{lw.node.target}: only a constant, non-negative shift is supported")
+    return elementwise(lw, "floor_divide_scalar", [x], [2 ** int(bits)])
+
+
+RULES["aten.__rshift__.Scalar"] = _shift_right
+RULES["aten.bitwise_right_shift.Tensor_Scalar"] = _shift_right
 RULES["aten.bitwise_and.Tensor"] = _bool_only("logical_and")
 RULES["aten.bitwise_or.Tensor"] = _bool_only("logical_or")
 RULES["aten.bitwise_xor.Tensor"] = _bool_only("logical_xor")

@@ -1,0 +1,334 @@
+"""SOL-ExecBench / FlashInfer-Trace problem definitions (docs/definitions.md).
+
+A **definition** (`definition.json`) names its axes (`const` with a value, `var` given per
+workload, `expr` computed from the others), its inputs and outputs (a shape over the axes, or
+`null` for a scalar, and a dtype), and a PyTorch reference `run(...)` as source text, with an
+optional `custom_inputs_entrypoint`: a function of that source called as
+`fn(axes_and_scalars, device) -> {name: tensor}` for inputs of type `custom`. A **workload**
+(one line of `workload.jsonl`) gives the `var` axes' values and how each input is made:
+`random`, `zeros`, `scalar` (with its `value`), `custom` or `safetensors` (a `path` and a
+`tensor_key`).
+
+Each (definition, workload) becomes a PyTorch problem file (`problem_text`):
+
+- the axes become module-level size constants, so `--dim` and scaled validation work;
+- `Model.forward` takes the tensor inputs in the definition's order and calls `run` with
+  the scalars in place;
+- `get_inputs()` draws the inputs the way the workload says.
+
+It then goes through the PyTorch front end and is validated like any program. Nothing here
+runs the reference: the front end does, as it runs any problem file.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import argument_error
+
+# dtype names of the format -> torch dtype attribute (float4 travels packed, two per byte).
+DTYPES = {
+    "float64": "float64",
+    "float32": "float32",
+    "float16": "float16",
+    "bfloat16": "bfloat16",
+    "float8_e4m3fn": "float8_e4m3fn",
+    "float8_e5m2": "float8_e5m2",
+    "float4_e2m1": "float4_e2m1fn_x2",
+    "float4_e2m1fn_x2": "float4_e2m1fn_x2",
+    "int64": "int64",
+    "int32": "int32",
+    "int16": "int16",
+    "int8": "int8",
+    "uint8": "uint8",
+    "bool": "bool",
+}
+INPUT_TYPES = ("random", "zeros", "scalar", "custom", "safetensors")
+
+
+@dataclass
+class Definition:
+    path: str
+    name: str
+    axes: dict  # name -> {"type": const|var|expr, "value"?, "expression"?}
+    inputs: dict  # name -> {"shape": [axis | int] | None, "dtype": str}
+    outputs: dict
+    reference: str
+    custom_inputs: str = ""
+    description: str = ""
+
+
+@dataclass
+class Workload:
+    uuid: str
+    axes: dict = field(default_factory=dict)  # var axis -> value
+    inputs: dict = field(default_factory=dict)  # input -> {"type": ..., ...}
+    source: str = ""  # the workload file ("" for a definition without one)
+
+
+def is_definition(path: str) -> bool:
+    """A .json file with the fields of a definition."""
+    if not str(path).endswith(".json") or not Path(path).is_file():
+        return False
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(data, dict) and {"axes", "inputs", "outputs", "reference"} <= set(data)
+
+
+def _fail(path: str, message: str, hint: str = ""):
+    raise argument_error(f"{path}: {message}", hint)
+
+
+def load_definition(path: str) -> Definition:
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, UnicodeDecodeError) as e:
+        _fail(path, f"cannot read the definition: {e}")
+    except ValueError as e:
+        _fail(path, f"the definition is not JSON: {e}")
+    for key in ("axes", "inputs", "outputs", "reference"):
+        if key not in data:
+            _fail(path, f"the definition has no '{key}'")
+    axes = data["axes"] or {}
+    for name, axis in axes.items():
+        kind = axis.get("type") if isinstance(axis, dict) else None
+        if not _identifier(name):
+            _fail(path, f"axis '{name}' is not a Python identifier")
+        if kind not in ("const", "var", "expr"):
+            _fail(path, f"axis '{name}' has type {kind!r}", "axes are const, var or expr")
+        if kind == "const" and not (isinstance(axis.get("value"), int) and axis["value"] > 0):
+            _fail(path, f"const axis '{name}' needs a positive integer value")
+        if kind == "expr" and not isinstance(axis.get("expression"), str):
+            _fail(path, f"expr axis '{name}' needs an expression")
+    for group in ("inputs", "outputs"):
+        for name, spec in data[group].items():
+            if not _identifier(name):
+                _fail(path, f"{group[:-1]} '{name}' is not a Python identifier")
+            shape = spec.get("shape")
+            if shape is not None:
+                for d in shape:
+                    if isinstance(d, str) and d not in axes:
+                        _fail(path, f"{group[:-1]} '{name}': axis '{d}' is not in axes")
+                    if not isinstance(d, (str, int)):
+                        _fail(path, f"{group[:-1]} '{name}': shape entry {d!r}")
+            if spec.get("dtype") not in DTYPES:
+                _fail(
+                    path,
+                    f"{group[:-1]} '{name}' has dtype {spec.get('dtype')!r}",
+                    "one of " + ", ".join(DTYPES),
+                )
+    if "def run(" not in data["reference"]:
+        _fail(path, "the reference defines no run(...)")
+    return Definition(
+        path,
+        str(data.get("name") or Path(path).stem),
+        axes,
+        dict(data["inputs"]),
+        dict(data["outputs"]),
+        data["reference"],
+        data.get("custom_inputs_entrypoint") or "",
+        data.get("description") or "",
+    )
+
+
+def _identifier(name: str) -> bool:
+    return name.isidentifier() and not keyword.iskeyword(name)
+
+
+def workloads_file(definition_path: str) -> str:
+    """The workloads of a definition where the layouts put them: `<name>.jsonl` or
+    `workload.jsonl` beside it, or FlashInfer-Trace's `workloads/<op>/<name>.jsonl` for
+    `definitions/<op>/<name>.json`; "" if none."""
+    p = Path(definition_path)
+    candidates = [p.with_suffix(".jsonl"), p.parent / "workload.jsonl"]
+    if p.parent.parent.name == "definitions":
+        candidates.append(p.parents[2] / "workloads" / p.parent.name / f"{p.stem}.jsonl")
+    return next((str(c) for c in candidates if c.is_file()), "")
+
+
+def load_workloads(path: str, definition: Definition) -> list[Workload]:
+    """Every workload of a JSON-lines file for `definition` (FlashInfer-Trace's lines wrap
+    one in {"definition", "workload": {...}}; a bare {"uuid", "axes", "inputs"} works too)."""
+    out = []
+    try:
+        lines = Path(path).read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        _fail(path, f"cannot read the workloads: {e}")
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            _fail(f"{path}:{n}", "not a JSON object")
+        if row.get("definition") not in (None, definition.name):
+            continue  # another definition's workload in a shared file
+        w = row.get("workload", row)
+        uuid = str(w.get("uuid") or f"w{n}")
+        axes = dict(w.get("axes") or {})
+        inputs = dict(w.get("inputs") or {})
+        for name, spec in inputs.items():
+            if name not in definition.inputs:
+                _fail(f"{path}:{n}", f"input '{name}' is not an input of {definition.name}")
+            if spec.get("type") not in INPUT_TYPES:
+                _fail(
+                    f"{path}:{n}",
+                    f"input '{name}' has type {spec.get('type')!r}",
+                    "one of " + ", ".join(INPUT_TYPES),
+                )
+        out.append(Workload(uuid, axes, inputs, path))
+    return out
+
+
+def resolve_axes(d: Definition, given: dict) -> dict:
+    """Every axis's value: const ones, the given var ones, expr ones computed in order."""
+    values = {}
+    for name, axis in d.axes.items():
+        if axis["type"] == "const":
+            values[name] = axis["value"]
+        elif axis["type"] == "var":
+            if name not in given:
+                _fail(
+                    d.path,
+                    f"axis '{name}' is var: the workload gives no value",
+                    f"give --workloads FILE, or --dim {name}=N",
+                )
+            values[name] = int(given[name])
+    for name, axis in d.axes.items():
+        if axis["type"] == "expr":
+            values[name] = _expression(d, name, axis["expression"], values)
+    for name in given:
+        if name not in d.axes:
+            _fail(d.path, f"the workload sets axis '{name}', which the definition has not")
+    return values
+
+
+def _expression(d: Definition, name: str, text: str, values: dict) -> int:
+    """An expr axis: integer arithmetic over other axes (+ - * // % and parentheses)."""
+    import ast
+    import operator
+
+    ops = {
+        ast.Add: operator.add,
+        ast.Sub: operator.sub,
+        ast.Mult: operator.mul,
+        ast.FloorDiv: operator.floordiv,
+        ast.Mod: operator.mod,
+        ast.Div: operator.floordiv,
+    }
+
+    def ev(node):
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.Name) and node.id in values:
+            return values[node.id]
+        if isinstance(node, ast.BinOp) and type(node.op) in ops:
+            return ops[type(node.op)](ev(node.left), ev(node.right))
+        raise ValueError(ast.dump(node))
+
+    try:
+        return int(ev(ast.parse(text, mode="eval").body))
+    except (SyntaxError, ValueError, ZeroDivisionError) as e:
+        _fail(d.path, f"expr axis '{name}' = {text!r} cannot be computed: {e}")
+
+
+def _shape(spec: dict) -> str:
+    return "(" + "".join(f"{d}, " for d in spec["shape"]) + ")"
+
+
+def problem_text(d: Definition, w: Workload, axes: dict) -> str:
+    """The PyTorch problem file of one workload of a definition."""
+    tensors = [n for n, s in d.inputs.items() if s.get("shape") is not None]
+    scalars = {}
+    for name, spec in d.inputs.items():
+        if spec.get("shape") is None:
+            given = w.inputs.get(name, {})
+            if given.get("type") == "scalar":
+                scalars[name] = given.get("value")
+            elif "value" in spec:
+                scalars[name] = spec["value"]
+            else:
+                scalars[name] = 1.0  # any value: the bound does not depend on it
+    custom = [n for n in tensors if w.inputs.get(n, {}).get("type") == "custom"]
+    if custom and not d.custom_inputs:
+        _fail(d.path, f"input(s) {', '.join(custom)} are custom: no custom_inputs_entrypoint")
+    lines = [
+        f"# Generated by Solar from {d.path} (workload {w.uuid}); docs/definitions.md.",
+        "import torch",
+        "import torch.nn as nn",
+        "",
+        "# --- the definition's reference ---",
+        d.reference.rstrip(),
+        "# --- end of the reference ---",
+        "",
+    ]
+    lines += [f"{name} = {value}" for name, value in axes.items()]
+    lines += ["", "", "class Model(nn.Module):", f"    def forward(self, {', '.join(tensors)}):"]
+    call = [name if name in tensors else repr(scalars[name]) for name in d.inputs]
+    lines.append(f"        return run({', '.join(call)})")
+    lines += ["", "", "def get_inputs():"]
+    if custom:
+        arg = (
+            "{"
+            + ", ".join(f"{k!r}: {k}" for k in axes)
+            + "".join(f", {k!r}: {v!r}" for k, v in scalars.items())
+            + "}"
+        )
+        lines.append(f'    made = {d.custom_inputs}({arg}, "cpu")')
+    lines.append("    out = []")
+    for name in tensors:
+        spec = d.inputs[name]
+        dtype = f"torch.{DTYPES[spec['dtype']]}"
+        how = w.inputs.get(name, {"type": "random"})
+        kind = how.get("type", "random")
+        if kind == "custom":
+            lines.append(f"    out.append(made[{name!r}])")
+        elif kind == "zeros":
+            lines.append(f"    out.append(torch.zeros({_shape(spec)}, dtype={dtype}))")
+        elif kind == "safetensors":
+            base = Path(w.source).parent if w.source else Path(d.path).parent
+            file = str((base / how["path"]).resolve())
+            lines.append(
+                f"    from safetensors.torch import load_file\n"
+                f"    out.append(load_file({file!r})[{how['tensor_key']!r}])"
+            )
+        elif spec["dtype"] in ("bool",):
+            lines.append(f"    out.append(torch.randint(0, 2, {_shape(spec)}).bool())")
+        elif spec["dtype"].startswith(("int", "uint")):
+            lines.append(f"    out.append(torch.randint(0, 8, {_shape(spec)}, dtype={dtype}))")
+        elif spec["dtype"].startswith(("float8", "float4")):
+            # fp8/fp4 draws: N(0, 1) clamped to [-2, 2], as SOL-ExecBench draws fp8.
+            lines.append(f"    out.append(torch.randn({_shape(spec)}).clamp(-2, 2).to({dtype}))")
+        else:
+            lines.append(f"    out.append(torch.randn({_shape(spec)}, dtype={dtype}))")
+    lines += ["    return out", "", "", "def get_init_inputs():", "    return []", ""]
+    return "\n".join(lines)
+
+
+def workloads_of(path: str, workloads: str | None, dims: dict) -> tuple[Definition, list]:
+    """(definition, [(workload, axes)]) for `solar analyze definition.json`: the workloads
+    of `workloads` (or of the file found beside the definition), or one workload from the
+    const axes and `dims` (--dim) when there is no file."""
+    d = load_definition(path)
+    file = workloads if workloads is not None else workloads_file(path)
+    if file:
+        ws = load_workloads(file, d)
+        if not ws:
+            _fail(file, f"no workload of {d.name}")
+    else:
+        ws = [Workload("default")]
+    out = []
+    for w in ws:
+        given = {**w.axes, **{k: v for k, v in dims.items() if k in d.axes}}
+        out.append((w, resolve_axes(d, given)))
+    return d, out
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)[:80]

@@ -1,0 +1,143 @@
+"""SOL-ExecBench / FlashInfer-Trace definitions (solar/definitions.py, docs/definitions.md):
+the format read, each workload's problem file, its bound derived by hand, and the errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from solar.definitions import (
+    Workload,
+    load_definition,
+    load_workloads,
+    problem_text,
+    resolve_axes,
+    workloads_file,
+)
+from solar.errors import UserError
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFS = ROOT / "workloads" / "definitions"
+GEMM = DEFS / "gemm" / "gemm_n256_k512.json"
+NVFP4 = DEFS / "gemm" / "gemm_nvfp4_n256_k512.json"
+
+
+def solar(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "solar.cli", *map(str, args)], capture_output=True, text=True
+    )
+
+
+def test_workloads_are_read_and_axes_resolved():
+    d = load_definition(str(GEMM))
+    assert workloads_file(str(GEMM)) == str(GEMM.with_suffix(".jsonl"))
+    ws = load_workloads(str(GEMM.with_suffix(".jsonl")), d)
+    assert [w.uuid for w in ws] == ["m1", "m64", "m1024"]
+    assert resolve_axes(d, ws[1].axes) == {"M": 64, "N": 256, "K": 512}
+    # expr axes: K_packed = K // 2, K_blocks = K // 16.
+    n = load_definition(str(NVFP4))
+    assert resolve_axes(n, {"M": 16}) == {
+        "M": 16,
+        "N": 256,
+        "K": 512,
+        "K_packed": 256,
+        "K_blocks": 32,
+    }
+
+
+def test_the_problem_file_of_a_workload():
+    d = load_definition(str(NVFP4))
+    w = load_workloads(str(NVFP4.with_suffix(".jsonl")), d)[0]
+    text = problem_text(d, w, resolve_axes(d, w.axes))
+    assert "M = 16\nN = 256\nK = 512\nK_packed = 256\nK_blocks = 32" in text
+    assert "    def forward(self, A, B, a_scale, b_scale):" in text
+    assert "        return run(A, B, a_scale, b_scale, 0.25)" in text  # the scalar in place
+    assert "made = make_inputs({'M': M, 'N': N, 'K': K" in text
+
+
+def test_each_workload_gets_its_bound():
+    """GEMM C = A @ B.T in fp16 with N = 256, K = 512, memory-bound at these M: fused bytes
+    2 (M K + N K + M N): M = 1: 263,680 B, 132 ns at 2 TB/s; M = 64: 360,448 B, 180 ns."""
+    r = solar("analyze", GEMM, "--arch", "H100_PCIe", "--json", "/dev/stdout", "--no-validate")
+    assert r.returncode == 0, r.stderr
+    assert "gemm_n256_k512: 3 workloads on H100_PCIe" in r.stdout
+    assert "m1                                           132 ns" in r.stdout
+    one = solar(
+        "analyze",
+        GEMM,
+        "--workload",
+        "m64",
+        "--arch",
+        "H100_PCIe",
+        "--json",
+        Path("/tmp") / "solar_def_m64.json",
+    )
+    assert one.returncode == 0, one.stderr
+    doc = json.loads(Path("/tmp/solar_def_m64.json").read_text())
+    assert doc["totals"]["bytes"]["fused"] == 2 * (64 * 512 + 256 * 512 + 64 * 256)
+    assert doc["validation"]["status"] == "full"
+    assert "definition gemm_n256_k512, workload m64 (M=64, N=256, K=512)" in one.stdout
+
+
+def test_nvfp4_gemm_reads_packed_codes_and_says_what_the_bound_means(tmp_path):
+    """At M = 256: A and B as packed codes 256 x 256 B each, block scales 2 x 256 x 32 B, C
+    256 x 256 bf16, and the 16-entry fp32 lookup table twice (the reference builds it in each
+    _dequantize call: two constants of 64 B): 278,656 fused bytes; validated against the
+    reference; the note gives the memory term (278,656 B / 2 TB/s = 139 ns)."""
+    out = tmp_path / "a.json"
+    r = solar("analyze", NVFP4, "--workload", "m256", "--arch", "H100_PCIe", "--json", out)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    assert doc["totals"]["bytes"]["fused"] == 2 * 256 * 256 + 2 * 256 * 32 + 256 * 256 * 2 + 2 * 64
+    assert doc["validation"]["status"] == "full"
+    assert "the inputs are float8_e4m3fn, uint8" in r.stdout and "memory term alone: 139 ns" in (
+        r.stdout
+    )
+
+
+def test_batch_runs_each_workload_once(tmp_path):
+    """A folder of the two GEMM definitions: one entry per workload, 3 + 2, each once."""
+    import shutil
+
+    folder = tmp_path / "defs"
+    folder.mkdir()
+    for f in (GEMM, NVFP4):
+        shutil.copy(f, folder)
+        shutil.copy(f.with_suffix(".jsonl"), folder)
+    out = tmp_path / "r.jsonl"
+    r = solar("batch", folder, "--out", out, "--jobs", "2", "--no-validate")
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    sources = sorted(Path(x["source"]).name for x in rows)
+    assert sources == [
+        "gemm_n256_k512.json#m1",
+        "gemm_n256_k512.json#m1024",
+        "gemm_n256_k512.json#m64",
+        "gemm_nvfp4_n256_k512.json#m16",
+        "gemm_nvfp4_n256_k512.json#m256",
+    ]
+    assert all(x["status"] == "ok" for x in rows)
+    again = solar("batch", folder, "--out", out, "--no-validate")
+    assert "already in" in again.stderr and len(out.read_text().splitlines()) == len(rows)
+
+
+def test_definition_errors_name_the_problem(tmp_path):
+    d = json.loads(GEMM.read_text())
+    bad = tmp_path / "bad.json"
+    bad.write_text(
+        json.dumps({**d, "inputs": {**d["inputs"], "A": {"shape": ["M", "Q"], "dtype": "float16"}}})
+    )
+    with pytest.raises(UserError, match="input 'A': axis 'Q' is not in axes"):
+        load_definition(str(bad))
+    bad.write_text(json.dumps({**d, "outputs": {"C": {"shape": ["M"], "dtype": "float33"}}}))
+    with pytest.raises(UserError, match="output 'C' has dtype 'float33'"):
+        load_definition(str(bad))
+    good = load_definition(str(GEMM))
+    with pytest.raises(UserError, match="axis 'M' is var: the workload gives no value"):
+        resolve_axes(good, {})
+    custom = Workload("w", {"M": 4}, {"A": {"type": "custom"}})
+    with pytest.raises(UserError, match="are custom: no custom_inputs_entrypoint"):
+        problem_text(good, custom, resolve_axes(good, {"M": 4}))
