@@ -141,3 +141,19 @@ def test_definition_errors_name_the_problem(tmp_path):
     custom = Workload("w", {"M": 4}, {"A": {"type": "custom"}})
     with pytest.raises(UserError, match="are custom: no custom_inputs_entrypoint"):
         problem_text(good, custom, resolve_axes(good, {"M": 4}))
+
+
+def test_every_definition_of_the_suite_validates(tmp_path):
+    """Every workload of workloads/definitions/ (18 definitions, 53 workloads): analysed
+    and validated against its reference, in one batch with warm workers."""
+    out = tmp_path / "all.jsonl"
+    r = solar("batch", DEFS, "--out", out, "--jobs", "2", "--arch", "H100_PCIe")
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    bad = [
+        (x["source"], x.get("message") or x["validation"])
+        for x in rows
+        if x["status"] != "ok" or x["validation"]["status"] not in ("full", "scaled")
+    ]
+    assert not bad, bad
+    assert len({x["source"].partition("#")[0] for x in rows}) == 18 and len(rows) == 53
