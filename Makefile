@@ -42,6 +42,9 @@ $(VENV)/.deps: pyproject.toml
 	$(PY) -m pip install -q "transformers>=4.50" "einops>=0.7"
 	# The JAX front end (docs/jax.md): JAX and Flax on the CPU.
 	$(PY) -m pip install -q "jax>=0.4.35" "flax>=0.10"
+	# `solar batch --engine ray` (docs/pytorch.md, "Batch runs"): its tests start a local
+	# cluster.
+	$(PY) -m pip install -q "ray>=2.9"
 	touch $@
 
 venv: $(VENV)/.deps

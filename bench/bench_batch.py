@@ -5,8 +5,9 @@ in one run (issue 14): the same workloads, the same jobs, with and without valid
 
 --every K takes every K-th program of workloads/level{1,2,3} (default 6: 31 of 183). It
 prints the mean wall seconds per workload (the batch's wall time over its workloads, as a
-user waits for it) of each mode and the cold/warm ratio, and checks that both modes give the
-same totals.
+user waits for it) of each mode, the cold/warm ratio and, where Ray is installed, the Ray
+engine (warm workers, a local cluster started by the batch) against the local engine, and
+checks that every mode gives the same totals.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run(files, workers: str, jobs: int, validate: bool) -> tuple[float, dict]:
+def run(files, workers: str, jobs: int, validate: bool, engine: str = "local"):
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.jsonl"
         cmd = [

@@ -507,6 +507,40 @@ def summary(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def local_results(todo, arch, timeout, extra, jobs, workers, stream):
+    """The local engine: `jobs` threads, each workload in a warm child of one zygote (or a
+    fresh process), results as they finish. Closing the generator (Ctrl-C) stops the
+    running workloads; they are not yielded."""
+    zygote = None
+    if workers == "warm" and todo:
+        try:
+            zygote = Zygote(frameworks_of(todo))
+        except (ZygoteGone, OSError) as e:
+            print(f"warm workers unavailable ({e}); one process per workload", file=stream)
+    children = _Children(zygote)
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    try:
+        futures = [pool.submit(run_one, f, arch, timeout, extra, children) for f in todo]
+        for fut in as_completed(futures):
+            r = fut.result()
+            if r is not None:
+                yield r
+    except BaseException:  # KeyboardInterrupt, or the consumer closing the generator
+        children.stop()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    finally:
+        pool.shutdown(wait=True)
+        if zygote is not None:
+            zygote.close()
+            if zygote.cold:
+                print(
+                    f"the warm workers ended during the batch: {zygote.cold} workload(s) "
+                    "ran in processes of their own",
+                    file=stream,
+                )
+
+
 def run_batch(
     paths: list[str],
     arch: str,
@@ -516,11 +550,15 @@ def run_batch(
     extra: list[str] | None = None,
     stream=sys.stderr,
     workers: str = "warm",
+    engine: str = "local",
+    address: str | None = None,
 ) -> list[dict]:
     """Runs every program not yet in `out` and returns the results of all of `paths` (this
     run's and earlier ones'). Ctrl-C stops the running workloads (they are not recorded)
     and raises KeyboardInterrupt. `workers`: "warm" (a zygote imports the frameworks once
-    and forks a child per workload; solar/zygote.py) or "cold" (a fresh process each)."""
+    and forks a child per workload; solar/zygote.py) or "cold" (a fresh process each).
+    `engine`: "local" (threads on this machine) or "ray" (Ray tasks on the cluster at
+    `address`, a local one when None; solar/ray_engine.py), the same results either way."""
     files = collect(paths)
     agent_only = [f for f in files if f not in _named(paths) and agent_language(f)]
     if agent_only:
@@ -547,22 +585,18 @@ def run_batch(
         count = total - len(todo)
         if count:
             print(f"resuming: {count} of {total} already in {out}", file=stream)
-        zygote = None
-        if workers == "warm" and todo:
-            try:
-                zygote = Zygote(frameworks_of(todo))
-            except (ZygoteGone, OSError) as e:
-                print(f"warm workers unavailable ({e}); one process per workload", file=stream)
-        children = _Children(zygote)
         sink = lock.file
         sink.seek(0, os.SEEK_END)
-        pool = ThreadPoolExecutor(max_workers=jobs)
+        if not todo:
+            results = (r for r in ())  # nothing to run: no engine started
+        elif engine == "ray":
+            from .ray_engine import ray_results
+
+            results = ray_results(todo, arch, timeout, extra or [], jobs, workers, address, stream)
+        else:
+            results = local_results(todo, arch, timeout, extra or [], jobs, workers, stream)
         try:
-            futures = [pool.submit(run_one, f, arch, timeout, extra or [], children) for f in todo]
-            for fut in as_completed(futures):
-                r = fut.result()
-                if r is None:
-                    continue
+            for r in results:
                 key = _key(r["source"])
                 if key in done:
                     continue  # never twice
@@ -580,21 +614,8 @@ def run_batch(
                     file=stream,
                     flush=True,
                 )
-        except KeyboardInterrupt:
-            children.stop()
-            pool.shutdown(wait=True, cancel_futures=True)
-            raise
         finally:
-            if zygote is not None:
-                pool.shutdown(wait=True)
-                zygote.close()
-                if zygote.cold:
-                    print(
-                        f"the warm workers ended during the batch: {zygote.cold} workload(s) "
-                        "ran in processes of their own",
-                        file=stream,
-                    )
-        pool.shutdown(wait=True)
+            results.close()  # a Ctrl-C or an error: the engine stops what still runs
         os.fsync(sink.fileno())
     finally:
         lock.close()

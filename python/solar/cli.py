@@ -488,7 +488,15 @@ def cmd_batch(args) -> int:
     if args.arch.lower() == "local":
         load_arch("local")  # derived (and measured) once, before the workers share it
     results = run_batch(
-        args.paths, args.arch, args.out, args.jobs, args.timeout, extra, workers=args.workers
+        args.paths,
+        args.arch,
+        args.out,
+        args.jobs,
+        args.timeout,
+        extra,
+        workers=args.workers,
+        engine=args.engine,
+        address=args.address,
     )
     print(summary(results))
     return 0
@@ -986,6 +994,16 @@ def build_parser() -> argparse.ArgumentParser:
         default="warm",
         help="warm: fork each workload from one process that imported torch/JAX once "
         "(default); cold: a fresh process per workload",
+    )
+    b.add_argument(
+        "--engine",
+        choices=["local", "ray"],
+        default="local",
+        help="local: this machine (default); ray: Ray actors on a cluster (--address)",
+    )
+    b.add_argument(
+        "--address",
+        help="with --engine ray: the cluster (auto, or ray://HOST:10001); default: a local one",
     )
     b.add_argument("--no-validate", action="store_true")
     b.add_argument("--no-cache-aware", action="store_true", help="as for analyze")
