@@ -24,23 +24,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(files, workers: str, jobs: int, validate: bool, engine: str = "local"):
+    """(wall seconds, {source: totals}) of one `solar batch` over `files`."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.jsonl"
-        cmd = [
-            sys.executable,
-            "-m",
-            "solar.cli",
-            "batch",
-            *map(str, files),
-            "--out",
-            str(out),
-            "--jobs",
-            str(jobs),
-            "--workers",
-            workers,
-            "--arch",
-            "H100_PCIe",
-        ]
+        cmd = [sys.executable, "-m", "solar.cli", "batch", *map(str, files)]
+        cmd += ["--out", str(out), "--jobs", str(jobs), "--workers", workers]
+        cmd += ["--arch", "H100_PCIe", "--engine", engine]
         cmd += [] if validate else ["--no-validate"]
         start = time.perf_counter()
         subprocess.run(cmd, check=True, capture_output=True, text=True)
@@ -56,23 +45,38 @@ def main(argv=None) -> int:
     p.add_argument(
         "--no-validated", dest="validated", action="store_false", help="skip the validated runs"
     )
+    p.add_argument("--no-cold", dest="cold", action="store_false", help="skip the cold runs")
     args = p.parse_args(argv)
     files = sorted(
         f
         for level in ("level1", "level2", "level3")
         for f in (ROOT / "workloads" / level).glob("*.py")
     )[:: args.every]
-    print(f"{len(files)} workloads, --jobs {args.jobs}")
-    print(f"{'mode':26s} {'cold s/wl':>10s} {'warm s/wl':>10s} {'cold/warm':>10s}  same totals")
+    try:
+        import ray  # noqa: F401
+
+        with_ray = True
+    except ImportError:
+        with_ray = False
+    n = len(files)
+    print(f"{n} workloads, --jobs {args.jobs}")
+    head = f"{'mode':16s} {'warm s/wl':>10s}"
+    head += f" {'cold s/wl':>10s} {'cold/warm':>10s}" if args.cold else ""
+    head += f" {'ray s/wl':>9s} {'ray/warm':>9s}" if with_ray else ""
+    print(head + "  same totals")
     for validate in (False, True) if args.validated else (False,):
-        cold, c = run(files, "cold", args.jobs, validate)
         warm, w = run(files, "warm", args.jobs, validate)
+        line, same = f"{warm / n:10.2f}", True
+        if args.cold:
+            cold, c = run(files, "cold", args.jobs, validate)
+            line += f" {cold / n:10.2f} {cold / warm:9.2f}x"
+            same = same and c == w
+        if with_ray:
+            on_ray, r = run(files, "warm", args.jobs, validate, "ray")
+            line += f" {on_ray / n:9.2f} {on_ray / warm:8.2f}x"
+            same = same and r == w
         name = "validated" if validate else "--no-validate"
-        n = len(files)
-        print(
-            f"{name:26s} {cold / n:10.2f} {warm / n:10.2f} {cold / warm:9.2f}x  {c == w}",
-            flush=True,
-        )
+        print(f"{name:16s} {line}  {same}", flush=True)
     return 0
 
 
