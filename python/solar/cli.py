@@ -526,6 +526,29 @@ def cmd_score(args) -> int:
     return 1 if any(s.violation for s in scores) else 0
 
 
+def cmd_headroom(args) -> int:
+    from .batch import read_results
+    from .suite_report import html_report, join, load_runtimes, text_report
+
+    if not Path(args.results).is_file():
+        raise argument_error(f"no such results file: '{args.results}'")
+    results, _ = read_results(Path(args.results))
+    rows, unmatched = join(results, load_runtimes(args.timings))
+    if not rows:
+        raise argument_error(
+            f"no workload of {args.results} has a runtime in {args.timings}",
+            "runtimes name a workload by its source path, file name or stem",
+        )
+    print(text_report(rows, unmatched, args.mode))
+    if args.html:
+        title = f"Solar suite report: {Path(args.results).name}"
+        Path(args.html).write_text(html_report(rows, unmatched, args.mode, title), encoding="utf-8")
+        print(f"wrote {args.html}")
+    return (
+        1 if any(r.violation(f) for r in rows for f in ("unfused", "fused", "cache_aware")) else 0
+    )
+
+
 def cmd_graph(args) -> int:
     graph = _load_graph(args)
     text = graph.to_yaml()
@@ -1025,6 +1048,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sc.add_argument("--json", metavar="OUT", help="write the scores as JSON")
     sc.set_defaults(func=cmd_score)
+
+    hr = sub.add_parser(
+        "headroom", help="a batch's bounds against measured runtimes, with a suite report"
+    )
+    hr.add_argument("results", help="a `solar batch` results file (JSON lines)")
+    hr.add_argument(
+        "--timings",
+        required=True,
+        help="runtimes: CSV/JSON of name -> time, KernelBench timing JSON, or PyTorch "
+        "profiler traces (a file or a directory of them)",
+    )
+    hr.add_argument(
+        "--mode",
+        choices=["fused", "cache_aware", "unfused"],
+        default="fused",
+        help="the bound of the scatter plot and the tightest list",
+    )
+    hr.add_argument("--html", metavar="OUT", help="write the HTML suite report")
+    hr.set_defaults(func=cmd_headroom)
 
     g = sub.add_parser("graph", help="write the einsum-graph YAML sidecar")
     g.add_argument("file")

@@ -1,0 +1,397 @@
+"""`solar headroom`: a batch's bounds joined with runtimes the user already measured
+(docs/reports.md, "Suite report").
+
+Headroom is measured / bound. It is computed per workload, and per group as the geometric
+mean. Every workload measured below its fused or cache-aware bound is a **violation**:
+either the bound or the measurement is wrong. The unfused bound holds only for eager
+execution, so a fused kernel under it is no violation. The HTML suite report draws three things:
+
+- measured against bound on log axes, with the diagonal (the paper's Figure 1a);
+- per-group geomean headroom over each fidelity: unfused, fused, cache-aware (Figures 3a
+  and 4a);
+- the violations and the tightest workloads.
+
+Runtime files (`load_runtimes`) can be any of these:
+
+- a CSV or JSON of name -> time (`seconds`, `ms`, `us` or `time` columns/keys, or a bare
+  number of seconds);
+- KernelBench's timing JSON `{level: {file: {mean, std, min, max}}}`, in milliseconds;
+  the level is the group;
+- PyTorch profiler traces (Chrome trace JSON): the GPU kernel time of one trace, the sum
+  of its `kernel`-category events. A single file is named by its stem, and a directory
+  holds one trace per workload.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import argument_error
+
+FIDELITIES = ("unfused", "fused", "cache_aware")
+# The bounds every correct implementation must respect. The unfused bound holds only for
+# eager execution (one kernel per source operator): a fused kernel may run under it.
+BOUNDS = ("fused", "cache_aware")
+_UNITS = (("seconds", 1.0), ("s", 1.0), ("time", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9))
+
+
+@dataclass
+class Runtime:
+    seconds: float
+    group: str = ""  # KernelBench's level, when the file says
+
+
+@dataclass
+class Row:
+    name: str
+    group: str
+    measured: float
+    bounds: dict  # fidelity -> seconds
+
+    def headroom(self, fidelity: str) -> float:
+        b = self.bounds.get(fidelity, 0.0)
+        return self.measured / b if b > 0 else math.inf
+
+    def violation(self, fidelity: str = "fused") -> bool:
+        """Measured under a bound every implementation must respect (fused, cache-aware)."""
+        return fidelity in BOUNDS and self.measured < self.bounds.get(fidelity, 0.0)
+
+    @property
+    def violated(self) -> list[str]:
+        return [f for f in BOUNDS if self.violation(f)]
+
+
+def _seconds(entry, where: str) -> float:
+    if isinstance(entry, (int, float)) and not isinstance(entry, bool):
+        value = float(entry)
+    elif isinstance(entry, dict):
+        for key, scale in _UNITS:
+            if entry.get(key) not in (None, ""):
+                try:
+                    value = float(entry[key]) * scale
+                except (TypeError, ValueError):
+                    raise argument_error(
+                        f"{where}: {key} = {entry[key]!r} is not a number"
+                    ) from None
+                break
+        else:
+            raise argument_error(f"{where}: no time", "give seconds, ms or us")
+    else:
+        raise argument_error(f"{where}: {entry!r} is not a time")
+    if not value > 0 or math.isinf(value):
+        raise argument_error(f"{where}: the time must be positive, got {value!r}")
+    return value
+
+
+def _trace_seconds(path: Path) -> float | None:
+    """The GPU kernel time of a PyTorch profiler trace (Chrome trace JSON), or None."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    events = data.get("traceEvents") if isinstance(data, dict) else None
+    if not isinstance(events, list):
+        return None
+    kernels = [
+        e
+        for e in events
+        if isinstance(e, dict) and e.get("ph") == "X" and str(e.get("cat", "")).lower() == "kernel"
+    ]
+    if not kernels:
+        raise argument_error(f"{path}: a profiler trace without GPU kernel events (cat: kernel)")
+    return sum(float(e.get("dur", 0)) for e in kernels) * 1e-6  # dur is in microseconds
+
+
+def load_runtimes(path: str) -> dict[str, Runtime]:
+    """name -> Runtime from any of the formats in the module docstring."""
+    p = Path(path)
+    if p.is_dir():
+        out = {}
+        for f in sorted(p.glob("*.json")):
+            s = _trace_seconds(f)
+            if s is not None:
+                out[f.stem] = Runtime(s)
+        if not out:
+            raise argument_error(f"{path}: no PyTorch profiler trace (*.json) in the directory")
+        return out
+    try:
+        text = p.read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise argument_error(f"cannot read the timings {path}: {e}") from None
+    if path.endswith(".csv"):
+        rows = list(csv.DictReader(text.splitlines()))
+        return {
+            r.get("name", ""): Runtime(_seconds(r, f"{path}: row {i}"), r.get("group", ""))
+            for i, r in enumerate(rows, 2)
+            if r.get("name")
+        }
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = [json.loads(line) for line in text.splitlines() if line.strip()]
+    if isinstance(data, dict) and "traceEvents" in data:
+        return {p.stem: Runtime(_trace_seconds(p))}
+    if isinstance(data, list):
+        return {
+            str(e["name"]): Runtime(_seconds(e, f"{path}: entry {i}"), str(e.get("group", "")))
+            for i, e in enumerate(data, 1)
+            if isinstance(e, dict) and e.get("name")
+        }
+    if isinstance(data, dict):
+        kernelbench = data and all(
+            isinstance(v, dict)
+            and v
+            and all(isinstance(t, dict) and "mean" in t for t in v.values())
+            for v in data.values()
+        )
+        if kernelbench:  # {level: {file: {mean, std, min, max}}}, milliseconds
+            return {
+                file: Runtime(_seconds(t["mean"], f"{path}: {level}/{file}") * 1e-3, level)
+                for level, files in data.items()
+                for file, t in files.items()
+            }
+        return {k: Runtime(_seconds(v, f"{path}: {k}")) for k, v in data.items()}
+    raise argument_error(f"{path}: not a timings file (docs/reports.md, Suite report)")
+
+
+def _match(source: str, runtimes: dict):
+    p = Path(source.partition("#")[0])
+    workload = source.partition("#")[2]
+    for key in (source, p.name, p.stem, workload, f"{p.stem}#{workload}" if workload else ""):
+        if key and key in runtimes:
+            return key
+    return None
+
+
+def join(results: list[dict], runtimes: dict) -> tuple[list[Row], list[str]]:
+    """(rows of the measured workloads, timing names with no result)."""
+    rows, used = [], set()
+    for r in results:
+        if r.get("status") != "ok":
+            continue
+        key = _match(r["source"], runtimes)
+        if key is None:
+            continue
+        used.add(key)
+        t = runtimes[key]
+        seconds = r.get("totals", {}).get("seconds", {})
+        group = t.group or Path(r["source"].partition("#")[0]).parent.name
+        rows.append(
+            Row(r["source"], group, t.seconds, {f: float(seconds.get(f, 0.0)) for f in FIDELITIES})
+        )
+    return rows, sorted(set(runtimes) - used)
+
+
+def geomean(values) -> float:
+    values = [v for v in values if v > 0 and math.isfinite(v)]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else math.nan
+
+
+def groups(rows: list[Row]) -> dict[str, dict]:
+    """group -> {fidelity: geomean headroom, "count": n, "violations": k (fused)}."""
+    out = {}
+    for g in sorted({r.group for r in rows}):
+        members = [r for r in rows if r.group == g]
+        out[g] = {f: geomean(r.headroom(f) for r in members) for f in FIDELITIES}
+        out[g]["count"] = len(members)
+        out[g]["violations"] = sum(r.violation("fused") for r in members)
+    return out
+
+
+def text_report(rows: list[Row], unmatched: list[str], mode: str = "fused") -> str:
+    from .report import seconds
+
+    lines = [f"{len(rows)} measured workload(s); headroom = measured / {mode} bound"]
+    lines.append(f"{'group':14s} {'n':>4s} " + " ".join(f"{f:>12s}" for f in FIDELITIES))
+    for g, s in groups(rows).items():
+        lines.append(
+            f"{g[:14]:14s} {s['count']:4d} " + " ".join(f"{s[f]:11.3g}x" for f in FIDELITIES)
+        )
+    lines.append(
+        f"{'all':14s} {len(rows):4d} "
+        + " ".join(f"{geomean(r.headroom(f) for r in rows):11.3g}x" for f in FIDELITIES)
+    )
+    violations = [r for r in rows if r.violated]
+    for r in violations:
+        modes = ", ".join(r.violated)
+        lines.append(
+            f"VIOLATION: {r.name}: measured {seconds(r.measured)} is below the {modes} bound "
+            f"({seconds(r.bounds['fused'])} fused): the bound or the measurement is wrong"
+        )
+    tight = sorted((r for r in rows if not r.violation(mode)), key=lambda r: r.headroom(mode))[:5]
+    if tight:
+        lines.append(
+            "tightest: " + ", ".join(f"{Path(r.name).name} {r.headroom(mode):.3g}x" for r in tight)
+        )
+    if unmatched:
+        lines.append(f"no result for {len(unmatched)} timing(s): {', '.join(unmatched[:5])}")
+    return "\n".join(lines)
+
+
+def _scatter(rows: list[Row], mode: str):
+    from .plots import PALETTE, WARNING, _new_figure
+
+    fig, ax = _new_figure(6.5, 5.5)
+    names = sorted({r.group for r in rows})
+    for i, g in enumerate(names):
+        members = [r for r in rows if r.group == g]
+        ok = [r for r in members if not r.violation(mode)]
+        bad = [r for r in members if r.violation(mode)]
+        if ok:
+            ax.scatter(
+                [r.bounds[mode] for r in ok],
+                [r.measured for r in ok],
+                s=18,
+                color=PALETTE[i % len(PALETTE)],
+                label=g or "(no group)",
+                gid=f"solar-scatter-{i}",
+            )
+        if bad:
+            ax.scatter(
+                [r.bounds[mode] for r in bad],
+                [r.measured for r in bad],
+                s=40,
+                marker="x",
+                color=WARNING,
+                label=f"{g}: violation" if g else "violation",
+            )
+    values = [v for r in rows for v in (r.measured, r.bounds[mode]) if v > 0]
+    lo, hi = min(values) / 2, max(values) * 2
+    ax.plot([lo, hi], [lo, hi], color="black", linewidth=1, label="measured = bound")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_xlabel(f"{mode} SOL bound (s)")
+    ax.set_ylabel("measured runtime (s)")
+    ax.set_title("Measured against the bound (below the diagonal: a violation)")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def _bars(rows: list[Row]):
+    from .plots import PALETTE, _new_figure
+
+    stats = groups(rows)
+    names = list(stats)
+    fig, ax = _new_figure(max(6.0, 1.5 + 1.2 * len(names)), 4.5)
+    width = 0.8 / len(FIDELITIES)
+    for j, f in enumerate(FIDELITIES):
+        xs = [i + (j - 1) * width for i in range(len(names))]
+        ys = [stats[g][f] for g in names]
+        bars = ax.bar(
+            xs,
+            ys,
+            width=width,
+            color=PALETTE[j],
+            edgecolor="black",
+            linewidth=0.5,
+            label=f"{f} bound",
+        )
+        for bar, i in zip(bars, range(len(names)), strict=True):
+            bar.set_gid(f"solar-bars-{f}-{i}")
+    ax.axhline(1.0, color="black", linewidth=1)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(names)), [g or "(no group)" for g in names])
+    ax.set_ylabel("geomean headroom: measured / bound")
+    ax.set_title("Headroom per group and fidelity")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def html_report(rows: list[Row], unmatched: list[str], mode: str, title: str) -> str:
+    from . import __version__, plots
+    from .html_report import _CSS, _ERROR_HOOK, _SCRIPT, _e, _figure, _table
+    from .report import seconds
+
+    stats = groups(rows)
+    sections = [f"<h1>{_e(title)}</h1>"]
+    violations = [r for r in rows if r.violated]
+    sections.append(
+        f"<p>{len(rows)} measured workloads; headroom = measured / bound."
+        + (f' <span class="warn">{len(violations)} violation(s).</span>' if violations else "")
+        + "</p>"
+    )
+    sections.append(
+        '<section id="scatter"><h2>Measured against the bound</h2>'
+        + _figure(
+            "fig-scatter",
+            plots.svg_text(_scatter(rows, mode), "scatter-"),
+            f"Each workload at its {mode} bound (x) and its measured runtime (y), log axes;"
+            " the diagonal is measured = bound, and a point under it is a violation.",
+        )
+        + "</section>"
+    )
+    sections.append(
+        '<section id="groups"><h2>Headroom per group</h2>'
+        + _figure(
+            "fig-groups",
+            plots.svg_text(_bars(rows), "groups-"),
+            "Geometric-mean headroom per group over the unfused, fused and cache-aware bounds.",
+        )
+        + _table(
+            ["group", "workloads", *FIDELITIES, "violations (fused)"],
+            [
+                [
+                    g,
+                    (str(s["count"]), s["count"]),
+                    *[(f"{s[f]:.3g}x", s[f]) for f in FIDELITIES],
+                    (str(s["violations"]), s["violations"]),
+                ]
+                for g, s in stats.items()
+            ],
+            numeric=(1, 2, 3, 4, 5),
+            cls="sortable",
+        )
+        + "</section>"
+    )
+    if violations:
+        sections.append(
+            '<section id="violations"><h2 class="warn">Violations</h2>'
+            + _table(
+                ["workload", "measured", *[f"{f} bound" for f in FIDELITIES]],
+                [
+                    [r.name, seconds(r.measured), *[seconds(r.bounds[f]) for f in FIDELITIES]]
+                    for r in violations
+                ],
+            )
+            + '<p class="note">A runtime below a bound means the bound or the measurement'
+            " is wrong.</p></section>"
+        )
+    ordered = sorted(rows, key=lambda r: r.headroom(mode))
+    sections.append(
+        '<section id="workloads"><h2>Workloads, tightest first</h2><div class="scroll">'
+        + _table(
+            ["workload", "group", "measured", f"{mode} bound", "headroom"],
+            [
+                [
+                    r.name,
+                    r.group,
+                    (seconds(r.measured), r.measured),
+                    (seconds(r.bounds[mode]), r.bounds[mode]),
+                    (f"{r.headroom(mode):.3g}x", r.headroom(mode)),
+                ]
+                for r in ordered
+            ],
+            numeric=(2, 3, 4),
+            cls="sortable",
+            keys=["name", "group", "measured", "bound", "headroom"],
+        )
+        + "</div></section>"
+    )
+    if unmatched:
+        sections.append(f'<p class="note">No result for: {_e(", ".join(unmatched))}</p>')
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{_e(title)}</title>\n<script>{_ERROR_HOOK}</script>\n"
+        f"<style>{_CSS}</style>\n</head>\n<body>\n"
+        + "\n".join(sections)
+        + f'\n<footer class="note">solar {_e(__version__)}</footer>\n'
+        f"<script>{_SCRIPT}</script>\n</body>\n</html>\n"
+    )

@@ -1,0 +1,182 @@
+"""`solar headroom` (solar/suite_report.py): runtimes in every supported layout joined with
+a batch's bounds, per-group geomeans derived by hand, violations flagged, and the HTML
+suite report checked in headless chromium."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+from solar.suite_report import geomean, groups, join, load_runtimes
+
+
+def _results(path, rows):
+    """A batch results file: (source, unfused, fused, cache_aware seconds) per workload."""
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "source": s,
+                    "status": "ok",
+                    "totals": {"seconds": {"unfused": u, "fused": f, "cache_aware": c}},
+                }
+            )
+            + "\n"
+            for s, u, f, c in rows
+        )
+    )
+
+
+RESULTS = [
+    ("suite/level1/gemm.py", 2e-3, 1e-3, 1e-3),
+    ("suite/level1/norm.py", 4e-6, 2e-6, 2e-6),
+    ("suite/level2/block.py", 8e-5, 1e-5, 2e-5),
+]
+
+
+def test_kernelbench_timing_json_and_group_geomeans(tmp_path):
+    """KernelBench's {level: {file: {mean, ...}}} in ms. gemm 4 ms over a 1 ms fused bound
+    is 4x and norm 8 us over 2 us is 4x, so level1's fused geomean is 4x; level2's block
+    is 40 us over 10 us, 4x fused and 0.5x unfused: under its 80 us unfused bound, which
+    only eager execution must respect, so no violation."""
+    timings = tmp_path / "kb.json"
+    timings.write_text(
+        json.dumps(
+            {
+                "level1": {
+                    "gemm.py": {"mean": 4.0, "std": 0.1, "min": 3.9, "max": 4.2},
+                    "norm.py": {"mean": 0.008, "std": 0, "min": 0.008, "max": 0.008},
+                },
+                "level2": {"block.py": {"mean": 0.04, "std": 0, "min": 0.04, "max": 0.04}},
+            }
+        )
+    )
+    runtimes = load_runtimes(str(timings))
+    assert runtimes["gemm.py"].seconds == pytest.approx(4e-3)
+    assert runtimes["gemm.py"].group == "level1"
+    rows, unmatched = join(
+        [
+            {
+                "source": s,
+                "status": "ok",
+                "totals": {"seconds": {"unfused": u, "fused": f, "cache_aware": c}},
+            }
+            for s, u, f, c in RESULTS
+        ],
+        runtimes,
+    )
+    assert unmatched == [] and len(rows) == 3
+    stats = groups(rows)
+    assert stats["level1"]["fused"] == pytest.approx(4.0)
+    # level1 unfused: gemm 4 ms / 2 ms = 2x, norm 8 us / 4 us = 2x.
+    assert stats["level1"]["unfused"] == pytest.approx(2.0)
+    assert stats["level2"]["unfused"] == pytest.approx(0.5)
+    assert stats["level2"]["violations"] == 0
+    assert [r.violated for r in rows] == [[], [], []]
+    assert geomean([2.0, 8.0]) == pytest.approx(4.0)
+
+
+def test_csv_json_and_profiler_traces(tmp_path):
+    csv = tmp_path / "t.csv"
+    csv.write_text("name,ms\ngemm,3\nnorm.py,0.004\n")
+    assert {k: v.seconds for k, v in load_runtimes(str(csv)).items()} == {
+        "gemm": pytest.approx(3e-3),
+        "norm.py": pytest.approx(4e-6),
+    }
+    plain = tmp_path / "t.json"
+    plain.write_text(json.dumps({"gemm": 0.002, "block": {"us": 30}}))
+    assert load_runtimes(str(plain))["block"].seconds == pytest.approx(3e-5)
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    # Two kernels of 30 and 12 us and one CPU op (not counted): 42 us.
+    (traces / "gemm.json").write_text(
+        json.dumps(
+            {
+                "traceEvents": [
+                    {"ph": "X", "cat": "kernel", "name": "sgemm", "dur": 30},
+                    {"ph": "X", "cat": "kernel", "name": "bias", "dur": 12},
+                    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "dur": 100},
+                ]
+            }
+        )
+    )
+    assert load_runtimes(str(traces))["gemm"].seconds == pytest.approx(42e-6)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"gemm": -1}))
+    with pytest.raises(Exception, match="the time must be positive"):
+        load_runtimes(str(bad))
+
+
+def test_the_command_flags_violations_and_writes_the_report(tmp_path):
+    """norm measured at 1 us under its 2 us fused bound: a VIOLATION line, exit status 1,
+    and the HTML report lists it."""
+    results = tmp_path / "r.jsonl"
+    _results(results, RESULTS)
+    timings = tmp_path / "t.csv"
+    timings.write_text("name,us\ngemm,4000\nnorm,1\nblock,40\nghost,1\n")
+    html = tmp_path / "suite.html"
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "solar.cli",
+            "headroom",
+            str(results),
+            "--timings",
+            str(timings),
+            "--html",
+            str(html),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 1, r.stderr
+    assert "VIOLATION: suite/level1/norm.py: measured 1 µs is below the fused, cache_aware " in (
+        r.stdout
+    )
+    assert "VIOLATION: suite/level2/block.py" not in r.stdout  # 40 us: under unfused only
+    assert "no result for 1 timing(s): ghost" in r.stdout
+    text = html.read_text()
+    assert (
+        text.count("<svg") == 2
+        and "Violations" in text
+        and "http" not in text.replace("http-equiv", "").split("<svg")[0]
+    )
+
+
+def test_the_suite_report_renders_in_a_browser(tmp_path):
+    """The report in headless chromium: no script errors, both plots laid out, nothing
+    fetched (name resolution is off)."""
+    from test_html_report import _html_attr, _page_errors
+
+    results = tmp_path / "r.jsonl"
+    _results(results, RESULTS)
+    timings = tmp_path / "t.csv"
+    timings.write_text("name,us\ngemm,4000\nnorm,8\nblock,40\n")
+    html = tmp_path / "suite.html"
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "solar.cli",
+            "headroom",
+            str(results),
+            "--timings",
+            str(timings),
+            "--html",
+            str(html),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    dom, errors = _page_errors(tmp_path, html.as_uri() + "?sort=headroom&dir=asc")
+    assert errors == []
+    assert _html_attr(dom, "data-solar-ready") == "1"
+    layout = json.loads(_html_attr(dom, "data-solar-layout"))
+    assert set(layout) == {"fig-scatter", "fig-groups"}
+    assert all(w > 200 and h > 150 for _, _, w, h in layout.values())
+    assert not math.isnan(geomean([4.0]))
