@@ -82,7 +82,15 @@ def definition_entries(path: Path, strict: bool = False) -> list[Path]:
     file = workloads_file(str(path))
     if not file:
         return [path]
-    return [Path(f"{path}#{w.uuid}") for w in load_workloads(file, load_definition(str(path)))]
+    from .errors import UserError
+
+    try:
+        workloads = load_workloads(file, load_definition(str(path)))
+    except UserError:
+        if strict:
+            raise
+        return [path]  # analysed as one entry, whose record carries the error
+    return [Path(f"{path}#{w.uuid}") for w in workloads]
 
 
 def _named(paths: list[str]) -> set:
