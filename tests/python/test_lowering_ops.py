@@ -250,7 +250,14 @@ CASES = {
     # Unpacking 4-bit codes (nvfp4): & (2^k - 1) and >> k on uint8 are exact as x mod 2^k and
     # floor(x / 2^k); every byte value 0..255 once.
     "uint8_nibbles": lambda: (
-        f(lambda p: (p & 0x0F).float() * 16 + (p >> 4).float() + (p & 0xFF).float() * 1000),
+        f(
+            lambda p: (
+                (p & 0x0F).float() * 16
+                + (p >> 4).float()
+                + (p & 0xFF).float() * 1000
+                + torch.bitwise_right_shift(p, 2).float() * 7
+            )
+        ),
         [torch.arange(256, dtype=torch.uint8).reshape(16, 16)],
     ),
     "fmod_remainder": lambda: (
