@@ -422,7 +422,12 @@ def build_report(
 
     links = "".join(f'<a href="#{k}">{_e(v)}</a>' for k, v in nav)
     sections.insert(1, f"<nav>{links}</nav>")
-    title = f"Solar report: {Path(str(source)).name}"
+    return page(f"Solar report: {Path(str(source)).name}", sections)
+
+
+def page(title: str, sections: list[str]) -> str:
+    """A self-contained HTML page: the sections with the report's CSS, its error hook (first)
+    and its script (last, sorting and layout attributes)."""
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{_e(title)}</title>\n<script>{_ERROR_HOOK}</script>\n"

@@ -111,21 +111,15 @@ def load_timings(path: str) -> dict[str, tuple[float, float]]:
     return out
 
 
-def _match(source: str, timings: dict) -> str | None:
-    p = Path(source)
-    for key in (source, p.name, p.stem):
-        if key in timings:
-            return key
-    return None
-
-
 def score_results(results: list[dict], timings: dict, mode: str = "fused") -> tuple[list, list]:
     """(Scores of the results that have timings, names of timings with no result)."""
+    from .suite_report import match_source
+
     scores, used = [], set()
     for r in results:
         if r.get("status") != "ok":
             continue
-        key = _match(r["source"], timings)
+        key = match_source(r["source"], timings)
         if key is None:
             continue
         used.add(key)

@@ -158,7 +158,9 @@ def load_runtimes(path: str) -> dict[str, Runtime]:
     raise argument_error(f"{path}: not a timings file (docs/reports.md, Suite report)")
 
 
-def _match(source: str, runtimes: dict):
+def match_source(source: str, runtimes: dict):
+    """The key of `runtimes` naming a result's source: its path, file name or stem, or a
+    definition's workload uuid (`def.json#uuid`); None if none does."""
     p = Path(source.partition("#")[0])
     workload = source.partition("#")[2]
     for key in (source, p.name, p.stem, workload, f"{p.stem}#{workload}" if workload else ""):
@@ -173,7 +175,7 @@ def join(results: list[dict], runtimes: dict) -> tuple[list[Row], list[str]]:
     for r in results:
         if r.get("status") != "ok":
             continue
-        key = _match(r["source"], runtimes)
+        key = match_source(r["source"], runtimes)
         if key is None:
             continue
         used.add(key)
@@ -306,8 +308,8 @@ def _bars(rows: list[Row]):
 
 
 def html_report(rows: list[Row], unmatched: list[str], mode: str, title: str) -> str:
-    from . import __version__, plots
-    from .html_report import _CSS, _ERROR_HOOK, _SCRIPT, _e, _figure, _table
+    from . import plots
+    from .html_report import _e, _figure, _table, page
     from .report import seconds
 
     stats = groups(rows)
@@ -387,11 +389,4 @@ def html_report(rows: list[Row], unmatched: list[str], mode: str, title: str) ->
     )
     if unmatched:
         sections.append(f'<p class="note">No result for: {_e(", ".join(unmatched))}</p>')
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{_e(title)}</title>\n<script>{_ERROR_HOOK}</script>\n"
-        f"<style>{_CSS}</style>\n</head>\n<body>\n"
-        + "\n".join(sections)
-        + f'\n<footer class="note">solar {_e(__version__)}</footer>\n'
-        f"<script>{_SCRIPT}</script>\n</body>\n</html>\n"
-    )
+    return page(title, sections)
