@@ -190,6 +190,14 @@ def resolve_axes(d: Definition, given: dict) -> dict:
     """Every axis's value: const ones, the given var ones, expr ones computed in order."""
     values = {}
     for name, axis in d.axes.items():
+        if axis["type"] != "var" and name in given and int(given[name]) != axis.get("value"):
+            _fail(
+                d.path,
+                f"axis '{name}' is {axis['type']} in the definition"
+                + (f" ({axis['value']})" if axis["type"] == "const" else "")
+                + f": it cannot be set to {given[name]}",
+                "only var axes take values from a workload or --dim",
+            )
         if axis["type"] == "const":
             values[name] = axis["value"]
         elif axis["type"] == "var":

@@ -138,6 +138,9 @@ def test_definition_errors_name_the_problem(tmp_path):
     good = load_definition(str(GEMM))
     with pytest.raises(UserError, match="axis 'M' is var: the workload gives no value"):
         resolve_axes(good, {})
+    with pytest.raises(UserError, match=r"axis 'N' is const in the definition \(256\)"):
+        resolve_axes(good, {"M": 4, "N": 128})
+    assert resolve_axes(good, {"M": 4, "N": 256})["N"] == 256  # its own value is no change
     custom = Workload("w", {"M": 4}, {"A": {"type": "custom"}})
     with pytest.raises(UserError, match="are custom: no custom_inputs_entrypoint"):
         problem_text(good, custom, resolve_axes(good, {"M": 4}))
