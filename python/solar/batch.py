@@ -100,17 +100,18 @@ def _named(paths: list[str]) -> set:
 def agent_language(path: Path) -> str:
     """ "NumPy", "Triton" or "TensorFlow" for a source file only the LLM agent translates
     (solar analyze --lang); "" for IR, PyTorch and JAX programs."""
-    from .agent.languages import detect
+    from .agent.languages import LANGUAGES, detect
 
     try:
         text = path.read_text()
     except (OSError, UnicodeDecodeError):
         return ""
-    names = {"numpy": "NumPy", "triton": "Triton", "tensorflow": "TensorFlow"}
     lang = detect(str(path), text)
-    if lang not in names or re.search(r"(?m)^\s*def\s+model\s*\(", text):
+    if lang not in ("numpy", "triton", "tensorflow") or re.search(
+        r"(?m)^\s*def\s+model\s*\(", text
+    ):
         return ""  # an IR program may import numpy in a comment's example; model() decides
-    return names[lang]
+    return LANGUAGES[lang].title
 
 
 def _key(source: str) -> str:
@@ -568,12 +569,14 @@ def run_batch(
     `engine`: "local" (threads on this machine) or "ray" (Ray tasks on the cluster at
     `address`, a local one when None; solar/ray_engine.py), the same results either way."""
     files = collect(paths)
-    agent_only = [f for f in files if f not in _named(paths) and agent_language(f)]
+    named_files = _named(paths)
+    agent_only = {f: agent_language(f) for f in files if f not in named_files}
+    agent_only = {f: lang for f, lang in agent_only.items() if lang}
     if agent_only:
         files = [f for f in files if f not in agent_only]
         print(
             f"skipping {len(agent_only)} program(s) in languages only the LLM agent translates "
-            f"({', '.join(sorted({agent_language(f) for f in agent_only}))}): "
+            f"({', '.join(sorted(set(agent_only.values())))}): "
             "solar analyze FILE --lang LANG (docs/agent.md)",
             file=stream,
         )

@@ -23,15 +23,11 @@ A name matches a result by its source path, its file name or its stem.
 
 from __future__ import annotations
 
-import csv
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import argument_error
-
-_UNITS = {"_seconds": 1.0, "_s": 1.0, "_ms": 1e-3, "_us": 1e-6, "_ns": 1e-9, "": 1.0}
+from .timings import named, read, time_of
 
 
 @dataclass
@@ -60,54 +56,12 @@ def sol_score(t_kernel: float, t_baseline: float, t_sol: float) -> tuple[float |
     return 1.0 / (1.0 + (t_kernel - t_sol) / (t_baseline - t_sol)), "; ".join(violation)
 
 
-def _time(row: dict, what: str, where: str) -> float:
-    for suffix, scale in _UNITS.items():
-        key = what + suffix
-        if key in row and row[key] not in ("", None):
-            try:
-                value = float(row[key]) * scale
-            except (TypeError, ValueError):
-                raise argument_error(f"{where}: {key} = {row[key]!r} is not a number") from None
-            if not value > 0 or math.isinf(value):
-                raise argument_error(f"{where}: {key} = {row[key]!r} must be a positive time")
-            return value
-    raise argument_error(
-        f"{where}: no {what} time",
-        f"give {what}_seconds, {what}_ms or {what}_us (or {what}, in seconds)",
-    )
-
-
 def load_timings(path: str) -> dict[str, tuple[float, float]]:
     """name -> (kernel seconds, baseline seconds)."""
-    try:
-        text = Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as e:
-        raise argument_error(f"cannot read the timings {path}: {e}") from None
-    rows: list[dict] = []
-    if path.endswith(".csv"):
-        rows = list(csv.DictReader(text.splitlines()))
-    else:
-        try:
-            data = json.loads(text)
-            if isinstance(data, list):
-                rows = data
-            elif isinstance(data, dict) and "name" in data:
-                rows = [data]  # JSON lines of one entry
-            elif isinstance(data, dict):  # {name: {times}}
-                rows = [{"name": k, **v} for k, v in data.items() if isinstance(v, dict)]
-        except ValueError:
-            for n, line in enumerate(text.splitlines(), 1):
-                if line.strip():
-                    try:
-                        rows.append(json.loads(line))
-                    except ValueError:
-                        raise argument_error(f"{path}:{n}: not a JSON object") from None
     out = {}
-    for n, row in enumerate(rows, 1):
+    for n, row in enumerate(named(read(path), path), 1):
         where = f"{path}: entry {n}"
-        if not isinstance(row, dict) or not row.get("name"):
-            raise argument_error(f"{where}: no name", "each entry names its workload: name=...")
-        out[str(row["name"])] = (_time(row, "kernel", where), _time(row, "baseline", where))
+        out[str(row["name"])] = (time_of(row, where, "kernel"), time_of(row, where, "baseline"))
     return out
 
 

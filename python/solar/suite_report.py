@@ -24,19 +24,18 @@ Runtime files (`load_runtimes`) can be any of these:
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import argument_error
+from .timings import named, read, time_of
 
 FIDELITIES = ("unfused", "fused", "cache_aware")
 # The bounds every correct implementation must respect. The unfused bound holds only for
 # eager execution (one kernel per source operator): a fused kernel may run under it.
 BOUNDS = ("fused", "cache_aware")
-_UNITS = (("seconds", 1.0), ("s", 1.0), ("time", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9))
 
 
 @dataclass
@@ -63,28 +62,6 @@ class Row:
     @property
     def violated(self) -> list[str]:
         return [f for f in BOUNDS if self.violation(f)]
-
-
-def _seconds(entry, where: str) -> float:
-    if isinstance(entry, (int, float)) and not isinstance(entry, bool):
-        value = float(entry)
-    elif isinstance(entry, dict):
-        for key, scale in _UNITS:
-            if entry.get(key) not in (None, ""):
-                try:
-                    value = float(entry[key]) * scale
-                except (TypeError, ValueError):
-                    raise argument_error(
-                        f"{where}: {key} = {entry[key]!r} is not a number"
-                    ) from None
-                break
-        else:
-            raise argument_error(f"{where}: no time", "give seconds, ms or us")
-    else:
-        raise argument_error(f"{where}: {entry!r} is not a time")
-    if not value > 0 or math.isinf(value):
-        raise argument_error(f"{where}: the time must be positive, got {value!r}")
-    return value
 
 
 def _trace_seconds(path: Path) -> float | None:
@@ -118,44 +95,29 @@ def load_runtimes(path: str) -> dict[str, Runtime]:
         if not out:
             raise argument_error(f"{path}: no PyTorch profiler trace (*.json) in the directory")
         return out
-    try:
-        text = p.read_text()
-    except (OSError, UnicodeDecodeError) as e:
-        raise argument_error(f"cannot read the timings {path}: {e}") from None
-    if path.endswith(".csv"):
-        rows = list(csv.DictReader(text.splitlines()))
-        return {
-            r.get("name", ""): Runtime(_seconds(r, f"{path}: row {i}"), r.get("group", ""))
-            for i, r in enumerate(rows, 2)
-            if r.get("name")
-        }
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = [json.loads(line) for line in text.splitlines() if line.strip()]
+    data = read(path)
     if isinstance(data, dict) and "traceEvents" in data:
         return {p.stem: Runtime(_trace_seconds(p))}
-    if isinstance(data, list):
-        return {
-            str(e["name"]): Runtime(_seconds(e, f"{path}: entry {i}"), str(e.get("group", "")))
-            for i, e in enumerate(data, 1)
-            if isinstance(e, dict) and e.get("name")
-        }
-    if isinstance(data, dict):
-        kernelbench = data and all(
+    kernelbench = (
+        isinstance(data, dict)
+        and data
+        and all(
             isinstance(v, dict)
             and v
             and all(isinstance(t, dict) and "mean" in t for t in v.values())
             for v in data.values()
         )
-        if kernelbench:  # {level: {file: {mean, std, min, max}}}, milliseconds
-            return {
-                file: Runtime(_seconds(t["mean"], f"{path}: {level}/{file}") * 1e-3, level)
-                for level, files in data.items()
-                for file, t in files.items()
-            }
-        return {k: Runtime(_seconds(v, f"{path}: {k}")) for k, v in data.items()}
-    raise argument_error(f"{path}: not a timings file (docs/reports.md, Suite report)")
+    )
+    if kernelbench:  # {level: {file: {mean, std, min, max}}}, milliseconds
+        return {
+            file: Runtime(time_of(t["mean"], f"{path}: {level}/{file}") * 1e-3, level)
+            for level, files in data.items()
+            for file, t in files.items()
+        }
+    return {
+        str(r["name"]): Runtime(time_of(r, f"{path}: entry {n}"), str(r.get("group") or ""))
+        for n, r in enumerate(named(data, path), 1)
+    }
 
 
 def match_source(source: str, runtimes: dict):

@@ -393,3 +393,18 @@ def test_an_npz_reference(tmp_path):
         )
         first = s.user_messages(0)[0]
     assert t.validation == "full" and "- in0: shape [16, 16384], dtype fp32" in first
+
+
+def test_llm_fallback_is_refused_where_it_means_nothing():
+    """On an IR program (nothing to fall back from) and with --lang (the whole program goes
+    to the agent): an argument error naming both ways in."""
+    for extra in ([], ["--lang", "numpy"]):
+        target = ROOT / "examples" / "ir" / "softmax.py" if not extra else Path(SOFTMAX_NP)
+        r = subprocess.run(
+            [*SOLAR, "analyze", str(target), "--llm-fallback", *extra],
+            capture_output=True,
+            text=True,
+        )
+        assert r.returncode == 1 and "--llm-fallback applies to PyTorch and JAX programs" in (
+            r.stderr
+        )

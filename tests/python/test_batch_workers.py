@@ -162,3 +162,17 @@ def test_a_dead_zygote_hands_its_workloads_to_cold_processes(tmp_path):
     got = results(tmp_path / "o.jsonl")
     assert len(got) == 5 and all(v["status"] == "ok" for v in got.values()), got
     assert "the warm workers ended during the batch: " in r.stderr
+
+
+def test_sources_only_the_agent_translates_are_skipped_with_the_way_in(tmp_path):
+    """A folder with a NumPy program and an IR one: the NumPy source is named as skipped
+    (`solar analyze --lang`), the IR program is analysed."""
+    files = suite(tmp_path)[:1]
+    np_source = files[0].parent / "np_prog.py"
+    np_source.write_text("import numpy as np\n\ndef forward(x):\n    return x\n")
+    r = batch([files[0].parent], tmp_path / "o.jsonl")
+    assert r.returncode == 0, r.stderr
+    assert "skipping 1 program(s) in languages only the LLM agent translates (NumPy): " in (
+        r.stderr
+    )
+    assert "np_prog.py" not in results(tmp_path / "o.jsonl")

@@ -160,3 +160,14 @@ def test_every_definition_of_the_suite_validates(tmp_path):
     ]
     assert not bad, bad
     assert len({x["source"].partition("#")[0] for x in rows}) == 18 and len(rows) == 53
+
+
+def test_command_errors_name_the_workload_and_the_file(tmp_path):
+    r = solar("analyze", GEMM, "--workload", "nope", "--no-validate")
+    assert r.returncode == 1 and "gemm_n256_k512.json: no workload 'nope'" in r.stderr
+    other = tmp_path / "config.json"
+    other.write_text('{"a": 1}')
+    b = solar("batch", other, "--out", tmp_path / "o.jsonl")
+    assert b.returncode == 1 and "is not a problem definition (axes, inputs, outputs, run)" in (
+        b.stderr
+    )

@@ -81,8 +81,21 @@ def test_timings_errors_name_the_entry(tmp_path):
     with pytest.raises(UserError, match=r"entry 1: no baseline time"):
         load_timings(str(bad))
     bad.write_text('{"name": "a", "kernel_ms": -1, "baseline_ms": 2}\n')
-    with pytest.raises(UserError, match="must be a positive time"):
+    with pytest.raises(UserError, match="kernel_ms = -1: the time must be positive"):
         load_timings(str(bad))
     obj = tmp_path / "t.json"
     obj.write_text('{"a": {"kernel_us": 2, "baseline_us": 4}}')
     assert load_timings(str(obj)) == {"a": (pytest.approx(2e-6), pytest.approx(4e-6))}
+
+
+def test_no_matching_timing_is_one_clear_error(tmp_path):
+    results, timings = tmp_path / "r.jsonl", tmp_path / "t.csv"
+    _results(results, [("suite/gemm.py", 2e-3)])
+    timings.write_text("name,kernel_ms,baseline_ms\nother,3,5\n")
+    r = subprocess.run(
+        [sys.executable, "-m", "solar.cli", "score", str(results), "--timings", str(timings)],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "no workload of" in r.stderr and "has a timing in" in r.stderr

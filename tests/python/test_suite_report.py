@@ -5,7 +5,6 @@ suite report checked in headless chromium."""
 from __future__ import annotations
 
 import json
-import math
 import subprocess
 import sys
 
@@ -110,29 +109,27 @@ def test_csv_json_and_profiler_traces(tmp_path):
         load_runtimes(str(bad))
 
 
+def headroom(tmp_path, timings_csv: str, html: bool = True):
+    """`solar headroom` on RESULTS and these runtimes: (the process, the HTML path)."""
+    results, timings = tmp_path / "r.jsonl", tmp_path / "t.csv"
+    _results(results, RESULTS)
+    timings.write_text(timings_csv)
+    out = tmp_path / "suite.html"
+    cmd = [sys.executable, "-m", "solar.cli", "headroom", str(results), "--timings", str(timings)]
+    r = subprocess.run(cmd + (["--html", str(out)] if html else []), capture_output=True, text=True)
+    return r, out
+
+
+def test_no_matching_runtime_is_one_clear_error(tmp_path):
+    r, _ = headroom(tmp_path, "name,us\nghost,1\n", html=False)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "has a runtime in" in r.stderr and "by its source path, file name or stem" in r.stderr
+
+
 def test_the_command_flags_violations_and_writes_the_report(tmp_path):
     """norm measured at 1 us under its 2 us fused bound: a VIOLATION line, exit status 1,
     and the HTML report lists it."""
-    results = tmp_path / "r.jsonl"
-    _results(results, RESULTS)
-    timings = tmp_path / "t.csv"
-    timings.write_text("name,us\ngemm,4000\nnorm,1\nblock,40\nghost,1\n")
-    html = tmp_path / "suite.html"
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "solar.cli",
-            "headroom",
-            str(results),
-            "--timings",
-            str(timings),
-            "--html",
-            str(html),
-        ],
-        capture_output=True,
-        text=True,
-    )
+    r, html = headroom(tmp_path, "name,us\ngemm,4000\nnorm,1\nblock,40\nghost,1\n")
     assert r.returncode == 1, r.stderr
     assert "VIOLATION: suite/level1/norm.py: measured 1 µs is below the fused, cache_aware " in (
         r.stdout
@@ -152,26 +149,7 @@ def test_the_suite_report_renders_in_a_browser(tmp_path):
     fetched (name resolution is off)."""
     from test_html_report import _html_attr, _page_errors
 
-    results = tmp_path / "r.jsonl"
-    _results(results, RESULTS)
-    timings = tmp_path / "t.csv"
-    timings.write_text("name,us\ngemm,4000\nnorm,8\nblock,40\n")
-    html = tmp_path / "suite.html"
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "solar.cli",
-            "headroom",
-            str(results),
-            "--timings",
-            str(timings),
-            "--html",
-            str(html),
-        ],
-        capture_output=True,
-        text=True,
-    )
+    r, html = headroom(tmp_path, "name,us\ngemm,4000\nnorm,8\nblock,40\n")
     assert r.returncode == 0, r.stderr
     dom, errors = _page_errors(tmp_path, html.as_uri() + "?sort=headroom&dir=asc")
     assert errors == []
@@ -179,4 +157,3 @@ def test_the_suite_report_renders_in_a_browser(tmp_path):
     layout = json.loads(_html_attr(dom, "data-solar-layout"))
     assert set(layout) == {"fig-scatter", "fig-groups"}
     assert all(w > 200 and h > 150 for _, _, w, h in layout.values())
-    assert not math.isnan(geomean([4.0]))

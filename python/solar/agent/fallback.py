@@ -125,12 +125,8 @@ class Fallback:
         )
 
     def rule(self, lw, eqn, *args):
-        """A JAX lowering rule (frontend/jax/rules.py's signature) for any primitive."""
-        return self.lower_jax(lw, eqn, list(args))
-
-    def lower_jax(self, lw, eqn, args):
         """The Value of jaxpr equation `eqn` (a JAX primitive without a rule) from an agent
-        kernel."""
+        kernel: a lowering rule with frontend/jax/rules.py's signature."""
         from ..frontend.builder import NUMPY_DTYPES, Value
 
         op = eqn.primitive.name
