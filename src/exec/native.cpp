@@ -29,6 +29,7 @@
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 
 extern char** environ;  // for posix_spawnp
@@ -72,7 +73,39 @@ template <typename T> inline T sel(bool c, T a, T b) { return c ? a : b; }
 template <typename T> inline T floordiv(T a, T b) { return std::floor(a / b); }
 template <typename T> inline T pymod(T a, T b) { return a - std::floor(a / b) * b; }
 template <typename T> inline T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
+// Python's floor division of integers.
+inline int64_t fdiv(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+// Narrows [*lo, *hi) to the i with c * i + r OP 0, OP 0: <, 1: <=, 2: >, 3: >=.
+inline void narrow(int64_t c, int64_t r, int op, int64_t* lo, int64_t* hi) {
+  if (op == 0) { r += 1; op = 1; }
+  if (op == 2) { r -= 1; op = 3; }
+  if (op == 1) { c = -c; r = -r; }
+  // now c * i + r >= 0
+  if (c == 0) { if (r < 0) *hi = *lo; return; }
+  if (c > 0) { const int64_t b = -fdiv(r, c); if (b > *lo) *lo = b; }
+  else { const int64_t b = fdiv(r, -c) + 1; if (b < *hi) *hi = b; }
+}
 }  // namespace
+// glibc's vector math library (libmvec) has SIMD versions of these; declaring them lets
+// the compiler vectorise loops that call them (glibc declares them only under -ffast-math).
+#if defined(__x86_64__) && defined(__GLIBC__)
+#define SOLAR_SIMD __attribute__((simd("notinbranch")))
+extern "C" {
+float expf(float) noexcept SOLAR_SIMD; double exp(double) noexcept SOLAR_SIMD;
+float logf(float) noexcept SOLAR_SIMD; double log(double) noexcept SOLAR_SIMD;
+float sinf(float) noexcept SOLAR_SIMD; double sin(double) noexcept SOLAR_SIMD;
+float cosf(float) noexcept SOLAR_SIMD; double cos(double) noexcept SOLAR_SIMD;
+#if __GLIBC_PREREQ(2, 35)
+float tanhf(float) noexcept SOLAR_SIMD; double tanh(double) noexcept SOLAR_SIMD;
+float erff(float) noexcept SOLAR_SIMD; double erf(double) noexcept SOLAR_SIMD;
+float expm1f(float) noexcept SOLAR_SIMD; double expm1(double) noexcept SOLAR_SIMD;
+float log1pf(float) noexcept SOLAR_SIMD; double log1p(double) noexcept SOLAR_SIMD;
+#endif
+}
+#endif
 )";
 
 // C++ storage type and load/store expressions for each dtype.
@@ -183,7 +216,8 @@ class Generator {
 
   void generate() {
     src_ << kPrelude;
-    src_ << "extern \"C\" int solar_kernel(void* const* t, const int64_t* c, const double* d, "
+    src_ << "extern \"C\" int solar_kernel(void* const* t, const int64_t* __restrict__ c, "
+            "const double* __restrict__ d, "
             "const volatile bool* cancel) {\n";
     src_ << "  (void)d; (void)cancel;\n";
     for (size_t i = 0; i < kernel_.tensors.size(); ++i) {
@@ -260,9 +294,11 @@ class Generator {
       case ExprKind::kSubscript: {
         if (e.items[0]->kind == ExprKind::kAttribute)
           return "(" + ct + ")" + double_slot(eval_static(e, env_).as_double());
-        const solar::Access& a = u.reads[static_cast<size_t>(read_cursor_++)];
+        const size_t r = static_cast<size_t>(read_cursor_++);
+        const solar::Access& a = u.reads[r];
         const std::string tname = "T" + std::to_string(a.tensor);
-        const std::string ref = tname + "[" + address(a, nest, indent) + "]";
+        const std::string ref =
+            tname + "[" + (r < read_addr_.size() ? read_addr_[r] : address(a, nest, indent)) + "]";
         return load_expr(tensors_[static_cast<size_t>(a.tensor)].dtype, ref, ct);
       }
       case ExprKind::kBinary: {
@@ -346,6 +382,7 @@ class Generator {
   // element is still the sum of the same products; only the summation order differs.
   struct GemmPlan {
     std::vector<size_t> batch, m, n, k;
+    int a = 0, b = 1;    // which reads are A and B
     int guard_side = 0;  // 0 none, 1 on A's loops, 2 on B's loops
   };
 
@@ -404,6 +441,16 @@ class Generator {
         plan->guard_side = 2;
       else
         return false;
+    }
+    // The target's contiguous loop in N (the GEMM's contiguous side) when it is in M.
+    const Flat ft = flat(u.target, n);
+    for (size_t l : plan->m) {
+      if (ft.coef[l] == 1 && lifted_.dims.at(n.loops[l].dim) > 1) {
+        std::swap(plan->a, plan->b);
+        std::swap(plan->m, plan->n);
+        if (plan->guard_side != 0) plan->guard_side = 3 - plan->guard_side;
+        break;
+      }
     }
     return true;
   }
@@ -483,76 +530,609 @@ class Generator {
     if (par) src_ << indent << "if (*cancel) return 2;\n";
   }
 
-  // Loops over `groups` in order around `body` (one line), the outermost under OpenMP.
-  void loop_block(const std::vector<std::vector<size_t>>& groups, const std::string& body,
-                  const std::string& indent) {
-    std::vector<size_t> order;
-    for (const auto& g : groups) order.insert(order.end(), g.begin(), g.end());
-    emit_loops(order, 1, [&](const std::string& in) { src_ << in << body << "\n"; }, indent);
+  // ---- The vector path (no bounds checks): loop order, guards as loop bounds, addresses
+  // hoisted out of the innermost loop, unit strides written as such, and SIMD loops. ----
+
+  // An access's flat address: offset + Σ coef[l] * i_l, from the call's values.
+  struct Flat {
+    int64_t offset = 0;
+    std::vector<int64_t> coef;
+  };
+  Flat flat(const solar::Access& a, const Nest& nest) const {
+    const std::vector<int64_t>& shape = tensors_[static_cast<size_t>(a.tensor)].shape;
+    std::vector<int64_t> stride(shape.size(), 1);
+    for (size_t d = shape.size(); d-- > 1;) stride[d - 1] = stride[d] * shape[d];
+    Flat f;
+    f.coef.assign(nest.loops.size(), 0);
+    for (size_t d = 0; d < a.index.size(); ++d) {
+      const AffineExpr& idx = a.index[d];
+      if (idx.constant)
+        f.offset += stride[d] * eval_static_int(*idx.constant, env_, "an index offset");
+      for (const AffineTerm& term : idx.terms) {
+        const int64_t cf =
+            term.coefficient ? eval_static_int(*term.coefficient, env_, "a coefficient") : 1;
+        f.coef[static_cast<size_t>(term.loop)] += stride[d] * cf;
+      }
+    }
+    return f;
   }
 
+  // An affine integer form over the nest's loops: Σ coef[l] * i_l + constant.
+  struct Affine {
+    std::vector<int64_t> coef;
+    int64_t constant = 0;
+  };
+
+  // Adds scale * e to `out`; false when e is not affine in the loops with static integer
+  // coefficients (a float, a product of loop variables, a division of one), or overflows.
+  bool add_affine(const Expr& e, const Nest& n, int64_t scale, Affine* out) const {
+    std::vector<bool> used(n.loops.size(), false);
+    loops_in(e, n, &used);
+    bool any = false;
+    for (bool b : used) any = any || b;
+    if (!any) {
+      Scalar v;
+      try {
+        v = eval_static(e, env_);
+      } catch (const UserError&) {
+        return false;
+      }
+      int64_t term = 0;
+      return v.is_int && !__builtin_mul_overflow(scale, v.i, &term) &&
+             !__builtin_add_overflow(out->constant, term, &out->constant);
+    }
+    switch (e.kind) {
+      case ExprKind::kName:
+        for (size_t l = 0; l < n.loops.size(); ++l) {
+          if (n.loops[l].var == e.text) {
+            out->coef[l] += scale;
+            return true;
+          }
+        }
+        return false;
+      case ExprKind::kUnary:
+        if (e.op == Op::kNeg) return add_affine(*e.items[0], n, -scale, out);
+        return e.op == Op::kPos && add_affine(*e.items[0], n, scale, out);
+      case ExprKind::kBinary: {
+        const Expr& x = *e.items[0];
+        const Expr& y = *e.items[1];
+        if (e.op == Op::kAdd) return add_affine(x, n, scale, out) && add_affine(y, n, scale, out);
+        if (e.op == Op::kSub) return add_affine(x, n, scale, out) && add_affine(y, n, -scale, out);
+        if (e.op != Op::kMul) return false;
+        Affine fx{std::vector<int64_t>(n.loops.size(), 0), 0};
+        Affine fy = fx;
+        if (!add_affine(x, n, 1, &fx) || !add_affine(y, n, 1, &fy)) return false;
+        auto is_const = [](const Affine& a) {
+          for (int64_t c : a.coef)
+            if (c != 0) return false;
+          return true;
+        };
+        const Affine* var = is_const(fx) ? &fy : &fx;
+        const Affine* con = is_const(fx) ? &fx : &fy;
+        if (!is_const(*con)) return false;
+        int64_t s = 0;
+        if (__builtin_mul_overflow(scale, con->constant, &s)) return false;
+        for (size_t l = 0; l < n.loops.size(); ++l) {
+          int64_t t = 0;
+          if (__builtin_mul_overflow(s, var->coef[l], &t) ||
+              __builtin_add_overflow(out->coef[l], t, &out->coef[l]))
+            return false;
+        }
+        int64_t t = 0;
+        return !__builtin_mul_overflow(s, var->constant, &t) &&
+               !__builtin_add_overflow(out->constant, t, &out->constant);
+      }
+      default:
+        return false;
+    }
+  }
+
+  // A guard split into conjuncts: affine constraints `form OP 0` (OP one of < <= > >=),
+  // which become bounds of the innermost loop or conditions outside it, and the rest,
+  // evaluated per iteration as before.
+  struct Constraint {
+    Affine form;
+    Op op = Op::kLt;
+  };
+  void split_guard(const Expr& g, const Nest& n, std::vector<Constraint>* affine,
+                   std::vector<const Expr*>* rest) const {
+    if (g.kind == ExprKind::kBoolOp && g.op == Op::kAnd) {
+      for (const auto& item : g.items) split_guard(*item, n, affine, rest);
+      return;
+    }
+    if (g.kind == ExprKind::kCompare) {
+      std::vector<Constraint> found;
+      bool ok = true;
+      for (size_t i = 0; ok && i < g.cmp_ops.size(); ++i) {
+        const Op op = g.cmp_ops[i];
+        Constraint c{{std::vector<int64_t>(n.loops.size(), 0), 0}, op};
+        ok = op != Op::kNe && add_affine(*g.items[i], n, 1, &c.form) &&
+             add_affine(*g.items[i + 1], n, -1, &c.form);
+        if (!ok) break;
+        if (op == Op::kEq) {  // a == b as a <= b and a >= b
+          c.op = Op::kLe;
+          found.push_back(c);
+          c.op = Op::kGe;
+        }
+        found.push_back(c);
+      }
+      if (ok) {
+        affine->insert(affine->end(), found.begin(), found.end());
+        return;
+      }
+    }
+    rest->push_back(&g);
+  }
+
+  // Whether loop l carries no dependence in a one-update nest: some dim of the target is
+  // indexed by l alone (so distinct iterations write distinct elements), and every read of
+  // the target uses the target's index in that dim (each iteration reads its own slice).
+  bool independent(const Nest& n, size_t l) const {
+    if (n.updates.size() != 1) return false;
+    const Update& u = n.updates[0];
+    for (size_t d = 0; d < u.target.index.size(); ++d) {
+      const AffineExpr& idx = u.target.index[d];
+      if (idx.terms.size() != 1 || static_cast<size_t>(idx.terms[0].loop) != l) continue;
+      const int64_t cf = idx.terms[0].coefficient
+                             ? eval_static_int(*idx.terms[0].coefficient, env_, "a coefficient")
+                             : 1;
+      if (cf == 0) continue;
+      bool own = true;
+      for (const solar::Access& r : u.reads) {
+        if (r.tensor != u.target.tensor) continue;
+        const AffineExpr& ri = r.index[d];
+        own = own && ri.terms.size() == 1 && ri.terms[0].loop == idx.terms[0].loop &&
+              print_expr_or(ri.terms[0].coefficient) == print_expr_or(idx.terms[0].coefficient) &&
+              print_expr_or(ri.constant) == print_expr_or(idx.constant);
+      }
+      if (own) return true;
+    }
+    return false;
+  }
+  static std::string print_expr_or(const ast::ExprPtr& e) { return e ? print_expr(*e) : ""; }
+
+  // The loop order: the nest's own, except that an independent loop that the target reads
+  // contiguously becomes the innermost when it is a better one: at least 16 iterations, more
+  // of the accesses contiguous or invariant, or as many over a longer extent. Moving a loop that
+  // carries no dependence inward keeps every dependence's direction, and each element still
+  // receives its contributions in the same order.
+  std::vector<size_t> loop_order(const Nest& n) const {
+    std::vector<size_t> order(n.loops.size());
+    for (size_t l = 0; l < order.size(); ++l) order[l] = l;
+    if (n.updates.size() != 1 || order.size() < 2) return order;
+    const Update& u = n.updates[0];
+    std::vector<Flat> flats{flat(u.target, n)};
+    for (const solar::Access& r : u.reads) flats.push_back(flat(r, n));
+    // A loop shorter than a vector's lanes is a poor innermost loop whatever its strides.
+    auto score = [&](size_t l) {
+      int64_t good = 0;
+      for (const Flat& f : flats) good += (f.coef[l] == 0 || f.coef[l] == 1) ? 1 : 0;
+      const int64_t ext = lifted_.dims.at(n.loops[l].dim);
+      return std::tuple<bool, int64_t, int64_t>(ext >= 16, good, ext < 256 ? ext : 256);
+    };
+    size_t best = order.back();
+    for (size_t l = 0; l + 1 < order.size(); ++l) {
+      if (independent(n, l) && flats[0].coef[l] == 1 && score(l) > score(best)) best = l;
+    }
+    if (best != order.back()) {
+      order.erase(order.begin() + static_cast<std::ptrdiff_t>(best));
+      order.push_back(best);
+    }
+    return order;
+  }
+
+  // "c[k] + c[j] * i2 + ..." for the part of a flat address outside loop `inner`.
+  std::string outer_address(const Flat& f, size_t inner) {
+    std::string s = int_slot(f.offset);
+    for (size_t l = 0; l < f.coef.size(); ++l)
+      if (l != inner && f.coef[l] != 0)
+        s += " + " + int_slot(f.coef[l]) + " * i" + std::to_string(l);
+    return s;
+  }
+  // The address inside the innermost loop: the hoisted base plus its term, unit strides
+  // written as such so that the compiler sees contiguous accesses.
+  std::string inner_address(const std::string& base, int64_t coef, size_t inner) {
+    const std::string i = "i" + std::to_string(inner);
+    if (coef == 0) return base;
+    if (coef == 1) return base + " + " + i;
+    return base + " + " + int_slot(coef) + " * " + i;
+  }
+
+  // Whether the innermost loop is a reduction accumulated in a register: one update +=,
+  // *=, max or min whose target the loop does not move, of a dtype whose storage is its
+  // compute type (fp32, fp64: a narrower format rounds at every step), not reading its target.
+  bool reduction(const Nest& n, size_t inner) const {
+    if (n.updates.size() != 1) return false;
+    const Update& u = n.updates[0];
+    const DType dt = tensors_[static_cast<size_t>(u.target.tensor)].dtype;
+    if (u.kind == UpdateKind::kAssign || (dt != DType::kFp32 && dt != DType::kFp64)) return false;
+    if (flat(u.target, n).coef[inner] != 0) return false;
+    for (const solar::Access& r : u.reads)
+      if (r.tensor == u.target.tensor) return false;
+    return true;
+  }
+
+  // Loops on the vector path:
+  //   outer loops (the first `collapse` under OpenMP)
+  //     [lo, hi) of the innermost loop narrowed by affine constraints
+  //     `flats` addresses without the innermost loop's term
+  //     `before`
+  //     blocks of kPollBlock iterations, a cancel poll before each
+  //       `pragma`: the innermost loop over the block, `body` given the addresses
+  //     `after`
+  //   [with `fill`: the innermost positions outside [lo, hi), `fill` given the addresses]
+  struct VecLoops {
+    std::vector<size_t> order;  // outermost first; the last is the innermost loop
+    size_t collapse = 0;
+    bool par_blocks = false;  // one loop: its blocks under OpenMP
+    std::vector<Constraint> affine;
+    std::vector<Flat> flats;
+    std::string pragma, before, after;
+  };
+  using VecBody = std::function<void(const std::vector<std::string>&, const std::string&)>;
+
+  void emit_vec(const VecLoops& p, const VecBody& body, const VecBody& fill, std::string indent) {
+    const size_t inner = p.order.back();
+    const std::string il = std::to_string(inner);
+    const std::vector<size_t> outer(p.order.begin(), p.order.end() - 1);
+    const bool par_outer = parallel_ && p.collapse > 0;
+    const bool par_blocks = parallel_ && p.par_blocks && outer.empty();
+    const std::string label = "cancelled" + std::to_string(labels_++);
+    const std::string on_cancel = par_outer || par_blocks ? "goto " + label + ";" : cancel_return_;
+    if (par_outer) {
+      src_ << "#pragma omp parallel for collapse(" << p.collapse << ") schedule(static) if("
+           << extent(p.order) << " >= " << kMinParallelPoints << ")\n";
+    }
+    for (size_t l : outer) {
+      const std::string v = "i" + std::to_string(l);
+      src_ << indent << "for (int64_t " << v << " = 0; " << v << " < n" << l << "; ++" << v
+           << ") {\n";
+      indent += "  ";
+    }
+    const std::string lo = "lo" + il, hi = "hi" + il, b = "b" + il, e = "e" + il, i = "i" + il;
+    src_ << indent << "int64_t " << lo << " = 0, " << hi << " = n" << il << ";\n";
+    for (const Constraint& c : p.affine) {
+      std::string r = int_slot(c.form.constant);
+      for (size_t l = 0; l < c.form.coef.size(); ++l)
+        if (l != inner && c.form.coef[l] != 0)
+          r += " + " + int_slot(c.form.coef[l]) + " * i" + std::to_string(l);
+      const int op = c.op == Op::kLt ? 0 : c.op == Op::kLe ? 1 : c.op == Op::kGt ? 2 : 3;
+      src_ << indent << "narrow(" << int_slot(c.form.coef[inner]) << ", " << r << ", " << op
+           << ", &" << lo << ", &" << hi << ");\n";
+    }
+    std::vector<std::string> addrs;
+    for (const Flat& f : p.flats) {
+      const std::string base = "a" + std::to_string(addrs_++);
+      src_ << indent << "const int64_t " << base << " = " << outer_address(f, inner) << ";\n";
+      addrs.push_back(inner_address(base, f.coef[inner], inner));
+    }
+    if (fill && !p.affine.empty()) {
+      // Outside [lo, hi): [0, min(lo, n)) and [max(hi, lo, 0), n).
+      src_ << indent << "for (int64_t " << i << " = 0; " << i << " < (" << lo << " < n" << il
+           << " ? " << lo << " : n" << il << "); ++" << i << ") {\n";
+      fill(addrs, indent + "  ");
+      src_ << indent << "}\n";
+      src_ << indent << "for (int64_t " << i << " = " << hi << " > " << lo << " ? " << hi << " : "
+           << lo << " > 0 ? " << lo << " : 0; " << i << " < n" << il << "; ++" << i << ") {\n";
+      fill(addrs, indent + "  ");
+      src_ << indent << "}\n";
+    }
+    if (!p.before.empty()) src_ << indent << p.before << "\n";
+    if (par_blocks) {
+      src_ << "#pragma omp parallel for schedule(static) if(n" << il << " >= " << kMinParallelPoints
+           << ")\n";
+    }
+    src_ << indent << "for (int64_t " << b << " = " << lo << "; " << b << " < " << hi << "; " << b
+         << " += " << kPollBlock << ") {\n";
+    src_ << indent << "  if (*cancel) " << on_cancel << "\n";
+    src_ << indent << "  {\n";
+    src_ << indent << "    const int64_t " << e << " = " << hi << " - " << b << " < " << kPollBlock
+         << " ? " << hi << " : " << b << " + " << kPollBlock << ";\n";
+    if (!p.pragma.empty()) src_ << p.pragma << "\n";
+    src_ << indent << "    for (int64_t " << i << " = " << b << "; " << i << " < " << e << "; ++"
+         << i << ") {\n";
+    body(addrs, indent + "      ");
+    src_ << indent << "    }\n";
+    src_ << indent << "  }\n";
+    if (par_blocks) src_ << indent << "  " << label << ":;\n";
+    src_ << indent << "}\n";
+    if (!p.after.empty()) src_ << indent << p.after << "\n";
+    if (par_outer) src_ << indent << label << ":;\n";
+    for (size_t k = 0; k < outer.size(); ++k) {
+      indent.resize(indent.size() - 2);
+      src_ << indent << "}\n";
+    }
+    if (par_outer || par_blocks) src_ << indent << "if (*cancel) " << cancel_return_ << "\n";
+  }
+
+  // A nest on the vector path. One update: its target and reads take hoisted addresses,
+  // a guard's affine conjuncts become loop bounds (the rest stay per iteration), and a
+  // reduction over the innermost loop accumulates in a register (reassociated under
+  // `omp simd`, like the GEMM path's sums). Several updates run as written, in order.
+  void vector_nest(const Nest& n, const std::string& indent) {
+    VecLoops p;
+    p.order = loop_order(n);
+    const size_t inner = p.order.back();
+    while (p.collapse + 1 < p.order.size() && n.loops[p.order[p.collapse]].parallel) ++p.collapse;
+    const bool free_inner = independent(n, inner);
+    p.par_blocks = p.order.size() == 1 && free_inner;
+    if (n.updates.size() > 1) {
+      emit_vec(
+          p,
+          [&](const std::vector<std::string>&, const std::string& in) {
+            for (const Update& u : n.updates) update(u, n, in);
+          },
+          nullptr, indent);
+      return;
+    }
+    const Update& u = n.updates[0];
+    std::vector<const Expr*> rest;
+    if (u.guard) split_guard(*u.guard, n, &p.affine, &rest);
+    p.flats.push_back(flat(u.target, n));
+    for (const solar::Access& r : u.reads) p.flats.push_back(flat(r, n));
+    const DType target = tensors_[static_cast<size_t>(u.target.tensor)].dtype;
+    const std::string ct = compute_type(target);
+    const bool reduce = reduction(n, inner);
+    const bool minmax = u.kind == UpdateKind::kMax || u.kind == UpdateKind::kMin;
+    // The target's address outside the innermost loop (a reduction's does not move).
+    // (emit_vec names the hoisted addresses in order from addrs_, the target's first).
+    const std::string tbase = "a" + std::to_string(addrs_);
+    const std::string tref = "T" + std::to_string(u.target.tensor) + "[" + tbase + "]";
+    if (free_inner) p.pragma = "#pragma omp simd";
+    if (reduce) {
+      p.before = ct + " acc = " + load_expr(target, tref, ct) + ";" +
+                 (minmax ? " int nan = acc != acc;" : "");
+      p.after =
+          tref + " = " + store_expr(target, minmax ? "nan ? (" + ct + ")NAN : acc" : "acc") + ";";
+      p.pragma = std::string("#pragma omp simd reduction(") +
+                 (u.kind == UpdateKind::kAdd   ? "+:acc)"
+                  : u.kind == UpdateKind::kMul ? "*:acc)"
+                  : u.kind == UpdateKind::kMax ? "max:acc) reduction(|:nan)"
+                                               : "min:acc) reduction(|:nan)");
+    }
+    emit_vec(
+        p,
+        [&](const std::vector<std::string>& addrs, const std::string& in0) {
+          std::string in = in0;
+          if (!rest.empty()) {
+            std::string g;
+            for (const Expr* r : rest)
+              g += (g.empty() ? "(" : " && (") + expr(*r, n, u, "double", in) + ") != 0";
+            src_ << in << "if (" << g << ") {\n";
+            in += "  ";
+          }
+          read_addr_.assign(addrs.begin() + 1, addrs.end());
+          read_cursor_ = 0;
+          const std::string v = expr(*u.value, n, u, ct, in);
+          read_addr_.clear();
+          src_ << in << "{ const " << ct << " v = " << v << "; ";
+          if (reduce && u.kind == UpdateKind::kAdd) src_ << "acc = acc + v; }\n";
+          if (reduce && u.kind == UpdateKind::kMul) src_ << "acc = acc * v; }\n";
+          if (reduce && u.kind == UpdateKind::kMax)
+            src_ << "acc = v > acc ? v : acc; nan |= v != v; }\n";
+          if (reduce && u.kind == UpdateKind::kMin)
+            src_ << "acc = v < acc ? v : acc; nan |= v != v; }\n";
+          if (!reduce) {
+            const std::string ref = "T" + std::to_string(u.target.tensor) + "[" + addrs[0] + "]";
+            src_ << ref << " = "
+                 << store_expr(target, combine(u.kind, load_expr(target, ref, ct), ct)) << "; }\n";
+          }
+          if (!rest.empty()) src_ << in0 << "}\n";
+        },
+        nullptr, indent);
+  }
+
+  // The extent of a group of loops, at generation time.
+  int64_t group_size(const std::vector<size_t>& loops, const Nest& n) const {
+    int64_t s = 1;
+    for (size_t l : loops) s *= lifted_.dims.at(n.loops[l].dim);
+    return s;
+  }
+
+  // Whether an access walks the loops of `group` (outermost first) as one row-major run of
+  // stride *stride: each loop's coefficient is the next one's times its extent. Loops of
+  // extent 1 do not count; *stride is 0 when every loop has extent 1.
+  bool collapsible(const Flat& f, const std::vector<size_t>& group, const Nest& n,
+                   int64_t* stride) const {
+    int64_t expect = -1;  // the coefficient the next loop outwards must have
+    *stride = 0;
+    for (size_t j = group.size(); j-- > 0;) {
+      const int64_t ext = lifted_.dims.at(n.loops[group[j]].dim);
+      if (ext == 1) continue;
+      const int64_t c = f.coef[group[j]];
+      if (expect < 0) {
+        *stride = c;
+      } else if (c != expect) {
+        return false;
+      }
+      expect = c * ext;
+    }
+    return true;
+  }
+
+  // How a GEMM reads (or writes) one of its matrices: in place, as a strided matrix of
+  // rows and columns (`trans` when the columns are the strided side), or through a packed
+  // copy. `ld` is the leading dimension.
+  struct Matrix {
+    bool direct = false;
+    bool trans = false;
+    int64_t ld = 0;
+  };
+  Matrix as_matrix(const Flat& f, const std::vector<size_t>& rows, const std::vector<size_t>& cols,
+                   const Nest& n, bool may_trans) const {
+    Matrix m;
+    int64_t sr = 0, sc = 0;
+    if (!collapsible(f, rows, n, &sr) || !collapsible(f, cols, n, &sc)) return m;
+    const int64_t R = group_size(rows, n), C = group_size(cols, n);
+    if (sc == 1 || (sc == 0 && C == 1)) {  // row-major: ld is the row stride
+      m.ld = sr != 0 ? sr : C;
+      m.direct = m.ld >= C && m.ld >= 1;
+    } else if (may_trans && (sr == 1 || (sr == 0 && R == 1))) {  // column-major
+      m.ld = sc != 0 ? sc : R;
+      m.direct = m.ld >= R && m.ld >= 1;
+      m.trans = true;
+    }
+    return m;
+  }
+
+  // The flat layout of a packed [rows, cols] buffer over the nest's loops.
+  Flat packed(const std::vector<size_t>& rows, const std::vector<size_t>& cols,
+              const Nest& n) const {
+    Flat f;
+    f.coef.assign(n.loops.size(), 0);
+    int64_t s = 1;
+    for (size_t j = cols.size(); j-- > 0;) {
+      f.coef[cols[j]] = s;
+      s *= lifted_.dims.at(n.loops[cols[j]].dim);
+    }
+    for (size_t j = rows.size(); j-- > 0;) {
+      f.coef[rows[j]] = s;
+      s *= lifted_.dims.at(n.loops[rows[j]].dim);
+    }
+    return f;
+  }
+
+  // A copy over `rows` then `cols` (the vector path's loops, all under OpenMP): each
+  // element `dst = src`, or `src = src + dst` when `add`; a guard's affine conjuncts bound
+  // the innermost loop and the positions outside are written zero (a packed operand), the
+  // rest select zero per element.
+  void copy_loops(const std::vector<size_t>& rows, const std::vector<size_t>& cols, const Nest& n,
+                  const std::string& dst, const Flat& dst_flat, const solar::Access& src,
+                  const std::string& ct, const Expr* guard, bool add, const std::string& indent) {
+    VecLoops p;
+    p.order = rows;
+    p.order.insert(p.order.end(), cols.begin(), cols.end());
+    p.collapse = p.order.size() - 1;
+    p.par_blocks = p.order.size() == 1;
+    p.pragma = "#pragma omp simd";
+    std::vector<const Expr*> rest;
+    if (guard) split_guard(*guard, n, &p.affine, &rest);
+    p.flats = {dst_flat, flat(src, n)};
+    const DType sdt = tensors_[static_cast<size_t>(src.tensor)].dtype;
+    const std::string sname = "T" + std::to_string(src.tensor);
+    const Update& u = n.updates[0];
+    emit_vec(
+        p,
+        [&](const std::vector<std::string>& a, const std::string& in) {
+          const std::string d = dst + "[" + a[0] + "]";
+          const std::string s = sname + "[" + a[1] + "]";
+          if (add) {
+            src_ << in << s << " = " << store_expr(sdt, load_expr(sdt, s, ct) + " + " + d) << ";\n";
+            return;
+          }
+          std::string g;
+          for (const Expr* r : rest)
+            g += (g.empty() ? "(" : " && (") + expr(*r, n, u, "double", in) + ") != 0";
+          src_ << in << d << " = "
+               << (g.empty() ? load_expr(sdt, s, ct)
+                             : "(" + g + ") ? " + load_expr(sdt, s, ct) + " : (" + ct + ")0")
+               << ";\n";
+        },
+        p.affine.empty() || add
+            ? VecBody()
+            : VecBody([&](const std::vector<std::string>& a, const std::string& in) {
+                src_ << in << dst << "[" << a[0] << "] = (" << ct << ")0;\n";
+              }),
+        indent);
+  }
+
+  // A contraction as GEMMs. Loops split into batch (in T, A and B), M (T, A), N (T, B) and
+  // K (A, B); A is the read that makes the target's contiguous loop an N loop. The batch
+  // loops, and the leading N loops when that lets the GEMM write T in place, run around
+  // the GEMM calls. A matrix that is already a strided matrix in memory (row- or
+  // column-major, no guard) is read in place; otherwise it is packed (affine indices and
+  // a guard become an im2col-style gather with zeros). The product goes into T in place
+  // (beta = 1) or through a buffer added into T. Each output element is still the sum of
+  // the same products; only the summation order differs.
   void gemm_nest(const Nest& n, const GemmPlan& p, const std::string& indent) {
     const Update& u = n.updates[0];
     const DType dt = tensors_[static_cast<size_t>(u.target.tensor)].dtype;
     const std::string ct = dt == DType::kFp64 ? "double" : "float";
     const std::string gemm = dt == DType::kFp64 ? "cblas_dgemm" : "cblas_sgemm";
-    src_ << indent << "// contraction: packed operands and one GEMM per batch\n";
-    src_ << indent << "const int64_t SB = " << extent(p.batch) << ", SM = " << extent(p.m)
-         << ", SN = " << extent(p.n) << ", SK = " << extent(p.k) << ";\n";
-    src_ << indent << "std::vector<" << ct << "> Ap(SB * SM * SK), Bp(SB * SK * SN), "
-         << "Cp(SB * SM * SN);\n";
-    std::string guard = "true";
-    if (u.guard) guard = "(" + expr(*u.guard, n, u, "double", indent) + ") != 0";
-    const auto& a = u.reads[0];
-    const auto& b = u.reads[1];
-    const std::string a_val =
-        load_expr(tensors_[static_cast<size_t>(a.tensor)].dtype,
-                  "T" + std::to_string(a.tensor) + "[" + address(a, n, indent) + "]", ct);
-    const std::string b_val =
-        load_expr(tensors_[static_cast<size_t>(b.tensor)].dtype,
-                  "T" + std::to_string(b.tensor) + "[" + address(b, n, indent) + "]", ct);
-    const std::string ib = linear(p.batch), im = linear(p.m), in = linear(p.n), ik = linear(p.k);
-    loop_block({p.batch, p.m, p.k},
-               "Ap[(" + ib + " * SM + " + im + ") * SK + " + ik + "] = " +
-                   (p.guard_side == 1 ? "(" + guard + ") ? " + a_val + " : (" + ct + ")0" : a_val) +
-                   ";",
-               indent);
-    loop_block({p.batch, p.k, p.n},
-               "Bp[(" + ib + " * SK + " + ik + ") * SN + " + in + "] = " +
-                   (p.guard_side == 2 ? "(" + guard + ") ? " + b_val + " : (" + ct + ")0" : b_val) +
-                   ";",
-               indent);
+    const solar::Access& a = u.reads[static_cast<size_t>(p.a)];
+    const solar::Access& b = u.reads[static_cast<size_t>(p.b)];
+    const Flat ft = flat(u.target, n), fa = flat(a, n), fb = flat(b, n);
+    std::vector<size_t> outer = p.batch, nn = p.n;
+    Matrix mc = as_matrix(ft, p.m, nn, n, false);
+    // The leading N loops around the calls when that makes T a matrix (a convolution's
+    // image loop: T[n, o, p, q] over M = (o), N = (n, p, q)).
+    for (size_t cut = 1; !mc.direct && cut < p.n.size(); ++cut) {
+      const std::vector<size_t> tail(p.n.begin() + static_cast<std::ptrdiff_t>(cut), p.n.end());
+      const Matrix m = as_matrix(ft, p.m, tail, n, false);
+      if (m.direct) {
+        outer = p.batch;
+        outer.insert(outer.end(), p.n.begin(), p.n.begin() + static_cast<std::ptrdiff_t>(cut));
+        nn = tail;
+        mc = m;
+      }
+    }
+    const Matrix ma = p.guard_side == 1 ? Matrix{} : as_matrix(fa, p.m, p.k, n, true);
+    const Matrix mb = p.guard_side == 2 ? Matrix{} : as_matrix(fb, p.k, nn, n, true);
+    const Expr* guard = u.guard.get();
+    src_ << indent << "// contraction: GEMMs (A " << (ma.direct ? "in place" : "packed") << ", B "
+         << (mb.direct ? "in place" : "packed") << ", C " << (mc.direct ? "in place" : "buffered")
+         << ")\n";
+    src_ << indent << "const int64_t SO = " << extent(outer) << ", SM = " << extent(p.m)
+         << ", SN = " << extent(nn) << ", SK = " << extent(p.k) << ";\n";
+    if (!ma.direct) src_ << indent << "std::vector<" << ct << "> Ap(SM * SK);\n";
+    if (!mb.direct) src_ << indent << "std::vector<" << ct << "> Bp(SK * SN);\n";
+    if (!mc.direct) src_ << indent << "std::vector<" << ct << "> Cp(SM * SN);\n";
     // Small products run on one BLAS thread: OpenBLAS splits anything above 262,144 MACs
     // across its threads, whose hand-offs dominate products of a few million MACs (and
     // stall for milliseconds when the cores are shared).
-    src_ << indent << "const bool one_thread = SB * SM * SN * SK < ((int64_t)1 << 24) && "
+    src_ << indent << "const bool one_thread = SO * SM * SN * SK < ((int64_t)1 << 24) && "
          << "openblas_get_num_threads && openblas_set_num_threads;\n"
          << indent << "const int blas_threads = one_thread ? openblas_get_num_threads() : 0;\n"
          << indent << "if (one_thread) openblas_set_num_threads(1);\n";
+    const std::string saved_cancel = cancel_return_;
+    cancel_return_ = "{ if (one_thread) openblas_set_num_threads(blas_threads); return 2; }";
+    std::string in = indent;
+    for (size_t l : outer) {
+      const std::string v = "i" + std::to_string(l);
+      src_ << in << "for (int64_t " << v << " = 0; " << v << " < n" << l << "; ++" << v << ") {\n";
+      in += "  ";
+    }
+    // A matrix in place: its first element at the outer loops' values.
+    auto origin = [&](const Flat& f, const std::string& tensor) {
+      std::string s = int_slot(f.offset);
+      for (size_t l : outer)
+        if (f.coef[l] != 0) s += " + " + int_slot(f.coef[l]) + " * i" + std::to_string(l);
+      return tensor + " + " + s;
+    };
+    if (!ma.direct)
+      copy_loops(p.m, p.k, n, "Ap", packed(p.m, p.k, n), a, ct, p.guard_side == 1 ? guard : nullptr,
+                 false, in);
+    if (!mb.direct)
+      copy_loops(p.k, nn, n, "Bp", packed(p.k, nn, n), b, ct, p.guard_side == 2 ? guard : nullptr,
+                 false, in);
+    const std::string pa = ma.direct ? origin(fa, "T" + std::to_string(a.tensor)) : "Ap.data()";
+    const std::string pb = mb.direct ? origin(fb, "T" + std::to_string(b.tensor)) : "Bp.data()";
+    const std::string pc =
+        mc.direct ? origin(ft, "T" + std::to_string(u.target.tensor)) : "Cp.data()";
+    const std::string lda = ma.direct ? int_slot(ma.ld) : "SK";
+    const std::string ldb = mb.direct ? int_slot(mb.ld) : "SN";
+    const std::string ldc = mc.direct ? int_slot(mc.ld) : "SN";
     // One GEMM call per block of rows of about 2^30 MACs (at least 16 rows), with a poll of
     // the cancel flag before each: a call cannot be interrupted, a block takes well under a
     // second.
-    src_ << indent << "const int64_t RB = SN * SK > 0 && ((int64_t)1 << 30) / (SN * SK) > 16 ? "
+    src_ << in << "const int64_t RB = SN * SK > 0 && ((int64_t)1 << 30) / (SN * SK) > 16 ? "
          << "((int64_t)1 << 30) / (SN * SK) : 16;\n";
-    src_ << indent << "for (int64_t b = 0; b < SB; ++b)\n"
-         << indent << "  for (int64_t r = 0; r < SM; r += RB) {\n"
-         << indent << "    if (*cancel) { if (one_thread) openblas_set_num_threads(blas_threads); "
-         << "return 2; }\n"
-         << indent << "    " << gemm << "(CblasRowMajor, CblasNoTrans, CblasNoTrans, "
-         << "(int)(SM - r < RB ? SM - r : RB), (int)SN, (int)SK, 1, Ap.data() + (b * SM + r) * SK, "
-         << "(int)SK, Bp.data() + b * SK * SN, (int)SN, 0, Cp.data() + (b * SM + r) * SN, "
-         << "(int)SN);\n"
-         << indent << "  }\n";
+    src_ << in << "for (int64_t r = 0; r < SM; r += RB) {\n"
+         << in << "  if (*cancel) " << cancel_return_ << "\n"
+         << in << "  " << gemm << "(CblasRowMajor, " << (ma.trans ? "CblasTrans" : "CblasNoTrans")
+         << ", " << (mb.trans ? "CblasTrans" : "CblasNoTrans")
+         << ", (int)(SM - r < RB ? SM - r : RB), (int)SN, (int)SK, 1, " << pa << " + r * "
+         << (ma.trans ? "1" : lda) << ", (int)" << lda << ", " << pb << ", (int)" << ldb << ", "
+         << (mc.direct ? "1" : "0") << ", " << pc << " + r * " << ldc << ", (int)" << ldc << ");\n"
+         << in << "}\n";
+    if (!mc.direct)
+      copy_loops(p.m, nn, n, "Cp", packed(p.m, nn, n), u.target, ct, nullptr, true, in);
+    for (size_t k = 0; k < outer.size(); ++k) {
+      in.resize(in.size() - 2);
+      src_ << in << "}\n";
+    }
+    cancel_return_ = saved_cancel;
     src_ << indent << "if (one_thread) openblas_set_num_threads(blas_threads);\n";
-    const DType tdt = tensors_[static_cast<size_t>(u.target.tensor)].dtype;
-    const std::string ref =
-        "T" + std::to_string(u.target.tensor) + "[" + address(u.target, n, indent) + "]";
-    loop_block({p.batch, p.m, p.n},
-               ref + " = " +
-                   store_expr(tdt, load_expr(tdt, ref, ct) + " + Cp[(" + ib + " * SM + " + im +
-                                       ") * SN + " + in + "]") +
-                   ";",
-               indent);
   }
 
   void nest(const Nest& n) {
@@ -568,7 +1148,12 @@ class Generator {
       src_ << "  }\n";
       return;
     }
-    // Leading parallel loops run under OpenMP (the checker rejects parallel reduction dims).
+    if (!bounds_check_) {
+      vector_nest(n, indent + "  ");
+      src_ << "  }\n";
+      return;
+    }
+    // With bounds checks: every access checked in order, sequentially.
     size_t leading = 0;
     while (leading < n.loops.size() && n.loops[leading].parallel) ++leading;
     std::vector<size_t> all(n.loops.size());
@@ -580,6 +1165,23 @@ class Generator {
         },
         indent + "  ");
     src_ << "  }\n";
+  }
+
+  // The new value of a target whose current value is `cur`, given the update's value `v`.
+  static std::string combine(UpdateKind kind, const std::string& cur, const std::string& ct) {
+    switch (kind) {
+      case UpdateKind::kAssign:
+        return "v";
+      case UpdateKind::kAdd:
+        return cur + " + v";
+      case UpdateKind::kMul:
+        return cur + " * v";
+      case UpdateKind::kMax:
+        return "smax<" + ct + ">(" + cur + ", v)";
+      case UpdateKind::kMin:
+        return "smin<" + ct + ">(" + cur + ", v)";
+    }
+    return "v";
   }
 
   void update(const Update& u, const Nest& n, std::string indent) {
@@ -597,26 +1199,8 @@ class Generator {
     const std::string ref =
         "T" + std::to_string(u.target.tensor) + "[" + address(u.target, n, indent) + "]";
     const std::string cur = load_expr(target, ref, ct);
-    std::string combined;
-    switch (u.kind) {
-      case UpdateKind::kAssign:
-        combined = "v";
-        break;
-      case UpdateKind::kAdd:
-        combined = cur + " + v";
-        break;
-      case UpdateKind::kMul:
-        combined = cur + " * v";
-        break;
-      case UpdateKind::kMax:
-        combined = "smax<" + ct + ">(" + cur + ", v)";
-        break;
-      case UpdateKind::kMin:
-        combined = "smin<" + ct + ">(" + cur + ", v)";
-        break;
-    }
     src_ << indent << "{ const " << ct << " v = " << v << "; " << ref << " = "
-         << store_expr(target, combined) << "; }\n";
+         << store_expr(target, combine(u.kind, cur, ct)) << "; }\n";
     if (u.guard) {
       indent.resize(indent.size() - 2);
       src_ << indent << "}\n";
@@ -634,6 +1218,11 @@ class Generator {
   std::vector<double> doubles_;
   int read_cursor_ = 0;
   int labels_ = 0;
+  int addrs_ = 0;
+  // On the vector path: the hoisted addresses of the update's reads.
+  std::vector<std::string> read_addr_;
+  // What sequential generated code does when cancelled (the GEMM path restores BLAS first).
+  std::string cancel_return_ = "return 2;";
 };
 
 std::string hex_hash(const std::string& text) {
@@ -926,6 +1515,9 @@ KernelFn load_kernel(const std::string& source, const ExecOptions& options,
   argv.push_back("-o");
   argv.push_back(tmp_so.string());
   argv.push_back("-lopenblas");
+#if defined(__x86_64__) && defined(__GLIBC__)
+  argv.push_back("-lmvec");  // the SIMD math functions the prelude declares
+#endif
   std::string failure;
   try {
     failure = run_compiler(argv, log, options);
