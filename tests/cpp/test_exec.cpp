@@ -155,5 +155,17 @@ TEST_F(NativeFixture, CancelStopsTheRun) {
   EXPECT_THROW(execute(program, graph, in, options), Interrupted);
 }
 
+TEST_F(NativeFixture, WithoutBoundsChecksTheVectorAndGemmPathsAgreeAndCancel) {
+  // Both calls of the paper example are contractions (the GEMM path, with the bias nest on
+  // the vector path): Z = 17.5 as above, and a set flag stops them.
+  options.bounds_check = false;
+  ExecReport r;
+  expect_paper_result(execute(program, graph, in, options, &r));
+  EXPECT_EQ(r.native_calls, 2);
+  std::atomic<bool> cancel{true};
+  options.cancel = &cancel;
+  EXPECT_THROW(execute(program, graph, in, options), Interrupted);
+}
+
 }  // namespace
 }  // namespace solar

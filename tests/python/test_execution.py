@@ -18,7 +18,8 @@ Tolerances (documented here, used by `assert_matches_reference`):
   every value must be exactly representable in bf16. A bf16 output may come back as an
   ml_dtypes.bfloat16 array, as raw uint16 bit patterns, or as float32/float64 values.
 - interpreter vs native: fp32 ``rtol = 1e-5``, ``atol = 1e-6 * max(1, max|interpreter|)``
-  (the two may sum in different orders, e.g. across threads), int64 exact, bf16 one ulp.
+  (the two may sum in different orders: GEMMs, SIMD reductions, threads), int64 exact,
+  bf16 one ulp.
 
 Tests marked `native` use the compiled backend; they are skipped, with the reason, when
 `solar.run(..., backend="native")` raises NotImplementedError or a UserError saying the native
@@ -131,10 +132,12 @@ def native_unavailable(err: Exception) -> bool:
     return "native" in text and ("unavailable" in text or "not available" in text)
 
 
-def run(stem: str, inputs, dims, backend: str):
+def run(stem: str, inputs, dims, backend: str, bounds_check: bool = True):
     """solar.run, skipping the test when the native backend is not available here."""
     try:
-        return solar.run(str(example(stem)), inputs, dims=dims, backend=backend)
+        return solar.run(
+            str(example(stem)), inputs, dims=dims, backend=backend, bounds_check=bounds_check
+        )
     except NotImplementedError as err:
         if backend == "native":
             pytest.skip(f"native backend not implemented: {err}")
@@ -376,11 +379,14 @@ def test_random_shapes_match_reference(stem, dims, seed):
 
 
 @pytest.mark.native
+@pytest.mark.parametrize("bounds_check", [True, False], ids=["checked", "vector"])
 @pytest.mark.parametrize("stem", STEMS)
-def test_native_agrees_with_interpreter(stem):
+def test_native_agrees_with_interpreter(stem, bounds_check):
+    """With bounds checks the native code checks every access in order; without them
+    (validation's mode) it runs the vector path and the GEMM path (src/exec/README.md)."""
     dims = SMALL_DIMS[stem]
     inputs = solar.make_inputs(str(example(stem)), seed=3, dims=dims)
-    native = run(stem, inputs, dims, "native")
+    native = run(stem, inputs, dims, "native", bounds_check)
     interp = run(stem, inputs, dims, "interpreter")
     check_output_keys(stem, native)
     check_output_keys(stem, interp)

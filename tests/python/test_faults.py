@@ -249,9 +249,9 @@ def expmm(A: Tensor("M,K"), B: Tensor("K,N")) -> Tensor("M,N"):
     for m in Dim("M", parallel=True):
         for n in Dim("N", parallel=True):
             for k in Dim("K"):
-                C[m, n] += exp(A[m, k]) * B[k, n]
+                C[m, n] += exp(A[m, k] * B[k, n])
     return C
-DIMS = {"M": 1024, "K": 2048, "N": 2048}
+DIMS = {"M": 4096, "K": 2048, "N": 2048}
 def model(a: Tensor("M,K"), b: Tensor("K,N")):
     return expmm(a, b)
 """

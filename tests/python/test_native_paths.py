@@ -1,0 +1,373 @@
+"""The native backend's fast paths (src/exec/native.cpp, run without bounds checks as
+validation runs it) against the interpreter and against NumPy written by hand.
+
+Each program below aims at one path: affine guard conjuncts turned into bounds of the
+innermost loop (positive, negative and non-unit coefficients, conjuncts without the
+innermost loop, and the conjuncts that stay per element: `!=`, `or`, `not`); register
+reductions (sum, product, max and min, with NaN propagating); a recurrence that must stay
+sequential; a short innermost loop moved outwards; a one-loop nest run in parallel blocks;
+and GEMMs reading transposed operands in place, writing a transposed target in place,
+packing a guarded operand and splitting a convolution around its image loop. The generated
+source (kept in SOLAR_CACHE_DIR) is checked for the plan each program should get.
+
+Tolerances: fp32 sums may be reassociated (SIMD lanes, GEMM blocking), so floating outputs
+agree to ``rtol = 1e-5`` and ``atol = 1e-5 * max(1, max|reference|)``; the guard, recurrence
+and parallel-block programs do no reassociation and agree exactly with the interpreter.
+"""
+
+from __future__ import annotations
+
+import math
+import pathlib
+
+import numpy as np
+import pytest
+import solar
+
+pytestmark = pytest.mark.native
+
+HEADER = "from solar.ir import Dim, Tensor, kernel\n# ruff: noqa: F821\n"
+
+
+def _run(tmp_path: pathlib.Path, monkeypatch, source: str, inputs: list, dims: dict):
+    """(native outputs, interpreter outputs, generated C++ text) of one program."""
+    cache = tmp_path / "kernels"
+    monkeypatch.setenv("SOLAR_CACHE_DIR", str(cache))
+    path = tmp_path / "prog.py"
+    path.write_text(HEADER + source)
+    try:
+        native = solar.run(str(path), inputs, dims=dims, backend="native", bounds_check=False)
+    except solar.UserError as err:
+        if "compile" in str(err) or "compiler" in str(err):
+            pytest.skip(f"native backend unavailable: {err}")
+        raise
+    interp = solar.run(str(path), inputs, dims=dims, backend="interpreter")
+    cpp = "\n".join(p.read_text() for p in sorted(cache.rglob("*.cpp")))
+    return native, interp, cpp
+
+
+def _close(a, b, what: str):
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    assert a.shape == b.shape, what
+    atol = 1e-5 * max(1.0, float(np.nanmax(np.abs(b), initial=0.0)))
+    np.testing.assert_allclose(a, b, rtol=1e-5, atol=atol, err_msg=what)
+
+
+BAND = """
+@kernel
+def band(X: Tensor("M,N")) -> Tensor("M,N"):
+    Y = Tensor(M=X.shape[0], N=X.shape[1])
+    for i in Dim("M", parallel=True):
+        for j in Dim("N", parallel=True):
+            if (
+                0 <= j - i + 1
+                and 2 * j - 3 * i < 5
+                and size("N") - 1 - j >= 0
+                and i >= 1
+                and i != j
+                and (i < 3 or j >= 4)
+                and not (j == 6)
+            ):
+                Y[i, j] = X[i, size("N") - 1 - j] * 2.0
+    return Y
+
+
+def model(x: Tensor("M,N", role="input")):
+    return band(x)
+"""
+
+
+def test_affine_guards_become_loop_bounds(tmp_path, monkeypatch):
+    m, n = 7, 13
+    x = np.arange(m * n, dtype=np.float32).reshape(m, n) + 1
+    native, interp, cpp = _run(tmp_path, monkeypatch, BAND, [x], {"M": m, "N": n})
+    expect = np.zeros((m, n), np.float32)
+    for i in range(m):
+        for j in range(n):
+            keep = (
+                0 <= j - i + 1
+                and 2 * j - 3 * i < 5
+                and n - 1 - j >= 0
+                and i >= 1
+                and i != j
+                and (i < 3 or j >= 4)
+                and not j == 6
+            )
+            if keep:
+                expect[i, j] = x[i, n - 1 - j] * 2
+    # Row 1: 0 <= j and 2j - 3 < 5 keep j in [0, 4), i != j drops j = 1, so x[1, 12] = 26,
+    # x[1, 10] = 24 and x[1, 9] = 23 (x = 1 + the flat position) doubled, then zeros.
+    assert expect[1].tolist()[:5] == [52, 0, 48, 46, 0]
+    np.testing.assert_array_equal(native["out0"], expect)
+    np.testing.assert_array_equal(interp["out0"], expect)
+    # The four affine conjuncts narrow the loop; `!=`, `or` and `not` stay per element.
+    assert cpp.count("narrow(") >= 4
+
+
+REDUCE = """
+@kernel
+def rmax(X: Tensor("M,N")) -> Tensor("M"):
+    R = Tensor(M=X.shape[0], fill=-inf)
+    for i in Dim("M", parallel=True):
+        for j in Dim("N"):
+            R[i] = max(R[i], X[i, j])
+    return R
+
+
+@kernel
+def rmin(X: Tensor("M,N")) -> Tensor("M"):
+    R = Tensor(M=X.shape[0], fill=inf)
+    for i in Dim("M", parallel=True):
+        for j in Dim("N"):
+            R[i] = min(R[i], X[i, j])
+    return R
+
+
+@kernel
+def rsum(X: Tensor("M,N")) -> Tensor("M"):
+    R = Tensor(M=X.shape[0])
+    for i in Dim("M", parallel=True):
+        for j in Dim("N"):
+            R[i] += X[i, j] * X[i, j]
+    return R
+
+
+@kernel
+def rprod(X: Tensor("M,N")) -> Tensor("M"):
+    R = Tensor(M=X.shape[0], fill=1)
+    for i in Dim("M", parallel=True):
+        for j in Dim("N"):
+            R[i] *= X[i, j]
+    return R
+
+
+@kernel
+def csum(X: Tensor("M,N")) -> Tensor("N"):
+    R = Tensor(N=X.shape[1])
+    for i in Dim("M"):
+        for j in Dim("N", parallel=True):
+            R[j] += X[i, j]
+    return R
+
+
+def model(x: Tensor("M,N", role="input")):
+    return rmax(x), rmin(x), rsum(x), rprod(x), csum(x)
+"""
+
+
+def test_register_reductions_with_nan(tmp_path, monkeypatch):
+    m, n = 5, 37  # 37: two 16-lane vectors and a remainder
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0.5, 1.5, (m, n)).astype(np.float32)
+    x[2, 20] = np.nan  # row 2: max, min, sum and product are NaN; column 20's sum is NaN
+    native, interp, cpp = _run(tmp_path, monkeypatch, REDUCE, [x], {"M": m, "N": n})
+    x64 = x.astype(np.float64)
+    expect = [x64.max(1), x64.min(1), (x64 * x64).sum(1), x64.prod(1), x64.sum(0)]
+    for k, e in enumerate(expect):
+        _close(native[f"out{k}"], e, f"out{k} native")
+        _close(interp[f"out{k}"], e, f"out{k} interpreter")
+    for k in range(4):
+        assert math.isnan(native[f"out{k}"][2]), f"out{k}: NaN in row 2 must propagate"
+    for op in ("max:acc", "min:acc", "+:acc", "*:acc"):
+        assert f"#pragma omp simd reduction({op})" in cpp
+
+
+RECURRENCE = """
+@kernel
+def cum(X: Tensor("R,N")) -> Tensor("R,N"):
+    Y = Tensor(R=X.shape[0], N=X.shape[1])
+    for r in Dim("R", parallel=True):
+        for j in Dim("N"):
+            if j >= 1:
+                Y[r, j] = Y[r, j - 1] + X[r, j]
+    return Y
+
+
+def model(x: Tensor("R,N", role="input")):
+    return cum(x)
+"""
+
+
+def test_a_recurrence_stays_sequential(tmp_path, monkeypatch):
+    x = np.ones((3, 40), np.float32)
+    native, interp, cpp = _run(tmp_path, monkeypatch, RECURRENCE, [x], {"R": 3, "N": 40})
+    # Y[r, 0] = 0 and each later element adds 1: Y[r, j] = j.
+    expect = np.tile(np.arange(40, dtype=np.float32), (3, 1))
+    np.testing.assert_array_equal(native["out0"], expect)
+    np.testing.assert_array_equal(interp["out0"], expect)
+    assert "#pragma omp simd" not in cpp
+
+
+WINDOW = """
+@kernel
+def window(X: Tensor("P,W"), Wt: Tensor("S")) -> Tensor("P,Q"):
+    Y = Tensor(P=X.shape[0], Q=X.shape[1] - Wt.shape[0] + 1)
+    for p in Dim("P", parallel=True):
+        for q in Dim("Q", parallel=True):
+            for s in Dim("S"):
+                Y[p, q] += X[p, q + s] * Wt[s]
+    return Y
+
+
+@kernel
+def scale(X: Tensor("T")) -> Tensor("T"):
+    Y = Tensor(T=X.shape[0])
+    for t in Dim("T", parallel=True):
+        Y[t] = exp(X[t]) * 0.5
+    return Y
+
+
+def model(
+    x: Tensor("P,W", role="input"), w: Tensor("S", role="weight"), v: Tensor("T", role="input")
+):
+    return window(x, w), scale(v)
+"""
+
+
+def test_short_innermost_loop_and_parallel_blocks(tmp_path, monkeypatch):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4, 50)).astype(np.float32)
+    w = np.array([1.0, -2.0, 0.5], np.float32)
+    t = 1_200_000  # above the 2^20 points at which a nest runs under OpenMP
+    v = rng.uniform(-1, 1, t).astype(np.float32)
+    dims = {"P": 4, "W": 50, "S": 3, "T": t}
+    native, interp, cpp = _run(tmp_path, monkeypatch, WINDOW, [x, w, v], dims)
+    x64 = x.astype(np.float64)
+    expect = x64[:, 0:48] * 1.0 - 2.0 * x64[:, 1:49] + 0.5 * x64[:, 2:50]
+    _close(native["out0"], expect, "window native")
+    _close(interp["out0"], expect, "window interpreter")
+    _close(native["out1"], np.exp(v.astype(np.float64)) * 0.5, "scale native")
+    # The window's q loop runs innermost over contiguous X and Y: Y[p, q] is updated by a
+    # unit-stride access (`a<k> + i1`, q being loop 1).
+    assert "+ i1]" in cpp
+    assert "#pragma omp parallel for schedule(static) if(n0 >= 1048576)" in cpp
+
+
+GEMMS = """
+@kernel
+def tt(A: Tensor("K,M"), B: Tensor("N,K")) -> Tensor("M,N"):
+    C = Tensor(M=A.shape[1], N=B.shape[0])
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            for k in Dim("K"):
+                C[m, n] += A[k, m] * B[n, k]
+    return C
+
+
+@kernel
+def to_t(A: Tensor("M,K"), B: Tensor("K,N")) -> Tensor("N,M"):
+    C = Tensor(N=B.shape[1], M=A.shape[0])
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            for k in Dim("K"):
+                C[n, m] += A[m, k] * B[k, n]
+    return C
+
+
+@kernel
+def causal(A: Tensor("G,M,K"), B: Tensor("G,K,N")) -> Tensor("G,M,N"):
+    C = Tensor(G=A.shape[0], M=A.shape[1], N=B.shape[2])
+    for g in Dim("G", parallel=True):
+        for m in Dim("M", parallel=True):
+            for n in Dim("N", parallel=True):
+                for k in Dim("K"):
+                    if k <= m:
+                        C[g, m, n] += A[g, m, k] * B[g, k, n]
+    return C
+
+
+def model(
+    a: Tensor("K,M", role="input"),
+    b: Tensor("N,K", role="input"),
+    a2: Tensor("M,K", role="input"),
+    b2: Tensor("K,N", role="input"),
+    a3: Tensor("G,M,L", role="input"),
+    b3: Tensor("G,L,N", role="input"),
+):
+    return tt(a, b), to_t(a2, b2), causal(a3, b3)
+"""
+
+
+def test_gemms_in_place_transposed_and_guarded(tmp_path, monkeypatch):
+    rng = np.random.default_rng(2)
+    m, n, k, g = 19, 23, 17, 3
+    f = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
+    a, b, a2, b2 = f(k, m), f(n, k), f(m, k), f(k, n)
+    a3, b3 = f(g, m, m), f(g, m, n)  # the causal product has K = M
+    dims = {"M": m, "N": n, "K": k, "G": g, "L": m}
+    native, interp, cpp = _run(tmp_path, monkeypatch, GEMMS, [a, b, a2, b2, a3, b3], dims)
+    d = lambda z: z.astype(np.float64)  # noqa: E731
+    mask = np.tril(np.ones((m, m)))  # k <= m
+    expect = [d(a).T @ d(b).T, (d(a2) @ d(b2)).T, (d(a3) * mask) @ d(b3)]
+    for i, e in enumerate(expect):
+        _close(native[f"out{i}"], e, f"out{i} native")
+        _close(interp[f"out{i}"], e, f"out{i} interpreter")
+    assert "CblasTrans, CblasTrans" in cpp  # A[k, m] and B[n, k] read in place
+    assert cpp.count("(A in place, B in place, C in place)") == 2  # tt and the transposed target
+    assert "(A packed, B in place, C in place)" in cpp  # the guard packs A, zeros above it
+
+
+CONV = """
+@kernel
+def conv(X: Tensor("N,C,H,W"), Wt: Tensor("O,C,R,S"), stride: int, pad: int) -> Tensor("N,O,P,Q"):
+    Y = Tensor(
+        N=X.shape[0],
+        O=Wt.shape[0],
+        P=(X.shape[2] + 2 * pad - Wt.shape[2]) // stride + 1,
+        Q=(X.shape[3] + 2 * pad - Wt.shape[3]) // stride + 1,
+    )
+    for n in Dim("N", parallel=True):
+        for o in Dim("O", parallel=True):
+            for p in Dim("P", parallel=True):
+                for q in Dim("Q", parallel=True):
+                    for c in Dim("C"):
+                        for r in Dim("R"):
+                            for s in Dim("S"):
+                                if (
+                                    0 <= p * stride + r - pad
+                                    and p * stride + r - pad < size("H")
+                                    and 0 <= q * stride + s - pad
+                                    and q * stride + s - pad < size("W")
+                                ):
+                                    Y[n, o, p, q] += (
+                                        X[n, c, p * stride + r - pad, q * stride + s - pad]
+                                        * Wt[o, c, r, s]
+                                    )
+    return Y
+
+
+def model(x: Tensor("N,C,H,W", role="input"), w: Tensor("O,C,R,S", role="weight")):
+    return conv(x, w, 1, 1), conv(x, w, 2, 1)
+"""
+
+
+def _conv_reference(x, w, stride, pad):
+    n, c, h, wd = x.shape
+    o, _, r, s = w.shape
+    xp = np.zeros((n, c, h + 2 * pad, wd + 2 * pad))
+    xp[:, :, pad : pad + h, pad : pad + wd] = x
+    p = (h + 2 * pad - r) // stride + 1
+    q = (wd + 2 * pad - s) // stride + 1
+    y = np.zeros((n, o, p, q))
+    for i in range(r):
+        for j in range(s):
+            patch = xp[:, :, i : i + stride * p : stride, j : j + stride * q : stride]
+            y += np.einsum("ncpq,oc->nopq", patch, w[:, :, i, j])
+    return y
+
+
+def test_convolution_packs_per_image_and_writes_in_place(tmp_path, monkeypatch):
+    rng = np.random.default_rng(3)
+    # C*R*S = 288 by H*W = 4096 per image: a 1.2M-element packed operand, copied under OpenMP.
+    x = rng.standard_normal((2, 32, 64, 64)).astype(np.float32)
+    w = rng.standard_normal((8, 32, 3, 3)).astype(np.float32)
+    dims = {"N": 2, "C": 32, "H": 64, "W": 64, "O": 8, "R": 3, "S": 3}
+    native, interp, cpp = _run(tmp_path, monkeypatch, CONV, [x, w], dims)
+    for i, stride in enumerate((1, 2)):
+        e = _conv_reference(x.astype(np.float64), w.astype(np.float64), stride, 1)
+        _close(native[f"out{i}"], e, f"stride {stride} native")
+        _close(interp[f"out{i}"], e, f"stride {stride} interpreter")
+    # Y[n] is an O x (P*Q) matrix: the image loop runs around the GEMMs, A (the weights) is
+    # read in place and the packed image is written by narrowed loops, zeros outside.
+    assert "(A in place, B packed, C in place)" in cpp
+    assert "narrow(" in cpp
