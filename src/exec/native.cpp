@@ -83,7 +83,9 @@ inline void narrow(int64_t c, int64_t r, int op, int64_t* lo, int64_t* hi) {
   if (op == 0) { r += 1; op = 1; }
   if (op == 2) { r -= 1; op = 3; }
   if (op == 1) { c = -c; r = -r; }
-  // now c * i + r >= 0
+  // now c * i + r >= 0; unit coefficients (the usual padding guard) without a division
+  if (c == 1) { if (-r > *lo) *lo = -r; return; }
+  if (c == -1) { if (r + 1 < *hi) *hi = r + 1; return; }
   if (c == 0) { if (r < 0) *hi = *lo; return; }
   if (c > 0) { const int64_t b = -fdiv(r, c); if (b > *lo) *lo = b; }
   else { const int64_t b = fdiv(r, -c) + 1; if (b < *hi) *hi = b; }
@@ -718,7 +720,35 @@ class Generator {
       order.erase(order.begin() + static_cast<std::ptrdiff_t>(best));
       order.push_back(best);
     }
-    return order;
+    // Reduction loops (the target does not move along them) inside independent target
+    // loops update one short target row again and again, each time from another start (a
+    // padding guard's bounds): the reload of a vector stored at another offset stalls on
+    // store forwarding (a depthwise convolution's 3 x 3 window took 2.5 ms so, 1 ms after).
+    // The target loops just outside the reduction loops go inside them (legal: they carry
+    // no dependence) while the target they cover stays under 16 KB (in L1), keeping one
+    // outer loop for the threads.
+    const size_t inner = order.back();
+    size_t first = 0;  // the first reduction loop
+    while (first + 1 < order.size() && flats[0].coef[order[first]] != 0) ++first;
+    if (first + 1 >= order.size() || first < 2) return order;
+    const int64_t elem = storage_bytes(tensors_[static_cast<size_t>(u.target.tensor)].dtype);
+    int64_t footprint = lifted_.dims.at(n.loops[inner].dim) * elem;
+    size_t moved = 0;
+    for (size_t j = first; j-- > 1;) {
+      const size_t l = order[j];
+      const int64_t ext = lifted_.dims.at(n.loops[l].dim);
+      if (!independent(n, l) || footprint * ext > 16384) break;
+      footprint *= ext;
+      ++moved;
+    }
+    if (moved == 0) return order;
+    std::vector<size_t> out(order.begin(),
+                            order.begin() + static_cast<std::ptrdiff_t>(first - moved));
+    out.insert(out.end(), order.begin() + static_cast<std::ptrdiff_t>(first), order.end() - 1);
+    out.insert(out.end(), order.begin() + static_cast<std::ptrdiff_t>(first - moved),
+               order.begin() + static_cast<std::ptrdiff_t>(first));
+    out.push_back(inner);
+    return out;
   }
 
   // "c[k] + c[j] * i2 + ..." for the part of a flat address outside loop `inner`.
@@ -1074,24 +1104,47 @@ class Generator {
          << ")\n";
     src_ << indent << "const int64_t SO = " << extent(outer) << ", SM = " << extent(p.m)
          << ", SN = " << extent(nn) << ", SK = " << extent(p.k) << ";\n";
-    if (!ma.direct) src_ << indent << "std::vector<" << ct << "> Ap(SM * SK);\n";
-    if (!mb.direct) src_ << indent << "std::vector<" << ct << "> Bp(SK * SN);\n";
-    if (!mc.direct) src_ << indent << "std::vector<" << ct << "> Cp(SM * SN);\n";
+    // With two or more outer iterations, an OpenMP team shares them out, each thread
+    // packing into buffers of its own and calling a one-thread GEMM. Packing with a team
+    // between multi-threaded GEMM calls was slower: a team that has just finished spins for
+    // milliseconds, taking the cores from OpenBLAS's threads (a convolution of 8 images
+    // took 30 ms so, 20 ms with OMP_WAIT_POLICY=passive).
+    const bool team = parallel_ && group_size(outer, n) >= 2;
     // Small products run on one BLAS thread: OpenBLAS splits anything above 262,144 MACs
     // across its threads, whose hand-offs dominate products of a few million MACs (and
     // stall for milliseconds when the cores are shared).
-    src_ << indent << "const bool one_thread = SO * SM * SN * SK < ((int64_t)1 << 24) && "
+    src_ << indent << "const bool big = SO * SM * SN * SK >= ((int64_t)1 << 24);\n"
+         << indent << "const bool one_thread = " << (team ? "" : "!big && ")
          << "openblas_get_num_threads && openblas_set_num_threads;\n"
          << indent << "const int blas_threads = one_thread ? openblas_get_num_threads() : 0;\n"
          << indent << "if (one_thread) openblas_set_num_threads(1);\n";
     const std::string saved_cancel = cancel_return_;
-    cancel_return_ = "{ if (one_thread) openblas_set_num_threads(blas_threads); return 2; }";
+    const bool saved_parallel = parallel_;
+    const std::string label = "cancelled" + std::to_string(labels_++);
     std::string in = indent;
+    if (team) {
+      cancel_return_ = "goto " + label + ";";
+      parallel_ = false;  // the packing loops run in the team's threads
+      src_ << "#pragma omp parallel if(big)\n" << in << "{\n";
+      in += "  ";
+    } else {
+      cancel_return_ = "{ if (one_thread) openblas_set_num_threads(blas_threads); return 2; }";
+    }
+    src_ << in << "std::vector<" << ct << "> Ap, Bp, Cp;\n";
+    if (team) src_ << "#pragma omp for collapse(" << outer.size() << ") schedule(static)\n";
     for (size_t l : outer) {
       const std::string v = "i" + std::to_string(l);
       src_ << in << "for (int64_t " << v << " = 0; " << v << " < n" << l << "; ++" << v << ") {\n";
       in += "  ";
     }
+    const std::string body_indent = in;
+    if (team) {
+      src_ << in << "if (*cancel) " << cancel_return_ << "\n" << in << "{\n";
+      in += "  ";
+    }
+    if (!ma.direct) src_ << in << "Ap.resize(SM * SK);\n";
+    if (!mb.direct) src_ << in << "Bp.resize(SK * SN);\n";
+    if (!mc.direct) src_ << in << "Cp.resize(SM * SN);\n";
     // A matrix in place: its first element at the outer loops' values.
     auto origin = [&](const Flat& f, const std::string& tensor) {
       std::string s = int_slot(f.offset);
@@ -1115,9 +1168,8 @@ class Generator {
     // One GEMM call per block of rows of about 2^30 MACs (at least 16 rows), with a poll of
     // the cancel flag before each: a call cannot be interrupted, a block takes well under a
     // second.
-    src_ << in << "const int64_t RB = SN * SK > 0 && ((int64_t)1 << 30) / (SN * SK) > 16 ? "
-         << "((int64_t)1 << 30) / (SN * SK) : 16;\n";
-    src_ << in << "for (int64_t r = 0; r < SM; r += RB) {\n"
+    src_ << in << "for (int64_t r = 0, RB = SN * SK > 0 && ((int64_t)1 << 30) / (SN * SK) > 16 ? "
+         << "((int64_t)1 << 30) / (SN * SK) : 16; r < SM; r += RB) {\n"
          << in << "  if (*cancel) " << cancel_return_ << "\n"
          << in << "  " << gemm << "(CblasRowMajor, " << (ma.trans ? "CblasTrans" : "CblasNoTrans")
          << ", " << (mb.trans ? "CblasTrans" : "CblasNoTrans")
@@ -1127,12 +1179,17 @@ class Generator {
          << in << "}\n";
     if (!mc.direct)
       copy_loops(p.m, nn, n, "Cp", packed(p.m, nn, n), u.target, ct, nullptr, true, in);
+    if (team) src_ << body_indent << "}\n" << body_indent << label << ":;\n";
+    in = body_indent;
     for (size_t k = 0; k < outer.size(); ++k) {
       in.resize(in.size() - 2);
       src_ << in << "}\n";
     }
+    if (team) src_ << indent << "}\n";
     cancel_return_ = saved_cancel;
+    parallel_ = saved_parallel;
     src_ << indent << "if (one_thread) openblas_set_num_threads(blas_threads);\n";
+    if (team) src_ << indent << "if (*cancel) return 2;\n";
   }
 
   void nest(const Nest& n) {
@@ -1211,7 +1268,7 @@ class Generator {
   const LiftedCall& lifted_;
   const std::vector<Array>& tensors_;
   bool bounds_check_;
-  bool parallel_;
+  bool parallel_;  // OpenMP allowed (off with bounds checks, and inside a GEMM team)
   StaticEnv env_;
   std::ostringstream src_;
   std::vector<int64_t> ints_;
