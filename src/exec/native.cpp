@@ -725,20 +725,33 @@ class Generator {
     // padding guard's bounds): the reload of a vector stored at another offset stalls on
     // store forwarding (a depthwise convolution's 3 x 3 window took 2.5 ms so, 1 ms after).
     // The target loops just outside the reduction loops go inside them (legal: they carry
-    // no dependence) while the target they cover stays under 16 KB (in L1), keeping one
-    // outer loop for the threads.
+    // no dependence) while what the accesses span over them stays under 32 KB (in L1; a
+    // strided pooling input does not fit), keeping one outer loop for the threads.
     const size_t inner = order.back();
     size_t first = 0;  // the first reduction loop
     while (first + 1 < order.size() && flats[0].coef[order[first]] != 0) ++first;
     if (first + 1 >= order.size() || first < 2) return order;
-    const int64_t elem = storage_bytes(tensors_[static_cast<size_t>(u.target.tensor)].dtype);
-    int64_t footprint = lifted_.dims.at(n.loops[inner].dim) * elem;
+    // Bytes the target and the reads span over a set of loops (their address ranges).
+    std::vector<int64_t> elem;
+    elem.push_back(storage_bytes(tensors_[static_cast<size_t>(u.target.tensor)].dtype));
+    for (const solar::Access& r : u.reads)
+      elem.push_back(storage_bytes(tensors_[static_cast<size_t>(r.tensor)].dtype));
+    auto span = [&](const std::vector<size_t>& loops) {
+      int64_t bytes = 0;
+      for (size_t a = 0; a < flats.size(); ++a) {
+        int64_t reach = 1;
+        for (size_t l : loops)
+          reach += std::llabs(flats[a].coef[l]) * (lifted_.dims.at(n.loops[l].dim) - 1);
+        bytes += reach * elem[a];
+      }
+      return bytes;
+    };
+    std::vector<size_t> covered{inner};
     size_t moved = 0;
     for (size_t j = first; j-- > 1;) {
       const size_t l = order[j];
-      const int64_t ext = lifted_.dims.at(n.loops[l].dim);
-      if (!independent(n, l) || footprint * ext > 16384) break;
-      footprint *= ext;
+      covered.push_back(l);
+      if (!independent(n, l) || span(covered) > 32768) break;
       ++moved;
     }
     if (moved == 0) return order;
