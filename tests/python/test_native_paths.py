@@ -307,38 +307,13 @@ def test_gemms_in_place_transposed_and_guarded(tmp_path, monkeypatch):
     assert "(A packed, B in place, C in place)" in cpp  # the guard packs A, zeros above it
 
 
-CONV = """
-@kernel
-def conv(X: Tensor("N,C,H,W"), Wt: Tensor("O,C,R,S"), stride: int, pad: int) -> Tensor("N,O,P,Q"):
-    Y = Tensor(
-        N=X.shape[0],
-        O=Wt.shape[0],
-        P=(X.shape[2] + 2 * pad - Wt.shape[2]) // stride + 1,
-        Q=(X.shape[3] + 2 * pad - Wt.shape[3]) // stride + 1,
-    )
-    for n in Dim("N", parallel=True):
-        for o in Dim("O", parallel=True):
-            for p in Dim("P", parallel=True):
-                for q in Dim("Q", parallel=True):
-                    for c in Dim("C"):
-                        for r in Dim("R"):
-                            for s in Dim("S"):
-                                if (
-                                    0 <= p * stride + r - pad
-                                    and p * stride + r - pad < size("H")
-                                    and 0 <= q * stride + s - pad
-                                    and q * stride + s - pad < size("W")
-                                ):
-                                    Y[n, o, p, q] += (
-                                        X[n, c, p * stride + r - pad, q * stride + s - pad]
-                                        * Wt[o, c, r, s]
-                                    )
-    return Y
-
-
-def model(x: Tensor("N,C,H,W", role="input"), w: Tensor("O,C,R,S", role="weight")):
-    return conv(x, w, 1, 1), conv(x, w, 2, 1)
-"""
+# The executor benchmark's convolution (bench/exec/conv2d.py), called at strides 1 and 2.
+_BENCH_CONV = pathlib.Path(__file__).parents[2] / "bench" / "exec" / "conv2d.py"
+CONV = (
+    _BENCH_CONV.read_text()
+    .replace("from solar.ir import Dim, Tensor, kernel\n", "")
+    .replace("return conv2d(x, w, 1, 1)", "return conv2d(x, w, 1, 1), conv2d(x, w, 2, 1)")
+)
 
 
 def _conv_reference(x, w, stride, pad):
