@@ -378,10 +378,7 @@ class Generator {
   }
 
   // A contraction nest T[..] += A[..] * B[..] whose loops split into batch (in T, A, B),
-  // M (T, A), N (T, B) and K (A, B) groups runs as: pack A into [batch, M, K] (affine
-  // indices and a guard on A's loops become an im2col-style gather with zeros), pack B into
-  // [batch, K, N], one GEMM per batch (OpenBLAS), and add the result into T. Each output
-  // element is still the sum of the same products; only the summation order differs.
+  // M (T, A), N (T, B) and K (A, B) groups runs as GEMMs (gemm_nest).
   struct GemmPlan {
     std::vector<size_t> batch, m, n, k;
     int a = 0, b = 1;    // which reads are A and B
@@ -463,13 +460,7 @@ class Generator {
   // took 30 s with every nest parallel and under 4 s on one thread, on 2 busy cores).
   static constexpr int64_t kMinParallelPoints = int64_t{1} << 20;
 
-  // "((i3 * n4 + i4) * n5 + i5)": the row-major position of a group of loops.
-  static std::string linear(const std::vector<size_t>& loops) {
-    std::string s = "0";
-    for (size_t l : loops)
-      s = "(" + s + " * n" + std::to_string(l) + " + i" + std::to_string(l) + ")";
-    return s;
-  }
+  // "(int64_t)1 * n3 * n4": the number of iterations of a group of loops.
   static std::string extent(const std::vector<size_t>& loops) {
     std::string s = "(int64_t)1";
     for (size_t l : loops) s += " * n" + std::to_string(l);
