@@ -502,16 +502,22 @@ def cmd_batch(args) -> int:
     return 0
 
 
+def _batch_results(path: str) -> list:
+    """The rows of a `solar batch` results file (score, headroom)."""
+    from .batch import read_results
+
+    if not Path(path).is_file():
+        raise argument_error(f"no such results file: '{path}'")
+    return read_results(Path(path))[0]
+
+
 def cmd_score(args) -> int:
     import dataclasses
     import json
 
-    from .batch import read_results
     from .score import load_timings, report, score_results
 
-    if not Path(args.results).is_file():
-        raise argument_error(f"no such results file: '{args.results}'")
-    results, _ = read_results(Path(args.results))
+    results = _batch_results(args.results)
     scores, unmatched = score_results(results, load_timings(args.timings), args.mode)
     if not scores:
         raise argument_error(
@@ -527,12 +533,9 @@ def cmd_score(args) -> int:
 
 
 def cmd_headroom(args) -> int:
-    from .batch import read_results
     from .suite_report import html_report, join, load_runtimes, text_report
 
-    if not Path(args.results).is_file():
-        raise argument_error(f"no such results file: '{args.results}'")
-    results, _ = read_results(Path(args.results))
+    results = _batch_results(args.results)
     rows, unmatched = join(results, load_runtimes(args.timings))
     if not rows:
         raise argument_error(

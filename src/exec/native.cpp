@@ -248,32 +248,26 @@ class Generator {
   // every number a run-time slot. With bounds checks, each dim's index is checked first.
   std::string address(const solar::Access& a, const Nest& nest, const std::string& indent) {
     const std::vector<int64_t>& shape = tensors_[static_cast<size_t>(a.tensor)].shape;
-    std::vector<int64_t> stride(shape.size(), 1);
-    for (size_t d = shape.size(); d-- > 1;) stride[d - 1] = stride[d] * shape[d];
-    int64_t flat_offset = 0;
-    std::vector<int64_t> flat_coef(nest.loops.size(), 0);
     std::vector<bool> used(nest.loops.size(), false);
     for (size_t d = 0; d < a.index.size(); ++d) {
       const AffineExpr& idx = a.index[d];
+      for (const AffineTerm& term : idx.terms) used[static_cast<size_t>(term.loop)] = true;
+      if (!bounds_check_) continue;
       const int64_t off =
           idx.constant ? eval_static_int(*idx.constant, env_, "an index offset") : 0;
-      flat_offset += stride[d] * off;
       std::string check = off != 0 ? int_slot(off) : "0";
       for (const AffineTerm& term : idx.terms) {
         const int64_t cf =
             term.coefficient ? eval_static_int(*term.coefficient, env_, "a coefficient") : 1;
-        flat_coef[static_cast<size_t>(term.loop)] += stride[d] * cf;
-        used[static_cast<size_t>(term.loop)] = true;
         check += " + " + int_slot(cf) + " * i" + std::to_string(term.loop);
       }
-      if (bounds_check_) {
-        src_ << indent << "{ const int64_t x = " << check
-             << "; if (x < 0 || x >= " << int_slot(shape[d]) << ") return 1; }\n";
-      }
+      src_ << indent << "{ const int64_t x = " << check
+           << "; if (x < 0 || x >= " << int_slot(shape[d]) << ") return 1; }\n";
     }
-    std::string addr = int_slot(flat_offset);
+    const Flat f = flat(a, nest);
+    std::string addr = int_slot(f.offset);
     for (size_t l = 0; l < nest.loops.size(); ++l) {
-      if (used[l]) addr += " + " + int_slot(flat_coef[l]) + " * i" + std::to_string(l);
+      if (used[l]) addr += " + " + int_slot(f.coef[l]) + " * i" + std::to_string(l);
     }
     return addr;
   }
@@ -657,6 +651,15 @@ class Generator {
     rest->push_back(&g);
   }
 
+  // The guard conjuncts split_guard left per element, as one C++ condition ("" for none).
+  std::string conjunction(const std::vector<const Expr*>& rest, const Nest& n, const Update& u,
+                          const std::string& indent) {
+    std::string g;
+    for (const Expr* r : rest)
+      g += (g.empty() ? "(" : " && (") + expr(*r, n, u, "double", indent) + ") != 0";
+    return g;
+  }
+
   // Whether loop l carries no dependence in a one-update nest: some dim of the target is
   // indexed by l alone (so distinct iterations write distinct elements), and every read of
   // the target uses the target's index in that dim (each iteration reads its own slice).
@@ -801,7 +804,9 @@ class Generator {
     bool par_blocks = false;  // one loop: its blocks under OpenMP
     std::vector<Constraint> affine;
     std::vector<Flat> flats;
-    std::string pragma, before, after;
+    std::string pragma;
+    // One statement before and after the block loop, given the hoisted base addresses.
+    std::function<std::string(const std::vector<std::string>&)> before, after;
   };
   using VecBody = std::function<void(const std::vector<std::string>&, const std::string&)>;
 
@@ -834,11 +839,12 @@ class Generator {
       src_ << indent << "narrow(" << int_slot(c.form.coef[inner]) << ", " << r << ", " << op
            << ", &" << lo << ", &" << hi << ");\n";
     }
-    std::vector<std::string> addrs;
+    std::vector<std::string> bases, addrs;
     for (const Flat& f : p.flats) {
-      const std::string base = "a" + std::to_string(addrs_++);
-      src_ << indent << "const int64_t " << base << " = " << outer_address(f, inner) << ";\n";
-      addrs.push_back(inner_address(base, f.coef[inner], inner));
+      bases.push_back("a" + std::to_string(addrs_++));
+      src_ << indent << "const int64_t " << bases.back() << " = " << outer_address(f, inner)
+           << ";\n";
+      addrs.push_back(inner_address(bases.back(), f.coef[inner], inner));
     }
     if (fill && !p.affine.empty()) {
       // Outside [lo, hi): [0, min(lo, n)) and [max(hi, lo, 0), n).
@@ -851,7 +857,7 @@ class Generator {
       fill(addrs, indent + "  ");
       src_ << indent << "}\n";
     }
-    if (!p.before.empty()) src_ << indent << p.before << "\n";
+    if (p.before) src_ << indent << p.before(bases) << "\n";
     if (par_blocks) {
       src_ << "#pragma omp parallel for schedule(static) if(n" << il << " >= " << kMinParallelPoints
            << ")\n";
@@ -870,7 +876,7 @@ class Generator {
     src_ << indent << "  }\n";
     if (par_blocks) src_ << indent << "  " << label << ":;\n";
     src_ << indent << "}\n";
-    if (!p.after.empty()) src_ << indent << p.after << "\n";
+    if (p.after) src_ << indent << p.after(bases) << "\n";
     if (par_outer) src_ << indent << label << ":;\n";
     for (size_t k = 0; k < outer.size(); ++k) {
       indent.resize(indent.size() - 2);
@@ -908,16 +914,20 @@ class Generator {
     const std::string ct = compute_type(target);
     const bool reduce = reduction(n, inner);
     const bool minmax = u.kind == UpdateKind::kMax || u.kind == UpdateKind::kMin;
-    // The target's address outside the innermost loop (a reduction's does not move).
-    // (emit_vec names the hoisted addresses in order from addrs_, the target's first).
-    const std::string tbase = "a" + std::to_string(addrs_);
-    const std::string tref = "T" + std::to_string(u.target.tensor) + "[" + tbase + "]";
     if (free_inner) p.pragma = "#pragma omp simd";
     if (reduce) {
-      p.before = ct + " acc = " + load_expr(target, tref, ct) + ";" +
-                 (minmax ? " int nan = acc != acc;" : "");
-      p.after =
-          tref + " = " + store_expr(target, minmax ? "nan ? (" + ct + ")NAN : acc" : "acc") + ";";
+      // The target at its hoisted base address: the reduction loop does not move it.
+      auto tref = [&](const std::vector<std::string>& bases) {
+        return "T" + std::to_string(u.target.tensor) + "[" + bases[0] + "]";
+      };
+      p.before = [&, tref](const std::vector<std::string>& bases) {
+        return ct + " acc = " + load_expr(target, tref(bases), ct) + ";" +
+               (minmax ? " int nan = acc != acc;" : "");
+      };
+      p.after = [&, tref](const std::vector<std::string>& bases) {
+        return tref(bases) + " = " +
+               store_expr(target, minmax ? "nan ? (" + ct + ")NAN : acc" : "acc") + ";";
+      };
       p.pragma = std::string("#pragma omp simd reduction(") +
                  (u.kind == UpdateKind::kAdd   ? "+:acc)"
                   : u.kind == UpdateKind::kMul ? "*:acc)"
@@ -929,10 +939,7 @@ class Generator {
         [&](const std::vector<std::string>& addrs, const std::string& in0) {
           std::string in = in0;
           if (!rest.empty()) {
-            std::string g;
-            for (const Expr* r : rest)
-              g += (g.empty() ? "(" : " && (") + expr(*r, n, u, "double", in) + ") != 0";
-            src_ << in << "if (" << g << ") {\n";
+            src_ << in << "if (" << conjunction(rest, n, u, in) << ") {\n";
             in += "  ";
           }
           read_addr_.assign(addrs.begin() + 1, addrs.end());
@@ -1054,9 +1061,7 @@ class Generator {
             src_ << in << s << " = " << store_expr(sdt, load_expr(sdt, s, ct) + " + " + d) << ";\n";
             return;
           }
-          std::string g;
-          for (const Expr* r : rest)
-            g += (g.empty() ? "(" : " && (") + expr(*r, n, u, "double", in) + ") != 0";
+          const std::string g = conjunction(rest, n, u, in);
           src_ << in << d << " = "
                << (g.empty() ? load_expr(sdt, s, ct)
                              : "(" + g + ") ? " + load_expr(sdt, s, ct) + " : (" + ct + ")0")
@@ -1113,7 +1118,10 @@ class Generator {
     // between multi-threaded GEMM calls was slower: a team that has just finished spins for
     // milliseconds, taking the cores from OpenBLAS's threads (a convolution of 8 images
     // took 30 ms so, 20 ms with OMP_WAIT_POLICY=passive).
-    const bool team = parallel_ && group_size(outer, n) >= 2;
+    // Each outer loop must index the target alone in some dim, so that the threads write
+    // disjoint parts of it.
+    bool team = parallel_ && group_size(outer, n) >= 2;
+    for (size_t l : outer) team = team && independent(n, l);
     // Small products run on one BLAS thread: OpenBLAS splits anything above 262,144 MACs
     // across its threads, whose hand-offs dominate products of a few million MACs (and
     // stall for milliseconds when the cores are shared).

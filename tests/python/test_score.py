@@ -99,3 +99,17 @@ def test_no_matching_timing_is_one_clear_error(tmp_path):
     )
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert "no workload of" in r.stderr and "has a timing in" in r.stderr
+
+
+@pytest.mark.parametrize("command", ["score", "headroom"])
+def test_a_missing_results_file_is_named(tmp_path, command):
+    timings = tmp_path / "t.csv"
+    timings.write_text("name,kernel_ms,baseline_ms\na,3,5\n")
+    missing = tmp_path / "none.jsonl"
+    r = subprocess.run(
+        [sys.executable, "-m", "solar.cli", command, str(missing), "--timings", str(timings)],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"no such results file: '{missing}'" in r.stderr
