@@ -78,28 +78,28 @@ def main() -> int:
     capture_s = time.perf_counter() - t0
     nests = sum(len(n.einsums) for _, g in graphs for n in g.nodes)
 
-    _core.cache_aware_clear_memo()
+    session = _core.Session()
     t0 = time.perf_counter()
     total = 0
     slowest = []
     for f, g in graphs:
         t1 = time.perf_counter()
-        count, traffic = _core.cache_aware_einsum_bytes(g, capacity)
+        count, traffic = _core.cache_aware_einsum_bytes(g, capacity, session)
         slowest.append((time.perf_counter() - t1, f.relative_to(ROOT)))
         total += traffic
     cold_s = time.perf_counter() - t0
-    hits, misses = _core.cache_aware_memo_stats()
+    hits, misses = session.tiling_memo_stats
 
     t0 = time.perf_counter()
     for _, g in graphs:
-        _core.cache_aware_einsum_bytes(g, capacity)
+        _core.cache_aware_einsum_bytes(g, capacity, session)
     warm_s = time.perf_counter() - t0
 
     t0 = time.perf_counter()
     for _, g in graphs:
-        _core.analyze(g, arch, "default")
+        _core.analyze(g, arch, "default", True, session)
     graph_s = time.perf_counter() - t0
-    hits2, misses2 = _core.cache_aware_memo_stats()
+    hits2, misses2 = session.tiling_memo_stats
 
     print(f"workloads captured: {len(graphs)} of {len(files)} ({capture_s:.1f} s, not timed)")
     for f, why in failed:

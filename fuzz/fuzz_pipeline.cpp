@@ -19,12 +19,12 @@
 
 #include "solar/arch/spec.h"
 #include "solar/base/error.h"
-#include "solar/einsum/chains.h"
 #include "solar/exec/executor.h"
 #include "solar/io/json.h"
 #include "solar/io/yaml.h"
 #include "solar/pipeline/pipeline.h"
 #include "solar/sol/analysis.h"
+#include "solar/sol/chains.h"
 #include "solar/sol/inverse.h"
 #include "solar/trace/tracer.h"
 

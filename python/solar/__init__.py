@@ -16,6 +16,7 @@ from pathlib import Path
 
 from . import _core
 from .errors import Diagnostic, InternalError, UserError, argument_error
+from .session import analyze_graph
 
 __all__ = [
     "Diagnostic",
@@ -197,7 +198,7 @@ def analyze(
         graph = trace(graph, dims)
     if not isinstance(arch, _core.ArchSpec):
         arch = load_arch(arch)
-    return _core.analyze(graph, arch, fp32_math, cache_aware)
+    return analyze_graph(graph, arch, fp32_math, cache_aware)
 
 
 def cache_aware_curve(graph, arch="H100_PCIe") -> list[dict]:
@@ -250,9 +251,9 @@ def _is_torch_module(obj) -> bool:
 
 
 def _is_jax_file(path) -> bool:
-    from .frontend.jax.capture import is_jax_program
+    from .frontend.kind import program_kind
 
-    return Path(path).exists() and is_jax_program(str(path))
+    return program_kind(path) == "jax"
 
 
 def _is_jax_callable(obj) -> bool:
@@ -270,9 +271,9 @@ def _is_jax_callable(obj) -> bool:
 
 
 def _is_pytorch_file(path) -> bool:
-    from .frontend.capture import is_pytorch_program
+    from .frontend.kind import program_kind
 
-    return Path(path).exists() and is_pytorch_program(str(path))
+    return program_kind(path) == "pytorch"
 
 
 def format_source(text: str, file: str = "<string>") -> str:

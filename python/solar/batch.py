@@ -358,16 +358,12 @@ class Zygote:
 
 def frameworks_of(files: list[Path]) -> list[str]:
     """What warm workers import for these programs: torch for PyTorch ones, jax for JAX."""
-    from .frontend.capture import is_pytorch_program
-    from .frontend.jax.capture import is_jax_program
+    from .frontend.kind import program_kind
 
-    need = []
+    kinds = {program_kind(f) for f in files if not str(f).partition("#")[0].endswith(".json")}
     definitions = any(str(f).partition("#")[0].endswith(".json") for f in files)
-    if definitions or any(is_pytorch_program(str(f)) for f in files):
-        need.append("torch")
-    if any(is_jax_program(str(f)) for f in files):
-        need.append("jax")
-    return need
+    need = ["torch"] if definitions or "pytorch" in kinds else []
+    return need + (["jax"] if "jax" in kinds else [])
 
 
 def run_one(

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from . import _core, dim_overrides, list_archs, load_arch, report
 from .errors import InternalError, UserError, argument_error
+from .session import analyze_graph
 
 
 class _Parser(argparse.ArgumentParser):
@@ -42,6 +43,9 @@ def cmd_check(args) -> int:
     from . import check
 
     program = check(args.file)
+    if args.dump:
+        print(_core.check_dump(args.file, args.dump), end="")
+        return 0
     kernels = ", ".join(program.kernels) or "none"
     print(f"{args.file}: ok ({len(program.kernels)} kernels: {kernels})")
     return 0
@@ -201,8 +205,7 @@ def _narrow_note(dtypes: str, analysis) -> str:
 
 def cmd_analyze(args) -> int:
     from .definitions import is_definition
-    from .frontend.capture import is_pytorch_program
-    from .frontend.jax.capture import is_jax_program
+    from .frontend.kind import program_kind
 
     args.definition_line = args.definition_narrow = ""
     if is_definition(args.file):
@@ -212,14 +215,13 @@ def cmd_analyze(args) -> int:
         args.file = problem
 
     archs = _archs(args.arch)
+    kind = program_kind(args.file)
     validation = ("none", "not validated (an IR program; run `solar validate` to execute it)")
     extra = []
     measured = None  # measure.Measurement with --measure
     if args.compile and not args.measure:
         raise argument_error("--compile times torch.compile: it needs --measure")
-    if args.llm_fallback and (
-        args.lang or not (is_pytorch_program(args.file) or is_jax_program(args.file))
-    ):
+    if args.llm_fallback and (args.lang or kind == "ir"):
         raise argument_error(
             "--llm-fallback applies to PyTorch and JAX programs (operators without a "
             "lowering); --lang translates a whole program"
@@ -233,10 +235,10 @@ def cmd_analyze(args) -> int:
         t = _translate(args, args.file, out)
         program = _core.load_program_source(Path(out).read_text(), args.file)
         graph = _core.trace(program, _dims(args.dim))
-        analyses = [_core.analyze(graph, a, args.fp32_math, not args.no_cache_aware) for a in archs]
+        analyses = [analyze_graph(graph, a, args.fp32_math, not args.no_cache_aware) for a in archs]
         validation = (t.validation, t.validation_detail)
         extra = [_translation_line(t) + (f"; IR written to {out}" if args.emit_ir else "")]
-    elif is_jax_program(args.file):
+    elif kind == "jax":
         from .jax import analyze_jax
 
         if args.phase or args.training or args.mode or args.compile:
@@ -276,7 +278,7 @@ def cmd_analyze(args) -> int:
                 args.repeats,
                 args.warmup,
             )
-    elif is_pytorch_program(args.file):
+    elif kind == "pytorch":
         from .pytorch import analyze_pytorch
 
         overrides = dict(_dims(args.dim))  # module-level size constants
@@ -360,7 +362,7 @@ def cmd_analyze(args) -> int:
                 "analyse the PyTorch program it came from, or time the IR with `solar run`",
             )
         graph = _load_graph(args)
-        analyses = [_core.analyze(graph, a, args.fp32_math, not args.no_cache_aware) for a in archs]
+        analyses = [analyze_graph(graph, a, args.fp32_math, not args.no_cache_aware) for a in archs]
     for i, (arch, analysis) in enumerate(zip(archs, analyses, strict=True)):
         if i:
             print()
@@ -386,11 +388,14 @@ def cmd_analyze(args) -> int:
         write_curve(args.curve, graph, archs[0])
         print(f"\nwrote {args.curve} (cache-aware curve on {archs[0].name})")
     if args.json:
-        text = _core.analysis_json(graph, archs, analyses, validation[0], validation[1])
+        measurements = []
         if measured is not None:
-            from .measure import with_measurement
+            from .measure import measurement_json
 
-            text = with_measurement(text, measured)
+            measurements = measurement_json(measured)
+        text = _core.analysis_json(
+            graph, archs, analyses, validation[0], validation[1], measurements
+        )
         Path(args.json).write_text(text + "\n")
         print(f"\nwrote {args.json}")
     if args.html or args.png:
@@ -895,6 +900,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("check", help="parse and check an IR program")
     c.add_argument("file")
+    c.add_argument(
+        "--dump",
+        metavar="PASS",
+        help="print the checked program after a checker pass (check_and_lower, count_flops, "
+        "derive_einsums) or after each (all): kernels as loop nests with their affine "
+        "accesses, FLOPs per point and MAC patterns",
+    )
     c.set_defaults(func=cmd_check)
 
     a = sub.add_parser("analyze", help="SOL bounds of an IR program on one or more archs")
@@ -1236,7 +1248,7 @@ def _sweep_reports(args, points) -> None:
 
     archs = _archs(args.arch)
     graph, _note = load_graph(args.file)
-    analyses = [_core.analyze(graph, a, args.fp32_math) for a in archs]
+    analyses = [analyze_graph(graph, a, args.fp32_math) for a in archs]
     figures = plots.report_figures(graph, archs, analyses, sweep=points)
     if args.html:
         validation = ("none", "not validated (solar sweep analyses without executing)")

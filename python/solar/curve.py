@@ -13,6 +13,7 @@ from pathlib import Path
 
 from . import _core
 from .errors import argument_error
+from .session import core_session
 
 
 def platform_capacity(arch) -> float:
@@ -28,7 +29,9 @@ def curves(graph, arch, per_node: bool = False) -> tuple[list[dict], list[dict]]
     int (the proven lower bound), "schedule_bytes": int or None (the best schedule found:
     achievable, not a bound)}, ascending in capacity; per-node curves are {"node": name,
     "points": [...]}."""
-    points, nodes = _core.cache_aware_curve(graph, platform_capacity(arch), per_node)
+    points, nodes = _core.cache_aware_curve(
+        graph, platform_capacity(arch), per_node, core_session()
+    )
     return list(points), list(nodes)
 
 

@@ -17,15 +17,12 @@ class Diagnostic:
     hint: str
 
     def __str__(self) -> str:
-        where = self.file
-        if where and self.line:
-            where += f":{self.line}:{self.col}"
-        text = (
-            f"{where}: error[{self.kind}]: {self.message}"
-            if where
-            else (f"error[{self.kind}]: {self.message}")
+        # One formatter for both languages: the core's (base/error.h, format_diagnostic).
+        from . import _core
+
+        return _core.format_diagnostic(
+            self.kind, self.file, self.line, self.col, self.message, self.hint
         )
-        return text + (f"\n  hint: {self.hint}" if self.hint else "")
 
 
 class UserError(Exception):

@@ -182,9 +182,8 @@ def prepare(program, inputs, dims=None):
 def estimate_seconds(graph, backend: str, bounds_check: bool = True) -> float:
     """Conservative run-time estimate: operations at the backend's rate, except that without
     bounds checks the native backend runs contractions as GEMMs (MACs at GEMM_RATE)."""
-    _, ops = _core.estimate_cost(graph)
+    _, ops, macs = _core.estimate_cost(graph)
     if backend == "native" and not bounds_check:
-        macs = _gemm_macs(graph)
         return max(ops - 2 * macs, 0) / RATES[backend] + 2 * macs / GEMM_RATE
     return ops / RATES[backend]
 
@@ -200,20 +199,8 @@ def storage_bytes_of(tensor) -> int:
 def estimate_bytes(graph, backend: str, bounds_check: bool = True) -> int:
     """Peak bytes of live arrays while the graph runs, with the packed operands of the
     native backend's GEMM path when it is taken (no bounds checks)."""
-    peak, _ = _core.estimate_cost(graph, backend == "native" and not bounds_check)
+    peak, _, _ = _core.estimate_cost(graph, backend == "native" and not bounds_check)
     return peak
-
-
-def _gemm_macs(graph) -> int:
-    """MACs of the nests the native backend runs as GEMMs. A nest whose output is written at
-    an affine position (the scatter form of a transposed convolution, einsum output such as
-    `(H+R)`) is a scalar loop nest, at the backend's scalar rate."""
-    total = 0
-    for node in graph.nodes:
-        for e in node.einsums or []:
-            if e.macs and "(" not in e.text.partition("->")[2]:
-                total += e.macs
-    return total
 
 
 def budget_error(what: list[str], graph, file: str = "") -> UserError:
@@ -313,8 +300,8 @@ def execute(
     """Runs model() on `inputs` (dict by parameter name, or a list in order; NumPy arrays
     or PyTorch tensors) within the budget. The native backend fails with an error of kind
     `compile` (the compiler's message) where it cannot compile or load a kernel; it never
-    falls back silently. `session` (a _core.NativeSession) keeps loaded kernels between
-    calls; by default each call has its own."""
+    falls back silently. `session` (a _core.Session, e.g. solar.session.core_session())
+    keeps loaded kernels between calls; by default each call has its own."""
     import time
 
     prog, graph, ordered = prepare(program, inputs, dims)

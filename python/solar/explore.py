@@ -9,6 +9,7 @@ import os
 
 from . import _core, dim_overrides, list_archs, load_arch
 from .errors import argument_error
+from .session import analyze_graph
 
 # --- loading ---------------------------------------------------------------------------
 
@@ -95,7 +96,7 @@ def inverse(source, latency=None, rate=None, arch="H100_PCIe", fp32_math="defaul
     graph, note = (source, "") if isinstance(source, _core.Graph) else load_graph(source, dims)
     out = []
     for spec in resolve_archs(arch):
-        analysis = _core.analyze(graph, spec, fp32_math)
+        analysis = analyze_graph(graph, spec, fp32_math)
         out.append((spec, analysis, _core.inverse_roofline(analysis, target)))
     return graph, out, note
 
@@ -294,7 +295,7 @@ def _sweep_pytorch(path: str, configs, archs, fp32_math):
         graph = _core.trace(program, [])
         dims = {n: overrides.get(n, constants[n]) for n in names}
         for spec in archs:
-            a = _core.analyze(graph, spec, fp32_math, False)  # a sweep reports no cache-aware
+            a = analyze_graph(graph, spec, fp32_math, False)  # a sweep reports no cache-aware
             out.append(_point(dims, axis, _SweepPoint(spec.name, a)))
     return out
 

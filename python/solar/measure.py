@@ -25,6 +25,7 @@ from pathlib import Path
 
 from . import _core
 from .errors import UserError, argument_error
+from .session import analyze_graph
 
 # Per timed run: the estimated IR execution time (solar.execution.estimate_seconds, about 4x
 # slower than PyTorch here) and the peak bytes of live arrays. Above either, sizes shrink.
@@ -194,7 +195,7 @@ def _over_budget(graph, max_bytes: int, max_seconds: float) -> str:
     """Why running `graph` does not fit one timed run's budget ("" when it fits)."""
     from .execution import estimate_seconds
 
-    peak, _ = _core.estimate_cost(graph)
+    peak, _, _ = _core.estimate_cost(graph)
     seconds = estimate_seconds(graph, "native", bounds_check=False)
     why = []
     if peak > max_bytes:
@@ -574,7 +575,7 @@ def measure(
                 for a in archs
             ]
     for arch in archs:
-        a = _core.analyze(small, arch, fp32_math, True)  # every mode is checked against runs
+        a = analyze_graph(small, arch, fp32_math, True)  # every mode is checked against runs
         cached = a.cache_aware.seconds if a.cache_aware is not None else None
         m.sols.append(
             ArchSol(
@@ -622,18 +623,12 @@ def report_text(m: Measurement, i: int = 0) -> str:
     return "\n".join(lines)
 
 
-def with_measurement(json_text: str, m: Measurement) -> str:
-    """The analysis JSON (one analysis, or `solar.analyses/1` with several) with a
-    `measurement` object added to each analysis, for its architecture (docs/json-schema.md)."""
+def measurement_json(m: Measurement) -> list[str]:
+    """The `measurement` object of each architecture's analysis as JSON text, for the core's
+    analysis JSON writer (`_core.analysis_json(..., measurements=...)`, docs/json-schema.md)."""
     import json
 
-    doc = json.loads(json_text)
-    if doc.get("schema") == "solar.analyses/1":
-        for i, a in enumerate(doc["analyses"]):
-            a["measurement"] = m.to_json(i)
-    else:
-        doc["measurement"] = m.to_json(0)
-    return json.dumps(doc, indent=2)
+    return [json.dumps(m.to_json(i)) for i in range(len(m.sols))]
 
 
 def batch_summary(results: list[dict]) -> list[str]:

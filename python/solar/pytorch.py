@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import _core
+from .session import analyze_graph
 
 
 @dataclass
@@ -54,7 +55,7 @@ def analyse_lowered(lowered, archs, fp32_math, cache_aware, emit_ir, step):
     step(
         f"analysing {len(graph.nodes)} IR nodes" + (" (cache-aware search)" if cache_aware else "")
     )
-    return program, graph, specs, [_core.analyze(graph, a, fp32_math, cache_aware) for a in specs]
+    return program, graph, specs, [analyze_graph(graph, a, fp32_math, cache_aware) for a in specs]
 
 
 def program_result(capture, lowered, analysed, notes, validator, language, step):

@@ -60,16 +60,19 @@ const char* error_kind_name(ErrorKind kind) {
   return "unknown";
 }
 
-std::string Diagnostic::format() const {
-  std::string out = file.empty() ? std::string("<input>") : file;
-  if (loc.line > 0) {
+std::string format_diagnostic(const std::string& kind, const std::string& file, Loc loc,
+                              const std::string& message, const std::string& hint) {
+  std::string out = file;
+  if (!file.empty() && loc.line > 0)
     out += ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
-  }
-  out += ": error[";
-  out += error_kind_name(kind);
-  out += "]: " + message;
+  if (!out.empty()) out += ": ";
+  out += "error[" + kind + "]: " + message;
   if (!hint.empty()) out += "\n  hint: " + hint;
   return out;
+}
+
+std::string Diagnostic::format() const {
+  return format_diagnostic(error_kind_name(kind), file, loc, message, hint);
 }
 
 static std::string join_diagnostics(const std::vector<Diagnostic>& diagnostics) {

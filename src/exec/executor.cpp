@@ -208,7 +208,7 @@ class GraphRun {
   }
 
   void run_builtin(const Node& node) {
-    const std::string& op = node.op;
+    const Builtin op = node.builtin;
     // Every copy below is bytewise in the inputs' storage format and sized by the graph's
     // shapes: each input array must be what the graph says (the tracer makes a copying
     // builtin's output dtype that of its inputs; concat and stack require one dtype).
@@ -223,48 +223,48 @@ class GraphRun {
     const DType out_dtype = node.outputs.empty()
                                 ? DType::kFp32
                                 : graph_.tensors[static_cast<size_t>(node.outputs[0])].dtype;
-    const bool converts = op == "cast" || op == "constant" || op == "iota" || op == "apply_mask";
+    const bool converts = builtin_info(op).converts;
     SOLAR_INTERNAL_CHECK(converts || node.inputs.empty() || x.dtype == out_dtype,
                          "builtin '" + node.name + "' would copy " + dtype_name(x.dtype) +
                              " into " + dtype_name(out_dtype));
-    if (op == "reshape") {
+    if (op == Builtin::kReshape) {
       Array a = x;
       a.shape = graph_.tensors[static_cast<size_t>(node.outputs[0])].shape;
       values_[static_cast<size_t>(node.outputs[0])] = a;
       return;
     }
     const std::vector<int64_t> in_stride = x.data ? strides_of(x.shape) : std::vector<int64_t>{};
-    if (op == "permute" || op == "permute_view") {
+    if (op == Builtin::kPermute || op == Builtin::kPermuteView) {
       Array out = new_output(node, 0);
       std::vector<int64_t> s;
       for (int64_t d : node.attrs) s.push_back(in_stride[static_cast<size_t>(d)]);
       strided_copy(x, 0, s, out);
-    } else if (op == "slice") {
+    } else if (op == Builtin::kSlice) {
       Array out = new_output(node, 0);
       const size_t a = static_cast<size_t>(node.attrs[0]);
       std::vector<int64_t> s = in_stride;
       s[a] *= node.attrs[2];
       strided_copy(x, node.attrs[1] * in_stride[a], s, out);
-    } else if (op == "select") {
+    } else if (op == Builtin::kSelect) {
       Array out = new_output(node, 0);
       const size_t a = static_cast<size_t>(node.attrs[0]);
       std::vector<int64_t> s = in_stride;
       s.erase(s.begin() + static_cast<std::ptrdiff_t>(a));
       strided_copy(x, node.attrs[1] * in_stride[a], s, out);
-    } else if (op == "unfold") {  // windows: dim a advances by step, the last dim by 1
+    } else if (op == Builtin::kUnfold) {  // windows: dim a advances by step, the last dim by 1
       Array out = new_output(node, 0);
       const size_t a = static_cast<size_t>(node.attrs[0]);
       std::vector<int64_t> s = in_stride;
       s[a] *= node.attrs[1];
       s.push_back(in_stride[a]);
       strided_copy(x, 0, s, out);
-    } else if (op == "split") {
+    } else if (op == Builtin::kSplit) {
       const size_t a = static_cast<size_t>(node.attrs[0]);
       for (size_t i = 0; i < node.outputs.size(); ++i) {
         Array out = new_output(node, i);
         strided_copy(x, node.attrs[i + 1] * in_stride[a], in_stride, out);
       }
-    } else if (op == "concat" || op == "stack") {
+    } else if (op == Builtin::kConcat || op == Builtin::kStack) {
       Array out = new_output(node, 0);
       const size_t a = static_cast<size_t>(node.attrs[0]);
       const std::vector<int64_t> out_stride = strides_of(out.shape);
@@ -275,14 +275,15 @@ class GraphRun {
                              "concat/stack '" + node.name + "' of tensors of different dtypes");
         // `part` fills the region of `out` that starts at `offset` along axis a.
         std::vector<int64_t> dst_stride = out_stride;
-        if (op == "stack") dst_stride.erase(dst_stride.begin() + static_cast<std::ptrdiff_t>(a));
+        if (op == Builtin::kStack)
+          dst_stride.erase(dst_stride.begin() + static_cast<std::ptrdiff_t>(a));
         Array region = out;
         region.data =
             static_cast<std::byte*>(out.data) + offset * out_stride[a] * storage_bytes(out.dtype);
         scatter_copy(part, region, dst_stride);
-        offset += op == "stack" ? 1 : part.shape[a];
+        offset += op == Builtin::kStack ? 1 : part.shape[a];
       }
-    } else if (op == "pad") {
+    } else if (op == Builtin::kPad) {
       Array out = new_output(node, 0);
       const size_t a = static_cast<size_t>(node.attrs[0]);
       const int64_t n = out.elements();
@@ -294,7 +295,7 @@ class GraphRun {
       const int es = storage_bytes(x.dtype);
       interior.data = static_cast<std::byte*>(out.data) + node.attrs[1] * os[a] * es;
       scatter_copy(x, interior, os);
-    } else if (op == "broadcast") {
+    } else if (op == Builtin::kBroadcast) {
       Array out = new_output(node, 0);
       std::vector<int64_t> s;
       for (size_t d = 0; d < node.attrs.size(); ++d) {
@@ -304,13 +305,13 @@ class GraphRun {
                         : in_stride[static_cast<size_t>(from)]);
       }
       strided_copy(x, 0, s, out);
-    } else if (op == "gather") {
+    } else if (op == Builtin::kGather) {
       gather(node);
-    } else if (op == "topk") {
+    } else if (op == Builtin::kTopk) {
       topk(node);
-    } else if (op == "scatter") {
+    } else if (op == Builtin::kScatter) {
       scatter(node);
-    } else if (op == "apply_mask") {
+    } else if (op == Builtin::kApplyMask) {
       Array out = new_output(node, 0);
       const Array& m = value(node.inputs[1]);
       const int64_t n = out.elements();
@@ -319,19 +320,19 @@ class GraphRun {
         detail::store_element(out.dtype, out.data, e,
                               keep != 0.0 ? detail::load_element(x.dtype, x.data, e) : 0.0);
       }
-    } else if (op == "cast") {
+    } else if (op == Builtin::kCast) {
       Array out = new_output(node, 0);
       const int64_t n = out.elements();
       for (int64_t e = 0; e < n; ++e)
         detail::store_element(out.dtype, out.data, e, detail::load_element(x.dtype, x.data, e));
-    } else if (op == "constant" || op == "iota") {
+    } else if (op == Builtin::kConstant || op == Builtin::kIota) {
       Array out = new_output(node, 0);
       const int64_t n = out.elements();
       for (int64_t e = 0; e < n; ++e)
         detail::store_element(out.dtype, out.data, e,
-                              op == "iota" ? static_cast<double>(e) : node.value);
+                              op == Builtin::kIota ? static_cast<double>(e) : node.value);
     } else {
-      throw InternalError("executor: no implementation for builtin '" + op + "'");
+      throw InternalError("executor: no implementation for builtin '" + node.op + "'");
     }
   }
 
@@ -480,6 +481,13 @@ int64_t packed_bytes(const Einsum& e) {
   return (elements(e.inputs[0]) + elements(e.inputs[1]) + elements(e.output)) * es;
 }
 
+// The output is written at an affine position in some dim (a sum of ranks, "(H+R)").
+bool scatter_output(const Einsum& e) {
+  for (const auto& dim : e.output.projection)
+    if (dim.size() > 1) return true;
+  return false;
+}
+
 }  // namespace
 
 ExecCost estimate_cost(const Graph& graph, bool packed_gemms) {
@@ -511,6 +519,8 @@ ExecCost estimate_cost(const Graph& graph, bool packed_gemms) {
     }
     if (n.einsums) {
       for (const Einsum& e : *n.einsums) {
+        if (e.macs > 0 && !scatter_output(e))
+          cost.gemm_macs = saturating_add(cost.gemm_macs, e.macs);
         cost.operations = saturating_add(
             cost.operations,
             saturating_add(saturating_mul(e.points, 1 + (e.macs > 0 ? 1 : 0)), e.flops.total()));

@@ -157,21 +157,35 @@ ordered document(const Graph& graph, const ArchSpec& arch, const Analysis& a,
   return doc;
 }
 
+// `doc` with its `measurement` object parsed from `text` ("" adds nothing).
+ordered with_measurement(ordered doc, const std::string& text) {
+  if (text.empty()) return doc;
+  ordered m = ordered::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (m.is_discarded() || !m.is_object())
+    throw InternalError("analysis JSON: the measurement is not a JSON object");
+  doc["measurement"] = std::move(m);
+  return doc;
+}
+
 }  // namespace
 
 std::string analysis_json(const Graph& graph, const ArchSpec& arch, const Analysis& analysis,
-                          const ValidationInfo& validation, int indent) {
-  return document(graph, arch, analysis, validation).dump(indent);
+                          const ValidationInfo& validation, int indent,
+                          const std::string& measurement) {
+  return with_measurement(document(graph, arch, analysis, validation), measurement).dump(indent);
 }
 
 std::string analyses_json(const Graph& graph, const std::vector<ArchSpec>& archs,
                           const std::vector<Analysis>& analyses, const ValidationInfo& validation,
-                          int indent) {
+                          int indent, const std::vector<std::string>& measurements) {
+  SOLAR_INTERNAL_CHECK(measurements.empty() || measurements.size() == archs.size(),
+                       "analysis JSON: one measurement per analysis");
   ordered doc;
   doc["schema"] = "solar.analyses/1";
   doc["analyses"] = ordered::array();
   for (size_t i = 0; i < archs.size(); ++i)
-    doc["analyses"].push_back(document(graph, archs[i], analyses[i], validation));
+    doc["analyses"].push_back(with_measurement(document(graph, archs[i], analyses[i], validation),
+                                               measurements.empty() ? "" : measurements[i]));
   return doc.dump(indent);
 }
 

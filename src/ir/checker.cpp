@@ -1,5 +1,6 @@
-// Checker: enforces docs/ir.md §3-4 and lowers @kernel functions to loop nests.
-// Every problem found is recorded (not thrown) so that one run reports all of them.
+// Pass check_and_lower (ir/passes.h): enforces docs/ir.md §3-4 and lowers @kernel functions
+// to loop nests. Every problem found is recorded (not thrown) so that one run reports all of
+// them. check_program runs it and the later passes.
 #include "solar/ir/checker.h"
 
 #include <algorithm>
@@ -7,6 +8,9 @@
 #include <set>
 #include <unordered_set>
 
+#include "scalar_functions.h"
+#include "solar/graph/ops.h"
+#include "solar/ir/passes.h"
 #include "solar/ir/printer.h"
 #include "solar/ir/static_eval.h"
 
@@ -20,43 +24,8 @@ using ast::Op;
 using ast::Stmt;
 using ast::StmtKind;
 using ast::StmtPtr;
-
-enum class FnClass { kTranscendental, kCompare, kOther, kSelect, kCast };
-
-const std::unordered_map<std::string, FnClass>& scalar_functions() {
-  static const std::unordered_map<std::string, FnClass> k = {
-      {"exp", FnClass::kTranscendental},
-      {"log", FnClass::kTranscendental},
-      {"log1p", FnClass::kTranscendental},
-      {"expm1", FnClass::kTranscendental},
-      {"sqrt", FnClass::kTranscendental},
-      {"rsqrt", FnClass::kTranscendental},
-      {"tanh", FnClass::kTranscendental},
-      {"sigmoid", FnClass::kTranscendental},
-      {"erf", FnClass::kTranscendental},
-      {"sin", FnClass::kTranscendental},
-      {"cos", FnClass::kTranscendental},
-      {"pow", FnClass::kTranscendental},
-      {"max", FnClass::kCompare},
-      {"min", FnClass::kCompare},
-      {"abs", FnClass::kOther},
-      {"floor", FnClass::kOther},
-      {"ceil", FnClass::kOther},
-      {"round", FnClass::kOther},
-      {"select", FnClass::kSelect},
-      {"cast", FnClass::kCast},
-  };
-  return k;
-}
-
-const std::unordered_set<std::string>& graph_builtins() {
-  static const std::unordered_set<std::string> k = {
-      "reshape",  "permute",   "slice",  "concat",       "stack",      "split",
-      "pad",      "broadcast", "gather", "select",       "apply_mask", "cast",
-      "constant", "iota",      "unfold", "permute_view", "topk",       "scatter",
-  };
-  return k;
-}
+using detail::FnClass;
+using detail::scalar_functions;
 
 // Python functions the composition layer may call.
 const std::unordered_set<std::string>& python_builtins() {
@@ -164,7 +133,7 @@ class Checker {
                         "rename one of them");
             break;
           }
-          if (graph_builtins().count(s.name) || scalar_functions().count(s.name)) {
+          if (is_graph_builtin(s.name) || scalar_functions().count(s.name)) {
             sink_.error(ErrorKind::kUnsupported, s.loc,
                         "function '" + s.name + "' shadows a builtin of the same name",
                         "rename it");
@@ -461,7 +430,6 @@ class Checker {
       sink_.error(ErrorKind::kKernelBody, def.loc, "kernel '" + k.name + "' has no return",
                   "end the kernel with return Y");
     }
-    derive_kernel_einsum(&k);
     if (program_.kernel_index.count(k.name) == 0) {
       program_.kernel_index[k.name] = static_cast<int>(program_.kernels.size());
       program_.kernels.push_back(std::move(k));
@@ -740,7 +708,6 @@ class Checker {
     ctx->loops = nullptr;
     if (nest.updates.empty()) return;
     check_parallel(nest, k);
-    derive_nest(&nest);
     k.nests.push_back(std::move(nest));
   }
 
@@ -884,10 +851,8 @@ class Checker {
       }
     }
     const size_t before = sink_.size();
-    u.flops = FlopCounts{};
     check_value(*u.value, ctx, &u, /*in_condition=*/false);
     if (sink_.size() != before) return;
-    classify_update(&u, *nest);
     nest->updates.push_back(std::move(u));
   }
 
@@ -1119,32 +1084,9 @@ class Checker {
     return false;
   }
 
-  // Whether `e` has the same value at every point of the nest: no tensor read and no loop
-  // variable (literals, scalar parameters, module constants, size(), shapes).
-  bool point_invariant(const Expr& e, const KernelCtx& ctx) const {
-    if (e.kind == ExprKind::kName && loop_index(e.text, ctx) >= 0) return false;
-    if (e.kind == ExprKind::kSubscript && e.items[0]->kind == ExprKind::kName &&
-        ctx.kernel->find_tensor(e.items[0]->text) >= 0)
-      return false;
-    for (const auto& item : e.items)
-      if (item && !point_invariant(*item, ctx)) return false;
-    return true;
-  }
-
-  // Checks a scalar right-hand side and counts its FLOPs (per point). Arithmetic on values
-  // that are the same at every point (`size("N") * size("S")`, `1.0 / p`, `alpha * scale`)
-  // is computed once per call, not per point: it counts nothing (docs/ir.md §7.3).
+  // Checks a scalar right-hand side and collects its tensor reads (Update::reads, in source
+  // order). Its FLOPs are counted by a later pass (count_flops, ir/passes.h).
   void check_value(const Expr& e, KernelCtx* ctx, Update* u, bool in_condition) {
-    if (!point_invariant(e, *ctx)) {
-      check_value_at_point(e, ctx, u, in_condition);
-      return;
-    }
-    const FlopCounts before = u->flops;
-    check_value_at_point(e, ctx, u, in_condition);
-    u->flops = before;
-  }
-
-  void check_value_at_point(const Expr& e, KernelCtx* ctx, Update* u, bool in_condition) {
     Kernel& k = *ctx->kernel;
     switch (e.kind) {
       case ExprKind::kInt:
@@ -1194,25 +1136,6 @@ class Checker {
       case ExprKind::kBinary:
         check_value(*e.items[0], ctx, u, in_condition);
         check_value(*e.items[1], ctx, u, in_condition);
-        switch (e.op) {
-          case Op::kAdd:
-          case Op::kSub:
-            ++u->flops.add;
-            break;
-          case Op::kMul:
-            ++u->flops.mul;
-            break;
-          case Op::kDiv:
-          case Op::kFloorDiv:
-          case Op::kMod:
-            ++u->flops.div;
-            break;
-          case Op::kPow:
-            ++u->flops.transcendental;
-            break;
-          default:
-            break;
-        }
         return;
       case ExprKind::kUnary:
         if (e.op == Op::kNot && !in_condition) {
@@ -1230,8 +1153,6 @@ class Checker {
           return;
         }
         for (const auto& item : e.items) check_value(*item, ctx, u, in_condition);
-        if (e.kind == ExprKind::kCompare)
-          u->flops.compare += static_cast<int64_t>(e.cmp_ops.size());
         return;
       case ExprKind::kCall: {
         const std::string fn = callee(e);
@@ -1275,7 +1196,6 @@ class Checker {
             DType d;
             parse_dtype_value(*e.items[2], &d);
             check_value(*e.items[1], ctx, u, in_condition);
-            ++u->flops.other;
             return;
           }
           case FnClass::kCompare:
@@ -1284,7 +1204,6 @@ class Checker {
                           fn + " takes at least 2 arguments, got " + std::to_string(nargs));
               return;
             }
-            u->flops.compare += static_cast<int64_t>(nargs - 1);
             break;
           case FnClass::kTranscendental: {
             const size_t want = fn == "pow" ? 2 : 1;
@@ -1294,7 +1213,6 @@ class Checker {
                               std::to_string(nargs));
               return;
             }
-            ++u->flops.transcendental;
             break;
           }
           case FnClass::kOther:
@@ -1303,7 +1221,6 @@ class Checker {
                           fn + " takes 1 argument, got " + std::to_string(nargs));
               return;
             }
-            ++u->flops.other;
             break;
         }
         for (size_t i = 1; i < e.items.size(); ++i) check_value(*e.items[i], ctx, u, in_condition);
@@ -1313,233 +1230,6 @@ class Checker {
         sink_.error(ErrorKind::kKernelBody, e.loc,
                     "'" + print_expr(e) + "' is not a scalar expression");
     }
-  }
-
-  // Collects the factors of a product tree.
-  static void product_factors(const Expr& e, std::vector<const Expr*>* out) {
-    if (e.kind == ExprKind::kBinary && e.op == Op::kMul) {
-      product_factors(*e.items[0], out);
-      product_factors(*e.items[1], out);
-      return;
-    }
-    out->push_back(&e);
-  }
-
-  void classify_update(Update* u, const Nest& nest) {
-    switch (u->kind) {
-      case UpdateKind::kAdd: {
-        // MAC (docs/ir.md §7.2): += of a product of two tensor-reading factors in a nest with
-        // a reduction dim, where some dim the target keeps is indexed by only one of the two
-        // factors (GEMM, GEMV, convolution, attention scores). A square X[i,k] * X[i,k] or a
-        // batched dot product A[b,k] * B[b,k] (both factors index every kept dim) is a vector
-        // mul + add.
-        const size_t nloops = nest.loops.size();
-        std::vector<bool> indexes_target(nloops, false);
-        for (const auto& idx : u->target.index)
-          for (const auto& t : idx.terms) indexes_target[static_cast<size_t>(t.loop)] = true;
-        const bool has_reduction =
-            std::find(indexes_target.begin(), indexes_target.end(), false) != indexes_target.end();
-        std::vector<const Expr*> factors;
-        product_factors(*u->value, &factors);
-        std::function<int(const Expr&)> count_reads = [&](const Expr& x) -> int {
-          int n = (x.kind == ExprKind::kSubscript && x.items[0]->kind == ExprKind::kName) ? 1 : 0;
-          for (const auto& item : x.items) n += count_reads(*item);
-          return n;
-        };
-        // A factor takes part in a MAC if it reads a tensor (X[..] or an expression of reads
-        // such as (W[..] - Z[..])); its first read is the MAC operand, and the dims it
-        // indexes are those of all its reads (reads are in source order).
-        struct Factor {
-          int first_read;
-          std::vector<bool> loops;
-        };
-        std::vector<Factor> tensor_factors;
-        int read_cursor = 0;
-        for (const Expr* f : factors) {
-          const int reads = count_reads(*f);
-          if (reads > 0) {
-            Factor tf{read_cursor, std::vector<bool>(nloops, false)};
-            for (int r = read_cursor;
-                 r < read_cursor + reads && r < static_cast<int>(u->reads.size()); ++r)
-              for (const auto& idx : u->reads[static_cast<size_t>(r)].index)
-                for (const auto& t : idx.terms) tf.loops[static_cast<size_t>(t.loop)] = true;
-            tensor_factors.push_back(std::move(tf));
-          }
-          read_cursor += reads;
-        }
-        auto contracts = [&](const Factor& a, const Factor& b) {
-          for (size_t l = 0; l < nloops; ++l)
-            if (indexes_target[l] && a.loops[l] != b.loops[l]) return true;
-          return false;
-        };
-        if (has_reduction) {
-          for (size_t i = 0; i < tensor_factors.size() && !u->is_mac; ++i) {
-            for (size_t j = i + 1; j < tensor_factors.size(); ++j) {
-              if (!contracts(tensor_factors[i], tensor_factors[j])) continue;
-              u->is_mac = true;
-              u->mac_operand_a = tensor_factors[i].first_read;
-              u->mac_operand_b = tensor_factors[j].first_read;
-              break;
-            }
-          }
-        }
-        if (u->is_mac) {
-          // The product tree's (factors - 1) muls: one belongs to the MAC.
-          u->flops.mul -= 1;
-        } else {
-          ++u->flops.add;
-        }
-        return;
-      }
-      case UpdateKind::kMul:
-        ++u->flops.mul;
-        return;
-      case UpdateKind::kMax:
-      case UpdateKind::kMin:
-        ++u->flops.compare;
-        return;
-      case UpdateKind::kAssign:
-        return;
-    }
-  }
-
-  // ---------------------------------------------------------------- einsum strings
-  static std::vector<std::string> rank_names(const Nest& nest) {
-    std::vector<std::string> names;
-    for (const Loop& l : nest.loops) {
-      std::string n = l.dim;
-      while (std::find(names.begin(), names.end(), n) != names.end()) n += "'";
-      names.push_back(n);
-    }
-    return names;
-  }
-
-  // Renders one access: a loop var -> its rank; a sum -> (P+R); a constant -> its text.
-  static std::vector<std::string> render_access(const Access& a,
-                                                const std::vector<std::string>& ranks) {
-    std::vector<std::string> parts;
-    for (const AffineExpr& idx : a.index) {
-      if (idx.terms.empty()) {
-        parts.push_back(idx.constant && idx.constant->kind == ExprKind::kInt
-                            ? std::to_string(idx.constant->int_value)
-                            : "_");
-      } else if (idx.terms.size() == 1) {
-        parts.push_back(ranks[static_cast<size_t>(idx.terms[0].loop)]);
-      } else {
-        std::string s = "(";
-        for (size_t i = 0; i < idx.terms.size(); ++i) {
-          if (i) s += "+";
-          s += ranks[static_cast<size_t>(idx.terms[i].loop)];
-        }
-        parts.push_back(s + ")");
-      }
-    }
-    return parts;
-  }
-
-  static bool all_single_char(const std::vector<std::vector<std::string>>& operands) {
-    for (const auto& op : operands)
-      for (const auto& p : op) {
-        // A sum "(P+R)" is fine when each of its ranks is one char.
-        if (p.front() == '(') {
-          size_t start = 1;
-          while (start < p.size()) {
-            size_t end = p.find_first_of("+)", start);
-            if (end - start > 1) return false;
-            start = end + 1;
-          }
-        } else if (p.size() > 1) {
-          return false;
-        }
-      }
-    return true;
-  }
-
-  static std::string format_einsum(const std::vector<std::vector<std::string>>& inputs,
-                                   const std::vector<std::vector<std::string>>& outputs) {
-    std::vector<std::vector<std::string>> all = inputs;
-    all.insert(all.end(), outputs.begin(), outputs.end());
-    const std::string sep = all_single_char(all) ? "" : " ";
-    auto side = [&](const std::vector<std::vector<std::string>>& ops) {
-      std::vector<std::string> strs;
-      for (const auto& op : ops) strs.push_back(join(op, sep));
-      return join(strs, sep.empty() ? "," : ", ");
-    };
-    return side(inputs) + (sep.empty() ? "->" : " -> ") + side(outputs);
-  }
-
-  static void derive_nest(Nest* nest) {
-    const auto ranks = rank_names(*nest);
-    nest->output = nest->updates.front().target.tensor;
-    std::vector<std::vector<std::string>> inputs;
-    std::vector<std::string> bodies;
-    for (const Update& u : nest->updates) {
-      for (const Access& a : u.reads) {
-        if (a.tensor == u.target.tensor) continue;  // recurrences read their own output
-        if (std::find(nest->inputs.begin(), nest->inputs.end(), a.tensor) != nest->inputs.end())
-          continue;
-        nest->inputs.push_back(a.tensor);
-        inputs.push_back(render_access(a, ranks));
-      }
-      if (nest->reduce == ReduceOp::kNone) {
-        switch (u.kind) {
-          case UpdateKind::kAdd:
-            nest->reduce = ReduceOp::kAdd;
-            break;
-          case UpdateKind::kMul:
-            nest->reduce = ReduceOp::kMul;
-            break;
-          case UpdateKind::kMax:
-            nest->reduce = ReduceOp::kMax;
-            break;
-          case UpdateKind::kMin:
-            nest->reduce = ReduceOp::kMin;
-            break;
-          case UpdateKind::kAssign:
-            break;
-        }
-      }
-      bodies.push_back(print_expr(*u.value));
-    }
-    std::vector<std::vector<std::string>> outputs;
-    std::vector<int> written;
-    for (const Update& u : nest->updates) {
-      if (std::find(written.begin(), written.end(), u.target.tensor) != written.end()) continue;
-      written.push_back(u.target.tensor);
-      outputs.push_back(render_access(u.target, ranks));
-    }
-    nest->einsum = format_einsum(inputs, outputs);
-    nest->map_expr = join(bodies, "; ");
-  }
-
-  static void derive_kernel_einsum(Kernel* k) {
-    std::vector<std::vector<std::string>> inputs;
-    for (const KernelParam& p : k->params) {
-      if (p.kind != ParamKind::kTensor) continue;
-      bool found = false;
-      for (const Nest& n : k->nests) {
-        const auto ranks = rank_names(n);
-        for (const Update& u : n.updates) {
-          for (const Access& a : u.reads) {
-            if (a.tensor == p.tensor) {
-              inputs.push_back(render_access(a, ranks));
-              found = true;
-              break;
-            }
-          }
-          if (found) break;
-        }
-        if (found) break;
-      }
-    }
-    std::vector<std::vector<std::string>> outputs;
-    for (size_t i = 0; i < k->returns.size(); ++i) {
-      const auto& dims = i < k->return_annotations.size() && !k->return_annotations[i].dims.empty()
-                             ? k->return_annotations[i].dims
-                             : k->tensors[static_cast<size_t>(k->returns[i])].dims;
-      outputs.push_back(dims);
-    }
-    k->einsum = format_einsum(inputs, outputs);
   }
 
   // ---------------------------------------------------------------- model and helpers
@@ -1694,7 +1384,7 @@ class Checker {
         sink_.error(ErrorKind::kUnknownBuiltin, fn.loc, "cannot call '" + print_expr(fn) + "'",
                     "call kernels, helpers and builtins by name");
       } else if (!is_kernel_name(fn.text) && !program_.helpers.count(fn.text) &&
-                 !graph_builtins().count(fn.text) && !python_builtins().count(fn.text)) {
+                 !is_graph_builtin(fn.text) && !python_builtins().count(fn.text)) {
         if (fn.text == "model") {
           sink_.error(ErrorKind::kRecursion, fn.loc, "model() cannot be called",
                       "move shared code into a helper function");
@@ -1765,9 +1455,25 @@ class Checker {
 }  // namespace
 
 bool is_scalar_function(const std::string& name) { return scalar_functions().count(name) > 0; }
-bool is_graph_builtin(const std::string& name) { return graph_builtins().count(name) > 0; }
+bool is_graph_builtin(const std::string& name) { return find_builtin(name).has_value(); }
 
-Program check_program(ast::Module module) { return Checker(std::move(module)).run(); }
+Program check_and_lower(ast::Module module) { return Checker(std::move(module)).run(); }
+
+const std::vector<CheckPass>& check_passes() {
+  static const std::vector<CheckPass> kPasses = {{"count_flops", count_flops},
+                                                 {"derive_einsums", derive_einsums}};
+  return kPasses;
+}
+
+Program check_program(ast::Module module, const PassDump& dump) {
+  Program program = check_and_lower(std::move(module));
+  if (dump) dump("check_and_lower", program);
+  for (const CheckPass& pass : check_passes()) {
+    program = pass.run(std::move(program));
+    if (dump) dump(pass.name, program);
+  }
+  return program;
+}
 
 int Kernel::find_tensor(const std::string& n) const {
   for (size_t i = 0; i < tensors.size(); ++i)

@@ -487,7 +487,7 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
     cached.matrix_seconds = fused.matrix_seconds;
     cached.vector_seconds = fused.vector_seconds;
     IoBounds bounds(graph, fused.bytes);
-    CacheSchedules schedules(graph, fused.bytes);
+    CacheSchedules schedules(graph, fused.bytes, options.memo);
     const double bound_c = out.cache.bound_capacity_bytes, schedule_c = out.cache.capacity_bytes;
     cached.bytes = bounds.graph_bytes(bound_c);
     cached.memory_seconds = static_cast<double>(cached.bytes) / out.dram_bytes_per_second;

@@ -270,8 +270,15 @@ class TileTables {
 //
 // With an `outer` constraint, the constrained loops (those of its ranks with more than one
 // trip) are placed last, innermost first, once every free loop is placed.
+// best_order's tables, reused between its calls (one search's).
+struct OrderScratch {
+  std::vector<int64_t> cost, product, closing;
+  std::vector<int> choice;
+};
+
 std::pair<int64_t, std::vector<int>> best_order(const TilingProblem& p, const TilingCosts& c,
-                                                uint32_t excluded, const OuterTiling& outer) {
+                                                uint32_t excluded, const OuterTiling& outer,
+                                                OrderScratch& scratch) {
   const size_t k = c.loops.size();
   const size_t subsets = size_t{1} << k;
   // The constrained loops, innermost first, and the mask of the free ones.
@@ -281,8 +288,9 @@ std::pair<int64_t, std::vector<int>> best_order(const TilingProblem& p, const Ti
       if (c.loops[l] == outer.ranks[j]) sequence.push_back(l);
   size_t free_mask = subsets - 1;
   for (size_t l : sequence) free_mask &= ~(size_t{1} << l);
-  thread_local std::vector<int64_t> cost, product;
-  thread_local std::vector<int> choice;
+  std::vector<int64_t>& cost = scratch.cost;
+  std::vector<int64_t>& product = scratch.product;
+  std::vector<int>& choice = scratch.choice;
   cost.assign(subsets, kSaturated + 1);
   product.assign(subsets, 1);
   choice.assign(subsets, -1);
@@ -292,7 +300,7 @@ std::pair<int64_t, std::vector<int>> best_order(const TilingProblem& p, const Ti
   }
   cost[0] = 0;
   const size_t n = p.tensors.size();
-  thread_local std::vector<int64_t> closing;  // traffic of tensor t closed on top of subset s
+  std::vector<int64_t>& closing = scratch.closing;  // traffic of tensor t closed on top of s
   closing.assign(n, 0);
   for (size_t s = 0; s < subsets; ++s) {
     if (cost[s] > kSaturated) continue;
@@ -432,7 +440,7 @@ TilingProblem tiling_problem(const Graph& graph, const Node& node, const Einsum&
     const Node* broadcast = nullptr;
     if (info && info->producer != kNoNode) {
       const Node& producer = graph.nodes.at(static_cast<size_t>(info->producer));
-      if (producer.op == "broadcast" && producer.attrs.size() == info->shape.size())
+      if (producer.builtin == Builtin::kBroadcast && producer.attrs.size() == info->shape.size())
         broadcast = &producer;
     }
     for (size_t d = 0; d < op.projection.size(); ++d) {
@@ -561,13 +569,14 @@ Frontier search_tilings(const TilingProblem& problem, uint32_t excluded, int64_t
   });
   std::vector<TilingPoint> points;
   int64_t best = kSaturated + 1;
+  OrderScratch scratch;
   for (const Candidate& c : all) {
     if (c.lower_bound >= best) continue;
     decode(c.ordinal);
     const std::vector<int64_t> used = no_ranks ? std::vector<int64_t>{} : tiles;
     const TilingCosts costs =
         tiling_costs(problem, used, excluded, [&](size_t t) { return tables.tile(t, at, used); });
-    auto [dram, order] = best_order(problem, costs, excluded, outer);
+    auto [dram, order] = best_order(problem, costs, excluded, outer, scratch);
     if (dram >= best) continue;  // dominated by a smaller buffer already found
     best = dram;
     points.push_back({costs.buffer_bytes, dram, used, std::move(order), costs.persistent_bytes});
@@ -630,17 +639,6 @@ Frontier brute_force_tilings(const TilingProblem& problem, uint32_t excluded,
 
 namespace {
 
-struct Memo {
-  std::mutex mutex;
-  std::unordered_map<std::string, std::unique_ptr<Frontier>> frontiers;
-  MemoStats stats;
-};
-
-Memo& memo() {
-  static Memo m;
-  return m;
-}
-
 std::string outer_key(const OuterTiling& outer) {
   std::string s;
   for (size_t j = 0; j < outer.ranks.size(); ++j)
@@ -648,10 +646,21 @@ std::string outer_key(const OuterTiling& outer) {
   return s;
 }
 
-const Frontier& memo_frontier(const TilingProblem& problem, const std::string& signature,
-                              uint32_t excluded, const OuterTiling& outer = {}) {
+}  // namespace
+
+struct TilingMemo::Impl {
+  mutable std::mutex mutex;
+  std::unordered_map<std::string, std::unique_ptr<Frontier>> frontiers;
+  MemoStats stats;
+};
+
+TilingMemo::TilingMemo() : impl_(std::make_unique<Impl>()) {}
+TilingMemo::~TilingMemo() = default;
+
+const Frontier& TilingMemo::frontier(const TilingProblem& problem, const std::string& signature,
+                                     uint32_t excluded, const OuterTiling& outer) {
   const std::string key = std::to_string(excluded) + "#" + outer_key(outer) + "#" + signature;
-  Memo& m = memo();
+  Impl& m = *impl_;
   {
     std::lock_guard<std::mutex> lock(m.mutex);
     auto it = m.frontiers.find(key);
@@ -667,22 +676,20 @@ const Frontier& memo_frontier(const TilingProblem& problem, const std::string& s
   return *it->second;
 }
 
-}  // namespace
-
-const Frontier& memo_frontier(const TilingProblem& problem, uint32_t excluded,
-                              const OuterTiling& outer) {
-  return memo_frontier(problem, problem_signature(problem), excluded, outer);
+const Frontier& TilingMemo::frontier(const TilingProblem& problem, uint32_t excluded,
+                                     const OuterTiling& outer) {
+  return frontier(problem, problem_signature(problem), excluded, outer);
 }
 
-MemoStats memo_stats() {
-  std::lock_guard<std::mutex> lock(memo().mutex);
-  return memo().stats;
+MemoStats TilingMemo::stats() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->stats;
 }
 
-void clear_memo() {
-  std::lock_guard<std::mutex> lock(memo().mutex);
-  memo().frontiers.clear();
-  memo().stats = {};
+void TilingMemo::clear() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->frontiers.clear();
+  impl_->stats = {};
 }
 
 int64_t compulsory_bytes(const TilingProblem& problem, uint32_t excluded) {
@@ -772,8 +779,9 @@ struct ProblemClass {
     }
   };
   std::unordered_map<Lookup, const Frontier*, LookupHash> frontiers;
+  TilingMemo& memo;
 
-  explicit ProblemClass(TilingProblem p) : problem(std::move(p)) {
+  ProblemClass(TilingProblem p, TilingMemo& m) : problem(std::move(p)), memo(m) {
     signature = problem_signature(problem);
     for (const TileTensor& t : problem.tensors) {
       plain.push_back(plain_dims(problem, t));
@@ -786,7 +794,7 @@ struct ProblemClass {
     const Lookup key{mask, rank, tile};
     if (auto it = frontiers.find(key); it != frontiers.end()) return *it->second;
     const OuterTiling outer = rank >= 0 ? OuterTiling{{rank}, {tile}} : OuterTiling{};
-    const Frontier& f = memo_frontier(problem, signature, mask, outer);
+    const Frontier& f = memo.frontier(problem, signature, mask, outer);
     frontiers.emplace(key, &f);
     return f;
   }
@@ -888,22 +896,20 @@ void index_steps(Steps& out) {
   }
 }
 
-std::vector<std::pair<int, int>>& scratch_remap() {
-  thread_local std::vector<std::pair<int, int>> v;
-  return v;
-}
-std::vector<char>& scratch_written() {
-  thread_local std::vector<char> v;
-  return v;
-}
+// sub_key's working vectors, reused between its calls (a schedule's): a hit allocates nothing.
+struct SubKeyScratch {
+  std::vector<std::pair<int, int>> remap;
+  std::vector<char> written;
+};
 
 // A text that identifies the schedule of the steps [first, last) of `all` taken alone (one
 // node): their classes, pinned inputs and keys renumbered in order of first use, and the
 // keys' bytes, kinds and whether the steps write them.
-void sub_key(const Steps& all, size_t first, size_t last, std::string* memo) {
-  std::vector<std::pair<int, int>>& remap = scratch_remap();
+void sub_key(const Steps& all, size_t first, size_t last, SubKeyScratch& scratch,
+             std::string* memo) {
+  std::vector<std::pair<int, int>>& remap = scratch.remap;
   remap.clear();
-  std::vector<char>& written = scratch_written();
+  std::vector<char>& written = scratch.written;
   written.clear();
   auto key = [&](int k) {
     for (const auto& [from, to] : remap)
@@ -961,6 +967,7 @@ Steps sub_steps(const Steps& all, size_t first, size_t last) {
 // key), so the nest, its initialisation and the broadcast views among its operands suffice.
 class ClassTable {
  public:
+  explicit ClassTable(TilingMemo& memo) : memo_(memo) {}
   ProblemClass* get(const Graph& graph, const Node& node, const Einsum& e, bool initialized) {
     key_.clear();
     auto put = [&](const auto& v) { key_.append(reinterpret_cast<const char*>(&v), sizeof v); };
@@ -973,7 +980,7 @@ class ClassTable {
       const TensorInfo& info = graph.tensors[static_cast<size_t>(id)];
       if (info.producer == kNoNode) return;
       const Node& producer = graph.nodes[static_cast<size_t>(info.producer)];
-      if (producer.op != "broadcast") return;
+      if (producer.builtin != Builtin::kBroadcast) return;
       put(op.slot);
       for (int64_t a : producer.attrs) put(a);
     };
@@ -981,12 +988,14 @@ class ClassTable {
     operand(e.output);
     auto it = index_.find(key_);
     if (it != index_.end()) return it->second;
-    classes_.push_back(std::make_unique<ProblemClass>(tiling_problem(graph, node, e, initialized)));
+    classes_.push_back(
+        std::make_unique<ProblemClass>(tiling_problem(graph, node, e, initialized), memo_));
     index_.emplace(key_, classes_.back().get());
     return classes_.back().get();
   }
 
  private:
+  TilingMemo& memo_;
   std::string key_;  // reused: a hit allocates nothing
   std::unordered_map<std::string, ProblemClass*> index_;
   std::vector<std::unique_ptr<ProblemClass>> classes_;
@@ -1500,19 +1509,22 @@ std::vector<char> output_storages(const Graph& graph) {
 
 struct CacheSchedules::State {
   const Graph& graph;
+  std::optional<TilingMemo> own_memo;  // without the caller's
   ClassTable classes;
   Steps steps;
   // Nodes alone: equal sequences of nests (most nodes of a model repeat) are scheduled once.
   std::unordered_map<std::string, std::optional<int64_t>> node_memo;
   std::string memo_key;
   int64_t fused = 0;  // the graph's compulsory traffic: no schedule moves less
-  State(const Graph& g, std::optional<int64_t> f) : graph(g), fused(f ? *f : fused_bytes(g)) {
+  SubKeyScratch scratch;
+  State(const Graph& g, std::optional<int64_t> f, TilingMemo* memo)
+      : graph(g), classes(memo ? *memo : own_memo.emplace()), fused(f ? *f : fused_bytes(g)) {
     steps = build_steps(g, classes, output_storages(g));
   }
 };
 
-CacheSchedules::CacheSchedules(const Graph& graph, std::optional<int64_t> fused)
-    : state_(std::make_unique<State>(graph, fused)) {}
+CacheSchedules::CacheSchedules(const Graph& graph, std::optional<int64_t> fused, TilingMemo* memo)
+    : state_(std::make_unique<State>(graph, fused, memo)) {}
 CacheSchedules::~CacheSchedules() = default;
 
 // The greedy choices are not monotone in the capacity, but a schedule found for a smaller
@@ -1538,7 +1550,7 @@ std::optional<int64_t> CacheSchedules::node_bytes(NodeId node, double capacity_b
   if (n.kind == NodeKind::kDataMovement || !n.einsums) return n.bytes();
   const auto [first, last] = s.steps.node_steps.at(static_cast<size_t>(node));
   s.memo_key.assign(reinterpret_cast<const char*>(&capacity_bytes), sizeof capacity_bytes);
-  sub_key(s.steps, first, last, &s.memo_key);
+  sub_key(s.steps, first, last, s.scratch, &s.memo_key);
   auto it = s.node_memo.find(s.memo_key);
   if (it != s.node_memo.end()) return it->second;
   Steps st = sub_steps(s.steps, first, last);
@@ -1547,12 +1559,14 @@ std::optional<int64_t> CacheSchedules::node_bytes(NodeId node, double capacity_b
   return bytes;
 }
 
-std::optional<int64_t> schedule_graph_bytes(const Graph& graph, double capacity_bytes) {
-  return CacheSchedules(graph).graph_bytes(capacity_bytes);
+std::optional<int64_t> schedule_graph_bytes(const Graph& graph, double capacity_bytes,
+                                            TilingMemo* memo) {
+  return CacheSchedules(graph, std::nullopt, memo).graph_bytes(capacity_bytes);
 }
 
-std::optional<int64_t> schedule_node_bytes(const Graph& graph, NodeId node, double capacity_bytes) {
-  return CacheSchedules(graph).node_bytes(node, capacity_bytes);
+std::optional<int64_t> schedule_node_bytes(const Graph& graph, NodeId node, double capacity_bytes,
+                                           TilingMemo* memo) {
+  return CacheSchedules(graph, std::nullopt, memo).node_bytes(node, capacity_bytes);
 }
 
 std::vector<double> curve_capacities(const Graph& graph, double platform_capacity_bytes) {
@@ -1581,10 +1595,10 @@ static void keep_best_below(std::vector<CurvePoint>& points) {
   }
 }
 
-std::vector<CurvePoint> cache_aware_curve(const Graph& graph,
-                                          const std::vector<double>& capacities) {
+std::vector<CurvePoint> cache_aware_curve(const Graph& graph, const std::vector<double>& capacities,
+                                          TilingMemo* memo) {
   const int64_t fused = fused_bytes(graph);
-  CacheSchedules schedules(graph, fused);
+  CacheSchedules schedules(graph, fused, memo);
   IoBounds bounds(graph, fused);
   std::vector<CurvePoint> out;
   for (double c : capacities) out.push_back({c, bounds.graph_bytes(c), schedules.graph_bytes(c)});
@@ -1592,10 +1606,11 @@ std::vector<CurvePoint> cache_aware_curve(const Graph& graph,
   return out;
 }
 
-std::vector<std::vector<CurvePoint>> cache_aware_node_curves(
-    const Graph& graph, const std::vector<double>& capacities) {
+std::vector<std::vector<CurvePoint>> cache_aware_node_curves(const Graph& graph,
+                                                             const std::vector<double>& capacities,
+                                                             TilingMemo* memo) {
   const int64_t fused = fused_bytes(graph);
-  CacheSchedules schedules(graph, fused);
+  CacheSchedules schedules(graph, fused, memo);
   IoBounds bounds(graph, fused);
   std::vector<std::vector<CurvePoint>> out;
   for (const Node& n : graph.nodes) {

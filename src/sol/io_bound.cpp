@@ -316,8 +316,8 @@ Projected project(const Graph& g, const NestShape& shape, size_t o, TensorId t) 
     if (v.producer == kNoNode) return out;
     const Node& p = g.nodes[static_cast<size_t>(v.producer)];
     if (p.inputs.empty()) return out;
-    const std::string& op = p.op;
-    if (op == "broadcast") {
+    const Builtin op = p.builtin;
+    if (op == Builtin::kBroadcast) {
       if (!first || p.attrs.size() != v.shape.size()) return out;
       const TensorInfo& in = g.tensors[static_cast<size_t>(p.inputs[0])];
       for (size_t d = 0; d < p.attrs.size(); ++d) {
@@ -326,8 +326,8 @@ Projected project(const Graph& g, const NestShape& shape, size_t o, TensorId t) 
             in.shape[static_cast<size_t>(a)] != v.shape[d])
           drop |= uint64_t{1} << d;
       }
-    } else if (op != "reshape" && op != "permute" && op != "permute_view" && op != "slice" &&
-               op != "select" && op != "split") {
+    } else if (op != Builtin::kReshape && op != Builtin::kPermute && op != Builtin::kPermuteView &&
+               op != Builtin::kSlice && op != Builtin::kSelect && op != Builtin::kSplit) {
       return out;  // unfold (overlapping windows) or anything not known to be one-to-one
     }
     first = false;

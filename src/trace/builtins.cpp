@@ -6,16 +6,17 @@
 #include <optional>
 
 #include "solar/base/checked.h"
+#include "solar/graph/ops.h"
 #include "solar/ir/printer.h"
 #include "trace_context.h"
 
 namespace solar::detail {
 namespace {
 
-class Builtin {
+class BuiltinCall {
  public:
-  Builtin(TraceContext& ctx, const std::string& name, const CallArgs& args, Loc loc)
-      : ctx_(ctx), name_(name), args_(args), loc_(loc) {}
+  BuiltinCall(TraceContext& ctx, Builtin op, const std::string& name, const CallArgs& args, Loc loc)
+      : ctx_(ctx), op_(op), name_(name), args_(args), loc_(loc) {}
 
   [[noreturn]] void fail(const std::string& msg, const std::string& hint = "") const {
     ctx_.fail(ErrorKind::kShape, loc_, name_ + "(): " + msg, hint);
@@ -186,11 +187,12 @@ class Builtin {
                                    is_view ? inputs.front() : -1, sparsity));
     }
     Node& n = ctx_.graph().nodes[static_cast<size_t>(id)];
+    n.builtin = op_;
     n.attrs = std::move(attrs_);
     n.value = value_;
     if (!is_view) n.input_bytes = std::move(read_bytes);
     ctx_.finish_node(n, outputs, /*writes_outputs=*/!is_view);
-    if (outputs.size() == 1 && name_ != "split") return Value::of_tensor(outputs[0]);
+    if (outputs.size() == 1 && op_ != Builtin::kSplit) return Value::of_tensor(outputs[0]);
     std::vector<Value> items;
     for (TensorId t : outputs) items.push_back(Value::of_tensor(t));
     return Value::of_seq(Value::Kind::kTuple, std::move(items));
@@ -213,22 +215,44 @@ class Builtin {
   }
 
   Value run() {
-    if (name_ == "reshape") return reshape();
-    if (name_ == "permute" || name_ == "permute_view") return permute();
-    if (name_ == "slice") return slice();
-    if (name_ == "select") return select();
-    if (name_ == "unfold") return unfold();
-    if (name_ == "split") return split();
-    if (name_ == "concat" || name_ == "stack") return concat();
-    if (name_ == "pad") return pad();
-    if (name_ == "broadcast") return broadcast();
-    if (name_ == "gather") return gather();
-    if (name_ == "topk") return topk();
-    if (name_ == "scatter") return scatter();
-    if (name_ == "apply_mask") return apply_mask();
-    if (name_ == "cast") return cast();
-    if (name_ == "constant" || name_ == "iota") return constant();
-    ctx_.fail(ErrorKind::kUnknownBuiltin, loc_, "unknown function '" + name_ + "'");
+    switch (op_) {
+      case Builtin::kReshape:
+        return reshape();
+      case Builtin::kPermute:
+      case Builtin::kPermuteView:
+        return permute();
+      case Builtin::kSlice:
+        return slice();
+      case Builtin::kSelect:
+        return select();
+      case Builtin::kUnfold:
+        return unfold();
+      case Builtin::kSplit:
+        return split();
+      case Builtin::kConcat:
+      case Builtin::kStack:
+        return concat();
+      case Builtin::kPad:
+        return pad();
+      case Builtin::kBroadcast:
+        return broadcast();
+      case Builtin::kGather:
+        return gather();
+      case Builtin::kTopk:
+        return topk();
+      case Builtin::kScatter:
+        return scatter();
+      case Builtin::kApplyMask:
+        return apply_mask();
+      case Builtin::kCast:
+        return cast();
+      case Builtin::kConstant:
+      case Builtin::kIota:
+        return constant();
+      case Builtin::kNone:
+        break;
+    }
+    throw InternalError("builtin call without a builtin: '" + name_ + "'");
   }
 
   Value reshape() {
@@ -284,7 +308,7 @@ class Builtin {
     attrs_.assign(order.begin(), order.end());
     // permute_view: the same tensor with permuted strides (a front end's view of PyTorch's
     // permute/transpose returned as it is); permute copies.
-    const bool view = identity || name_ == "permute_view";
+    const bool view = identity || op_ == Builtin::kPermuteView;
     return finish({x}, {ctx_.read_bytes(x)}, {{dims, shape}}, t.dtype, view, t.sparsity);
   }
 
@@ -417,7 +441,7 @@ class Builtin {
     std::vector<std::string> dims = first.dims;
     std::vector<int64_t> shape = first.shape;
     size_t a = 0;
-    if (name_ == "stack") {
+    if (op_ == Builtin::kStack) {
       const Value* d = arg(1, "dim");
       const std::string new_dim = d && d->kind == Value::Kind::kStr ? d->s : "L";
       const int64_t at = integer(2, "axis", 0, false);
@@ -434,13 +458,13 @@ class Builtin {
       const TensorInfo& t = ctx_.tensor(x);
       bool same = t.shape.size() == first.shape.size();
       for (size_t i = 0; same && i < t.shape.size(); ++i)
-        same = name_ == "stack" || i == a ? true : t.shape[i] == first.shape[i];
-      if (name_ == "stack") same = same && t.shape == first.shape;
+        same = op_ == Builtin::kStack || i == a ? true : t.shape[i] == first.shape[i];
+      if (op_ == Builtin::kStack) same = same && t.shape == first.shape;
       if (!same) {
         fail("shapes differ: '" + first.name + "' " + dims_text(first) + " and '" + t.name + "' " +
              dims_text(t));
       }
-      if (name_ == "concat") {
+      if (op_ == Builtin::kConcat) {
         shape[a] = count_add(shape[a], t.shape[a], [&] {
           return count_overflow({ctx_.program().file, loc_, name_ + "()"},
                                 "size of dim '" + dims[a] + "'");
@@ -632,10 +656,10 @@ class Builtin {
   }
 
   Value constant() {
-    const size_t spec_pos = name_ == "constant" ? 1 : 0;
+    const size_t spec_pos = op_ == Builtin::kConstant ? 1 : 0;
     const auto dims = split_dims(string(spec_pos, "dims"));
     auto shape = sizes_for(dims, nullptr, false, 0);
-    DType dtype = name_ == "iota" ? DType::kInt64 : DType::kFp32;
+    DType dtype = op_ == Builtin::kIota ? DType::kInt64 : DType::kFp32;
     if (const Value* d = kw("dtype")) {
       auto parsed = d->kind == Value::Kind::kStr ? parse_dtype(d->s) : std::nullopt;
       if (!parsed) {
@@ -644,8 +668,9 @@ class Builtin {
       }
       dtype = *parsed;
     }
-    if (name_ == "iota" && dims.size() != 1) fail("iota makes a 1-D tensor: iota(\"S\", S=128)");
-    if (name_ == "constant") {
+    if (op_ == Builtin::kIota && dims.size() != 1)
+      fail("iota makes a 1-D tensor: iota(\"S\", S=128)");
+    if (op_ == Builtin::kConstant) {
       const Value& v = need(0, "value");
       if (!v.is_number()) ctx_.fail(ErrorKind::kType, loc_, "constant(): value must be a number");
       value_ = v.as_double();
@@ -655,6 +680,7 @@ class Builtin {
 
  private:
   TraceContext& ctx_;
+  Builtin op_;
   const std::string& name_;
   const CallArgs& args_;
   Loc loc_;
@@ -667,7 +693,9 @@ class Builtin {
 
 Value call_graph_builtin(TraceContext& ctx, const std::string& name, const CallArgs& args,
                          Loc loc) {
-  return Builtin(ctx, name, args, loc).run();
+  const std::optional<Builtin> op = find_builtin(name);
+  if (!op) ctx.fail(ErrorKind::kUnknownBuiltin, loc, "unknown function '" + name + "'");
+  return BuiltinCall(ctx, *op, name, args, loc).run();
 }
 
 }  // namespace solar::detail

@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "solar/einsum/graph.h"
+#include "solar/graph/graph.h"
 #include "solar/ir/program.h"
 #include "solar/trace/tracer.h"
 #include "value.h"

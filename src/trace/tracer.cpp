@@ -10,6 +10,7 @@
 #include "solar/einsum/lift.h"
 #include "solar/ir/printer.h"
 #include "solar/ir/static_eval.h"
+#include "solar/sol/traffic.h"
 #include "trace_context.h"
 
 namespace solar {
@@ -128,18 +129,7 @@ void TraceContext::finish_node(Node& node, const std::vector<TensorId>& outputs,
     return count_overflow({program_.file, node.loc, "node '" + node.name + "'"}, quantity);
   };
   node.outputs = outputs;
-  node.bytes_read = 0;
-  for (int64_t b : node.input_bytes)
-    node.bytes_read = count_add(node.bytes_read, b, [&] { return overflow("bytes read"); });
-  node.bytes_written = 0;
-  if (writes_outputs) {
-    for (TensorId t : outputs) {
-      node.bytes_written = count_add(node.bytes_written, tensor(t).bytes(),
-                                     [&] { return overflow("bytes written"); });
-    }
-  }
-  count_add(node.bytes_read, node.bytes_written,
-            [&] { return overflow("bytes (read + written)"); });
+  set_unfused_traffic(graph_, node, writes_outputs, overflow);
   const int64_t matrix =
       count_mul(node.macs, 2, [&] { return overflow("matrix FLOPs (2 x MACs)"); });
   const int64_t vector = checked_flops_total(
@@ -216,10 +206,7 @@ void TraceContext::budget_error(const std::string& what, Loc loc) const {
        hint);
 }
 
-int64_t TraceContext::read_bytes(TensorId t) const {
-  const TensorInfo& info = tensor(t);
-  return std::min(info.bytes(), tensor(info.storage).bytes());
-}
+int64_t TraceContext::read_bytes(TensorId t) const { return view_read_bytes(graph_, t); }
 
 namespace {
 
@@ -953,8 +940,7 @@ class Tracer {
       const KernelTensor& kt = k.tensors[static_cast<size_t>(k.params[i].tensor)];
       const TensorId t = matched[i]->tensor;
       if (kt.read && std::find(counted.begin(), counted.end(), t) == counted.end()) {
-        n.input_bytes[slot] =
-            std::min(ctx_.read_bytes(t), touched_bytes(n, k.params[i].tensor, ctx_.tensor(t)));
+        n.input_bytes[slot] = kernel_read_bytes(ctx_.graph(), n, k.params[i].tensor, t);
         counted.push_back(t);
       }
       ++slot;
@@ -964,25 +950,6 @@ class Tracer {
     std::vector<Value> items;
     for (TensorId t : outputs) items.push_back(Value::of_tensor(t));
     return Value::of_seq(Value::Kind::kTuple, std::move(items));
-  }
-
-  // Bytes of `tensor` that node `n` touches through kernel tensor `slot`: the most any of its
-  // accesses touches (each a lower bound, touched_elements), at the tensor's bytes per element.
-  static int64_t touched_bytes(const Node& n, int slot, const TensorInfo& tensor) {
-    int64_t elements = 0;
-    bool accessed = false;
-    if (!n.einsums || tensor.role == Role::kGenerated) return tensor.bytes();
-    for (const Einsum& e : *n.einsums) {
-      for (const Operand& op : e.inputs) {
-        if (op.slot != slot) continue;
-        accessed = true;
-        elements = std::max(elements, op.touched >= 0 ? op.touched : tensor.elements());
-      }
-    }
-    if (!accessed || elements >= tensor.elements()) return tensor.bytes();
-    const int64_t dense = dtype_bytes(tensor.dtype, elements);
-    if (tensor.sparsity <= 0.0) return dense;
-    return static_cast<int64_t>(std::ceil(static_cast<double>(dense) * (1.0 - tensor.sparsity)));
   }
 
   // Identical calls (same kernel, shapes, dtypes, sparsity and scalars) lift once. The key

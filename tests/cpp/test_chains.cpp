@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "solar/einsum/chains.h"
 #include "solar/pipeline/pipeline.h"
+#include "solar/sol/chains.h"
 #include "test_util.h"
 
 namespace solar {

@@ -9,12 +9,12 @@
 
 #include "solar/arch/spec.h"
 #include "solar/base/checked.h"
-#include "solar/einsum/chains.h"
 #include "solar/exec/executor.h"
 #include "solar/io/json.h"
 #include "solar/ir/static_eval.h"
 #include "solar/pipeline/pipeline.h"
 #include "solar/sol/analysis.h"
+#include "solar/sol/chains.h"
 #include "solar/trace/tracer.h"
 #include "test_util.h"
 

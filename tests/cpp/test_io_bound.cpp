@@ -13,7 +13,7 @@
 #include <string>
 
 #include "solar/arch/spec.h"
-#include "solar/einsum/graph.h"
+#include "solar/graph/graph.h"
 #include "solar/pipeline/pipeline.h"
 #include "solar/sol/analysis.h"
 #include "solar/sol/cache_aware.h"

@@ -7,7 +7,7 @@
 
 #include "solar/arch/spec.h"
 #include "solar/base/error.h"
-#include "solar/einsum/graph.h"
+#include "solar/graph/graph.h"
 #include "solar/sol/analysis.h"
 #include "test_util.h"
 

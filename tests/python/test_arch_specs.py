@@ -182,7 +182,7 @@ def test_arch_show_prints_basis_and_accumulate():
 
 
 def test_arch_all_analyzes_on_every_spec():
-    # linear_bias_matmul: 83,886,080 FLOPs, fused 985,088 B (REFERENCE.md section 1).
+    # linear_bias_matmul: 83,886,080 FLOPs, fused 985,088 B (the paper's worked example, Figure 2).
     example = ROOT / "examples" / "ir" / "linear_bias_matmul.py"
     r = run_cli("analyze", example, "--arch", "all")
     assert r.returncode == 0, r.stderr

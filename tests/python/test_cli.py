@@ -47,7 +47,8 @@ def test_analyze_paper_spec_reproduces_figure_2d(tmp_path):
     assert t["macs"] == 41_943_040
     assert t["flops"] == 83_886_080 and isinstance(t["flops"], int)
     assert t["matrix_flops"] == 83_886_080 and t["vector_flops"] == 0
-    # REFERENCE §1: 4·[(BMK+NK+N+BMN) + (BMN+NP+BMP)] and 4·(BMK+NK+N+NP+BMP).
+    # The paper's worked example (its Figure 2): 4·[(BMK+NK+N+BMN) + (BMN+NP+BMP)] and
+    # 4·(BMK+NK+N+NP+BMP).
     # Cache-aware: the L2 (52,428,800 B) holds every tensor, so it equals the fused bytes.
     assert t["bytes"] == {"unfused": 2_033_664, "fused": 985_088, "cache_aware": 985_088}
     # fused = max(83,886,080 / 102e12, 985,088 / 2.0388e12) = 0.8224 µs (compute);

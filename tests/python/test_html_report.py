@@ -279,8 +279,8 @@ def test_report_tables_match_the_terminal_table():
     graph, archs, analyses = _analyses(PAPER, ["H100_PCIe_paper"])
     text = html_report.build_report(str(PAPER), graph, archs, analyses)
     cells = [html.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", text)]
-    # The paper's Figure 2d (REFERENCE §1): unfused 83.9 MFLOP, 2.03 MB, 1.01 µs, memory;
-    # fused 985 kB, 822 ns, compute; as `solar analyze` prints them.
+    # The paper's Figure 2d (its worked example): unfused 83.9 MFLOP, 2.03 MB, 1.01 µs,
+    # memory; fused 985 kB, 822 ns, compute; as `solar analyze` prints them.
     i = cells.index("Unfused")
     assert cells[i : i + 5] == ["Unfused", "83.9 MFLOP", "2.03 MB", "1.01 µs", "Memory"]
     j = cells.index("Fused")

@@ -1,7 +1,7 @@
 """Inverse roofline (`solar inverse`) and the cross-platform table (`solar analyze --arch
 A,B`), on the paper's Figure 2 program as IR and as PyTorch. Every number is derived by hand
-in the comment beside it (REFERENCE.md §1 gives the counts: 83,886,080 FLOPs; 2,033,664
-unfused and 985,088 fused bytes)."""
+in the comment beside it (the paper's worked example, its Figure 2, gives the counts:
+83,886,080 FLOPs; 2,033,664 unfused and 985,088 fused bytes)."""
 
 from __future__ import annotations
 

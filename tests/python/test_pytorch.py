@@ -33,8 +33,9 @@ def test_paper_program_from_pytorch_reproduces_figure_2(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     doc = json.loads(out.read_text())
-    # Same numbers as the hand-written IR (REFERENCE.md §1): nn.Linear lowers to the
-    # bias-initialised contraction `linear_nt` (no extra FLOPs, the weight read in place).
+    # Same numbers as the hand-written IR (the paper's worked example, Figure 2): nn.Linear
+    # lowers to the bias-initialised contraction `linear_nt` (no extra FLOPs, the weight read
+    # in place).
     assert doc["totals"]["flops"] == 83_886_080
     # Cache-aware: the paper spec's 50 MiB L2 holds every tensor: the fused bytes.
     assert doc["totals"]["bytes"] == {

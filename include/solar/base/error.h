@@ -62,6 +62,13 @@ struct Diagnostic {
   std::string format() const;
 };
 
+// The one text of a diagnostic, in both languages (Python's solar.errors.Diagnostic prints
+// through it): "file:line:col: error[kind]: message" and, with a hint, "\n  hint: hint".
+// Without a file there is no location; without a line, only the file. `kind` is a name: the
+// Python layer has kinds of its own (capture, lower, ...).
+std::string format_diagnostic(const std::string& kind, const std::string& file, Loc loc,
+                              const std::string& message, const std::string& hint);
+
 // The input is wrong. Holds all diagnostics found (at least one).
 class UserError : public std::runtime_error {
  public:

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "solar/base/dtype.h"
-#include "solar/einsum/graph.h"
+#include "solar/graph/graph.h"
 #include "solar/ir/program.h"
 
 namespace solar {
@@ -120,6 +120,10 @@ class Interrupted : public std::runtime_error {
 struct ExecCost {
   int64_t peak_bytes = 0;
   int64_t operations = 0;  // Σ over nests of points × (1 + operators per point)
+  // MACs of the contraction nests the native backend without bounds checks may run as GEMMs:
+  // every MAC nest except those whose output is written at an affine position (the scatter
+  // form of a transposed convolution, an output dim such as (H+R)), which stay scalar loops.
+  int64_t gemm_macs = 0;
 };
 ExecCost estimate_cost(const Graph& graph, bool packed_gemms = false);
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "solar/einsum/graph.h"
+#include "solar/graph/graph.h"
 
 namespace solar {
 

@@ -10,9 +10,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "solar/base/counts.h"
 #include "solar/base/dtype.h"
 #include "solar/base/scalar.h"
-#include "solar/einsum/graph.h"
 #include "solar/ir/ast.h"
 
 namespace solar {

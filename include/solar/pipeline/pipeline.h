@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "solar/einsum/graph.h"
+#include "solar/graph/graph.h"
 #include "solar/ir/program.h"
 #include "solar/trace/tracer.h"
 

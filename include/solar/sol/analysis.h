@@ -19,9 +19,11 @@
 #include <vector>
 
 #include "solar/arch/spec.h"
-#include "solar/einsum/graph.h"
+#include "solar/graph/graph.h"
 
 namespace solar {
+
+class TilingMemo;
 
 struct AnalysisOptions {
   // kFp32 / kTf32 override every fp32 contraction (`--fp32-math`); kPlatformDefault keeps
@@ -29,6 +31,8 @@ struct AnalysisOptions {
   // fp32_matrix_mode for nodes that set none.
   Fp32Math fp32_math = Fp32Math::kPlatformDefault;
   bool cache_aware = true;  // run the tiling search (false: Analysis::cache says skipped)
+  // The tiling searches to reuse and add to (sol/cache_aware.h); null: this analysis's own.
+  TilingMemo* memo = nullptr;
 };
 
 // "compute" or "memory"; for compute, `unit` says which compute resource bounds it. Ties go

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "solar/einsum/graph.h"
+#include "solar/graph/graph.h"
 
 namespace solar {
 
@@ -101,17 +101,34 @@ Frontier search_tilings(const TilingProblem& problem, uint32_t excluded = 0,
 // tests: exponential).
 Frontier brute_force_tilings(const TilingProblem& problem, uint32_t excluded = 0,
                              const OuterTiling& outer = {});
-// search_tilings through a process-wide memo keyed by (signature, excluded, outer);
-// thread-safe.
-const Frontier& memo_frontier(const TilingProblem& problem, uint32_t excluded = 0,
-                              const OuterTiling& outer = {});
-
 struct MemoStats {
   int64_t hits = 0;
-  int64_t misses = 0;  // = searches run = distinct (signature, excluded) pairs seen
+  int64_t misses = 0;  // = searches run = distinct (signature, excluded, outer) keys seen
 };
-MemoStats memo_stats();
-void clear_memo();
+
+// The tiling searches done so far, keyed by (signature, excluded, outer): search_tilings run
+// once per key. Owned by the caller (no process-wide state): one analysis, or many that share
+// it (the Python layer keeps one per process, a benchmark one per run); thread-safe. A
+// frontier it returns lives as long as the memo (until clear()).
+class TilingMemo {
+ public:
+  TilingMemo();
+  ~TilingMemo();
+  TilingMemo(const TilingMemo&) = delete;
+  TilingMemo& operator=(const TilingMemo&) = delete;
+
+  const Frontier& frontier(const TilingProblem& problem, uint32_t excluded = 0,
+                           const OuterTiling& outer = {});
+  // The same, with `signature` = problem_signature(problem) computed by the caller.
+  const Frontier& frontier(const TilingProblem& problem, const std::string& signature,
+                           uint32_t excluded, const OuterTiling& outer);
+  MemoStats stats() const;
+  void clear();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // Each non-excluded tensor once at its full accessed size: no mapping moves less.
 int64_t compulsory_bytes(const TilingProblem& problem, uint32_t excluded = 0);
@@ -132,8 +149,10 @@ const TilingPoint* best_point(const Frontier& frontier, double capacity_bytes);
 // Schedules of one graph at any number of capacities, sharing the tiling searches.
 class CacheSchedules {
  public:
-  // `fused`: fused_bytes(graph) when the caller has it (computed here otherwise).
-  explicit CacheSchedules(const Graph& graph, std::optional<int64_t> fused = std::nullopt);
+  // `fused`: fused_bytes(graph) when the caller has it (computed here otherwise). `memo`: the
+  // caller's tiling memo (null: one of these schedules' own).
+  explicit CacheSchedules(const Graph& graph, std::optional<int64_t> fused = std::nullopt,
+                          TilingMemo* memo = nullptr);
   ~CacheSchedules();
   CacheSchedules(const CacheSchedules&) = delete;
   CacheSchedules& operator=(const CacheSchedules&) = delete;
@@ -149,8 +168,10 @@ class CacheSchedules {
   std::unique_ptr<State> state_;
 };
 
-std::optional<int64_t> schedule_graph_bytes(const Graph& graph, double capacity_bytes);
-std::optional<int64_t> schedule_node_bytes(const Graph& graph, NodeId node, double capacity_bytes);
+std::optional<int64_t> schedule_graph_bytes(const Graph& graph, double capacity_bytes,
+                                            TilingMemo* memo = nullptr);
+std::optional<int64_t> schedule_node_bytes(const Graph& graph, NodeId node, double capacity_bytes,
+                                           TilingMemo* memo = nullptr);
 
 // --- the curve --------------------------------------------------------------------------------
 
@@ -166,9 +187,10 @@ struct CurvePoint {
 std::vector<double> curve_capacities(const Graph& graph, double platform_capacity_bytes);
 // The bound and the best schedule of the graph, and of every node alone (`per_node`: one
 // curve per node, indexed like graph.nodes), at each capacity.
-std::vector<CurvePoint> cache_aware_curve(const Graph& graph,
-                                          const std::vector<double>& capacities);
+std::vector<CurvePoint> cache_aware_curve(const Graph& graph, const std::vector<double>& capacities,
+                                          TilingMemo* memo = nullptr);
 std::vector<std::vector<CurvePoint>> cache_aware_node_curves(const Graph& graph,
-                                                             const std::vector<double>& capacities);
+                                                             const std::vector<double>& capacities,
+                                                             TilingMemo* memo = nullptr);
 
 }  // namespace solar

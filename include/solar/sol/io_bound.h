@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "solar/einsum/graph.h"
+#include "solar/graph/graph.h"
 
 namespace solar {
 

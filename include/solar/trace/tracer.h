@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "solar/einsum/graph.h"
+#include "solar/graph/graph.h"
 #include "solar/ir/program.h"
 
 namespace solar {

@@ -15,7 +15,7 @@ from .rnn import patch_recurrent
 
 @dataclass
 class Problem:
-    """A program in the problem convention (REFERENCE.md §5)."""
+    """A program in the problem convention (docs/pytorch.md, "Programs")."""
 
     path: str
     module: object

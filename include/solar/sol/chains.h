@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "solar/base/dtype.h"
-#include "solar/einsum/graph.h"
+#include "solar/graph/graph.h"
 
 namespace solar {
 

@@ -1,6 +1,6 @@
 // Chain reordering: enumerate the association orders of multi-operand products and of
-// chains of contraction nodes, and cost each (include/solar/einsum/chains.h).
-#include "solar/einsum/chains.h"
+// chains of contraction nodes, and cost each (include/solar/sol/chains.h).
+#include "solar/sol/chains.h"
 
 #include <algorithm>
 #include <cctype>
@@ -382,9 +382,9 @@ NodeId producing_contraction(const Graph& graph, const std::map<NodeId, Contract
     if (p.kind != NodeKind::kDataMovement || p.inputs.size() != 1 || p.outputs.size() != 1)
       return kNoNode;
     const TensorInfo& in = graph.tensors.at(p.inputs[0]);
-    if (p.op == "permute" || p.op == "permute_view") {
+    if (p.builtin == Builtin::kPermute || p.builtin == Builtin::kPermuteView) {
       for (int& d : *dims) d = d < 0 ? -1 : static_cast<int>(p.attrs.at(static_cast<size_t>(d)));
-    } else if (p.op == "reshape") {
+    } else if (p.builtin == Builtin::kReshape) {
       // Only reshapes that add or drop size-1 dims keep every rank.
       std::vector<int> in_dims, out_dims;
       for (size_t d = 0; d < in.shape.size(); ++d)
@@ -413,7 +413,9 @@ std::string source_name(const Graph& graph, TensorId tensor) {
     const TensorInfo& t = graph.tensors.at(tensor);
     if (t.producer == kNoNode) return t.name;
     const Node& p = graph.nodes.at(t.producer);
-    if ((p.op != "reshape" && p.op != "permute" && p.op != "permute_view") || p.inputs.size() != 1)
+    if ((p.builtin != Builtin::kReshape && p.builtin != Builtin::kPermute &&
+         p.builtin != Builtin::kPermuteView) ||
+        p.inputs.size() != 1)
       return t.name;
     tensor = p.inputs[0];
   }

@@ -1,0 +1,47 @@
+// The unfused traffic rule (docs/sol-modes.md, "Unfused"): the DRAM bytes one node moves when
+// it runs alone with an unlimited cache inside it. Each distinct tensor it reads, once, at
+// most what it touches and at most the storage a view views; each tensor it writes, once; a
+// view moves nothing. The tracer applies the rule as it adds each node (Node::input_bytes,
+// bytes_read, bytes_written); every SOL mode then reads those fields. What a builtin reads of
+// each input beside the view cap (gather: only the rows it fetches) is part of the builtin's
+// semantics and stays with its shape rule (trace/builtins.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "solar/graph/graph.h"
+
+namespace solar {
+
+// Bytes a reader fetches of tensor `t`: its bytes, capped at its storage's bytes.
+int64_t view_read_bytes(const Graph& graph, TensorId t);
+
+// Bytes kernel call `node` reads of graph tensor `t`, bound to its kernel tensor `slot`: the
+// most any of the node's accesses of that slot touches (each a lower bound, Operand::touched),
+// at the tensor's bytes per element and density, capped at view_read_bytes.
+int64_t kernel_read_bytes(const Graph& graph, const Node& node, int slot, TensorId t);
+
+// Sets node.bytes_read (the sum of node.input_bytes) and node.bytes_written (each of
+// node.outputs once when `writes_outputs`, else 0: a view). A sum that does not fit in int64
+// throws the UserError overflow(quantity) returns ("bytes read", "bytes written",
+// "bytes (read + written)").
+template <typename MakeError>
+void set_unfused_traffic(const Graph& graph, Node& node, bool writes_outputs,
+                         MakeError&& overflow) {
+  node.bytes_read = 0;
+  for (int64_t b : node.input_bytes)
+    node.bytes_read = count_add(node.bytes_read, b, [&] { return overflow("bytes read"); });
+  node.bytes_written = 0;
+  if (writes_outputs) {
+    for (TensorId t : node.outputs) {
+      node.bytes_written =
+          count_add(node.bytes_written, graph.tensors[static_cast<size_t>(t)].bytes(),
+                    [&] { return overflow("bytes written"); });
+    }
+  }
+  count_add(node.bytes_read, node.bytes_written,
+            [&] { return overflow("bytes (read + written)"); });
+}
+
+}  // namespace solar

@@ -1,0 +1,24 @@
+"""The core's session of this process (src/pipeline/session.h): the kernels the native
+backend has loaded and the cache-aware mode's tiling searches, kept between calls. The C++
+core holds no process-wide state; this module holds the one session the Python layer passes
+to it. A process forked from this one (a warm batch worker) inherits a copy."""
+
+from __future__ import annotations
+
+import functools
+
+
+@functools.cache
+def core_session():
+    """The process's `_core.Session`, made on first use."""
+    from . import _core
+
+    return _core.Session()
+
+
+def analyze_graph(graph, arch, fp32_math: str = "default", cache_aware: bool = True):
+    """`_core.analyze` with the process's session: tiling searches are shared between the
+    analyses of one process (the same graph on several archs, a sweep, a measurement)."""
+    from . import _core
+
+    return _core.analyze(graph, arch, fp32_math, cache_aware, core_session())

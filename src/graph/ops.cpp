@@ -1,0 +1,26 @@
+#include "solar/graph/ops.h"
+
+#include <array>
+
+namespace solar {
+namespace {
+
+constexpr std::array kBuiltins = {
+    BuiltinInfo{"", false, ""},
+#define SOLAR_BUILTIN(id, name, converts, attributes) BuiltinInfo{name, converts, attributes},
+#include "solar/graph/ops.def"
+#undef SOLAR_BUILTIN
+};
+
+}  // namespace
+
+const BuiltinInfo& builtin_info(Builtin op) { return kBuiltins.at(static_cast<size_t>(op)); }
+
+std::optional<Builtin> find_builtin(std::string_view name) {
+  // 18 rows: a scan is as fast as a hash and needs no table built at start-up.
+  for (size_t i = 1; i < kBuiltins.size(); ++i)
+    if (name == kBuiltins[i].name) return static_cast<Builtin>(i);
+  return std::nullopt;
+}
+
+}  // namespace solar
