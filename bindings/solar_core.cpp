@@ -191,7 +191,9 @@ NB_MODULE(_core, m) {
   m.def(
       "check_dump",
       [](const std::string& path, const std::string& pass) {
-        // The checked program after `pass` (ir/passes.h), or after each ("all").
+        // The checked program after `pass` (ir/passes.h), or after each ("all"); "kernel-ir":
+        // the typed scalar IR of the checked program.
+        if (pass == "kernel-ir") return solar::print_kernel_ir(solar::load_program(path));
         std::vector<std::string> names = {"check_and_lower"};
         for (const solar::CheckPass& p : solar::check_passes()) names.emplace_back(p.name);
         if (pass != "all" && std::find(names.begin(), names.end(), pass) == names.end()) {

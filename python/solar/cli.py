@@ -903,9 +903,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--dump",
         metavar="PASS",
-        help="print the checked program after a checker pass (check_and_lower, count_flops, "
-        "derive_einsums) or after each (all): kernels as loop nests with their affine "
-        "accesses, FLOPs per point and MAC patterns",
+        help="print the checked program after a checker pass (check_and_lower, "
+        "lower_scalars, count_flops, derive_einsums) or after each (all): kernels as loop "
+        "nests with their affine accesses, FLOPs per point and MAC patterns; kernel-ir: the "
+        "typed scalar IR of every update",
     )
     c.set_defaults(func=cmd_check)
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _core
 from .errors import Diagnostic, UserError
-from .tolerance import Comparison, compare  # noqa: F401 - the comparison criterion
+from .tolerance import Comparison, _to_numpy, compare  # noqa: F401 - the comparison criterion
 
 # The NumPy type of each IR dtype, and the storage type the executor uses for it.
 NUMPY_TYPES = {
@@ -66,28 +66,6 @@ def _program(program):
     if isinstance(program, _core.Program):
         return program
     return _core.load_program(str(program))
-
-
-def _to_numpy(value) -> np.ndarray:
-    """NumPy view of a NumPy array, a PyTorch tensor (zero-copy on the CPU) or a scalar."""
-    if isinstance(value, np.ndarray):
-        return value
-    mod = type(value).__module__
-    if mod.startswith("torch"):
-        import torch
-
-        t = value.detach()
-        if t.device.type != "cpu":
-            t = t.cpu()
-        if t.dtype == torch.bfloat16:
-            return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
-        if t.dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
-            target = (
-                ml_dtypes.float8_e4m3fn if t.dtype == torch.float8_e4m3fn else ml_dtypes.float8_e5m2
-            )
-            return t.view(torch.uint8).numpy().view(target)
-        return t.numpy()
-    return np.asarray(value)
 
 
 def model_inputs(program) -> list[tuple[str, list[str], str, str]]:

@@ -5,7 +5,7 @@ and the summary are the local engine's.
 
 Each actor is one worker slot, with `num_cpus=1` and optional memory set per actor so that
 validation runs do not oversubscribe a node. It runs workloads exactly as the local engine
-does (`batch.run_one`): in a warm child of its own zygote, or a fresh process with
+does (`workers.run_one`): in a warm child of its own zygote, or a fresh process with
 `--workers cold`. So a crash, a hang or a leak of one workload stays in its process.
 
 If an actor dies (its process killed, its node lost), its workload goes to a new actor
@@ -31,7 +31,7 @@ def _actor_class(ray):
         """One worker slot: a zygote of its own (warm), running one workload at a time."""
 
         def __init__(self, frameworks: list[str], workers: str):
-            from solar.batch import Zygote, ZygoteGone, _Children
+            from solar.workers import Zygote, ZygoteGone, _Children
 
             os.environ["SOLAR_RAY_WORKER_PID"] = str(os.getpid())  # for tests and debugging
             zygote = None
@@ -43,7 +43,7 @@ def _actor_class(ray):
             self.children = _Children(zygote)
 
         def run(self, path: str, arch: str, timeout: float, extra: list[str]):
-            from solar.batch import run_one
+            from solar.workers import run_one
 
             return run_one(Path(path), arch, timeout, extra, self.children)
 
@@ -68,7 +68,7 @@ def ray_results(todo, arch, timeout, extra, jobs, workers, address, stream, memo
         raise argument_error(
             "--engine ray needs Ray: pip install 'ray>=2.9' (docs/pytorch.md, Batch runs)"
         ) from None
-    from .batch import frameworks_of
+    from .workers import frameworks_of
 
     started_here = not ray.is_initialized()
     if started_here:

@@ -348,9 +348,25 @@ def _flat(a: np.ndarray) -> np.ndarray:
 
 
 def _to_numpy(value) -> np.ndarray:
-    from .execution import _to_numpy as convert
+    """NumPy view of a NumPy array, a PyTorch tensor (zero-copy on the CPU) or a scalar."""
+    if isinstance(value, np.ndarray):
+        return value
+    mod = type(value).__module__
+    if mod.startswith("torch"):
+        import torch
 
-    return convert(value)
+        t = value.detach()
+        if t.device.type != "cpu":
+            t = t.cpu()
+        if t.dtype == torch.bfloat16:
+            return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+        if t.dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
+            target = (
+                ml_dtypes.float8_e4m3fn if t.dtype == torch.float8_e4m3fn else ml_dtypes.float8_e5m2
+            )
+            return t.view(torch.uint8).numpy().view(target)
+        return t.numpy()
+    return np.asarray(value)
 
 
 def compare(

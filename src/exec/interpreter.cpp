@@ -1,7 +1,8 @@
-// The reference interpreter. Each update's right-hand side and guard are compiled once per
-// call to a small stack bytecode (static parts folded to constants, tensor reads to affine
-// address computations); every point of the iteration space then runs that bytecode in
-// double precision and stores with rounding to the target's dtype.
+// The reference interpreter. Each update's right-hand side (its typed scalar IR,
+// ir/kernel_ir.h) and guard are compiled once per call to a small stack bytecode (static
+// parts folded to constants, tensor reads to affine address computations); every point of the
+// iteration space then runs that bytecode in double precision and stores with rounding to the
+// target's dtype.
 #include "interpreter.h"
 
 #include <cmath>
@@ -106,8 +107,7 @@ class Compiler {
   Compiler(const Nest& nest, const StaticEnv& env, const std::vector<Access>& reads)
       : nest_(nest), env_(env), reads_(reads) {}
 
-  // Compiles `e`; tensor reads are numbered in first-occurrence order, the order in which
-  // the checker recorded Update::reads.
+  // Compiles `e`: a guard, or a static part of a right-hand side (no tensor reads).
   void emit(const Expr& e, std::vector<Instr>& out) {
     switch (e.kind) {
       case ExprKind::kInt:
@@ -135,12 +135,9 @@ class Compiler {
           out.push_back({Code::kConst, 0, 0, eval_static(e, env_).as_double()});
           return;
         }
-        auto [it, inserted] = read_index_.emplace(&e, next_read_);
-        if (inserted) ++next_read_;
-        SOLAR_INTERNAL_CHECK(static_cast<size_t>(it->second) < reads_.size(),
-                             "read order differs from the checker's");
-        out.push_back({Code::kLoad, 0, it->second, 0.0});
-        return;
+        // Tensor reads are loads of the scalar IR; guards and static values read none.
+        throw InternalError("interpreter: a tensor read outside the scalar IR: '" + print_expr(e) +
+                            "'");
       }
       case ExprKind::kBinary: {
         emit(*e.items[0], out);
@@ -211,6 +208,69 @@ class Compiler {
     }
   }
 
+  // Compiles instruction `i` of an update's typed scalar IR (ir/kernel_ir.h) and its operands,
+  // depth first: a load reads the access it names; a static value is its expression (no
+  // tensor reads), compiled as above.
+  void emit(const ScalarBody& body, int i, std::vector<Instr>& out) {
+    const ScalarInst& in = body.insts.at(static_cast<size_t>(i));
+    auto operands_then = [&](Code code, uint8_t aux = 0) {
+      for (int a : in.args) emit(body, a, out);
+      out.push_back({code, aux, 0, 0.0});
+    };
+    // a0 a1 op a2 op ...: n-ary and/or/max/min as a left fold.
+    auto fold = [&](Code code) {
+      emit(body, in.args[0], out);
+      for (size_t k = 1; k < in.args.size(); ++k) {
+        emit(body, in.args[k], out);
+        out.push_back({code, 0, 0, 0.0});
+      }
+    };
+    switch (in.op) {
+      case ScalarOp::kStatic:
+        emit(*in.expr, out);
+        return;
+      case ScalarOp::kLoopVar:
+        out.push_back({Code::kLoop, 0, static_cast<int32_t>(in.loop), 0.0});
+        return;
+      case ScalarOp::kLoad:
+        SOLAR_INTERNAL_CHECK(static_cast<size_t>(in.read) < reads_.size(),
+                             "a load of a read the update does not have");
+        out.push_back({Code::kLoad, 0, static_cast<int32_t>(in.read), 0.0});
+        return;
+      case ScalarOp::kAdd:
+        return operands_then(Code::kAdd);
+      case ScalarOp::kSub:
+        return operands_then(Code::kSub);
+      case ScalarOp::kMul:
+        return operands_then(Code::kMul);
+      case ScalarOp::kDiv:
+        return operands_then(Code::kDiv);
+      case ScalarOp::kFloorDiv:
+        return operands_then(Code::kFloorDiv);
+      case ScalarOp::kMod:
+        return operands_then(Code::kMod);
+      case ScalarOp::kPow:
+        return operands_then(Code::kPow);
+      case ScalarOp::kNeg:
+        return operands_then(Code::kNeg);
+      case ScalarOp::kNot:
+        return operands_then(Code::kNot);
+      case ScalarOp::kCompare:
+        return operands_then(compare_code(in.cmp));
+      case ScalarOp::kAnd:
+        return fold(Code::kAnd);
+      case ScalarOp::kOr:
+        return fold(Code::kOr);
+      case ScalarOp::kSelect:
+        return operands_then(Code::kSelect);
+      case ScalarOp::kCast:
+        return operands_then(Code::kCast, static_cast<uint8_t>(in.dtype));
+      case ScalarOp::kCall:
+        if (in.fn == "max" || in.fn == "min") return fold(in.fn == "max" ? Code::kMax : Code::kMin);
+        return operands_then(Code::kFn, static_cast<uint8_t>(functions().at(in.fn)));
+    }
+  }
+
  private:
   static Code compare_code(Op op) {
     switch (op) {
@@ -232,8 +292,6 @@ class Compiler {
   const Nest& nest_;
   const StaticEnv& env_;
   const std::vector<Access>& reads_;
-  std::unordered_map<const Expr*, int> read_index_;
-  int next_read_ = 0;
 };
 
 double apply_fn(Fn fn, double x) {
@@ -474,7 +532,7 @@ class KernelRun {
       pu.target = prepare_access(u.target, nest);
       for (const solar::Access& r : u.reads) pu.reads.push_back(prepare_access(r, nest));
       Compiler compiler(nest, env_, pu.reads);
-      compiler.emit(*u.value, pu.value);
+      compiler.emit(u.body, u.body.result, pu.value);
       if (u.guard) {
         Compiler guard_compiler(nest, env_, pu.reads);
         guard_compiler.emit(*u.guard, pu.guard);

@@ -290,12 +290,9 @@ class Generator {
       case ExprKind::kSubscript: {
         if (e.items[0]->kind == ExprKind::kAttribute)
           return "(" + ct + ")" + double_slot(eval_static(e, env_).as_double());
-        const size_t r = static_cast<size_t>(read_cursor_++);
-        const solar::Access& a = u.reads[r];
-        const std::string tname = "T" + std::to_string(a.tensor);
-        const std::string ref =
-            tname + "[" + (r < read_addr_.size() ? read_addr_[r] : address(a, nest, indent)) + "]";
-        return load_expr(tensors_[static_cast<size_t>(a.tensor)].dtype, ref, ct);
+        // Tensor reads are loads of the scalar IR (value()); guards and static values read
+        // none.
+        throw InternalError("native: a tensor read outside the scalar IR: '" + print_expr(e) + "'");
       }
       case ExprKind::kBinary: {
         const std::string x = expr(*e.items[0], nest, u, ct, indent);
@@ -369,6 +366,111 @@ class Generator {
       default:
         throw InternalError("native: unexpected expression '" + print_expr(e) + "'");
     }
+  }
+
+  // The C++ expression of an update's right-hand side: a visit of its typed scalar IR
+  // (ir/kernel_ir.h) in evaluation order, each instruction's text made once from its
+  // operands'. A load reads the access it names (hoisted on the vector path, read_addr_);
+  // a static value is the expression it stands for (no tensor reads: expr() over it).
+  std::string value(const Update& u, const Nest& nest, const std::string& ct,
+                    const std::string& indent) {
+    const std::vector<ScalarInst>& insts = u.body.insts;
+    std::vector<std::string> text(insts.size());
+    auto arg = [&](const ScalarInst& in, size_t k) -> const std::string& {
+      return text[static_cast<size_t>(in.args[k])];
+    };
+    for (size_t i = 0; i < insts.size(); ++i) {
+      const ScalarInst& in = insts[i];
+      const Expr& e = *in.expr;
+      std::string& out = text[i];
+      switch (in.op) {
+        case ScalarOp::kStatic:
+          out = expr(e, nest, u, ct, indent);
+          break;
+        case ScalarOp::kLoopVar:
+          out = "(" + ct + ")i" + std::to_string(in.loop);
+          break;
+        case ScalarOp::kLoad: {
+          const size_t r = static_cast<size_t>(in.read);
+          const solar::Access& a = u.reads[r];
+          const std::string ref =
+              "T" + std::to_string(a.tensor) + "[" +
+              (r < read_addr_.size() ? read_addr_[r] : address(a, nest, indent)) + "]";
+          out = load_expr(tensors_[static_cast<size_t>(a.tensor)].dtype, ref, ct);
+          break;
+        }
+        case ScalarOp::kFloorDiv:
+          out = "floordiv<" + ct + ">(" + arg(in, 0) + ", " + arg(in, 1) + ")";
+          break;
+        case ScalarOp::kMod:
+          out = "pymod<" + ct + ">(" + arg(in, 0) + ", " + arg(in, 1) + ")";
+          break;
+        case ScalarOp::kPow:
+          out = "(" + ct + ")std::pow(" + arg(in, 0) + ", " + arg(in, 1) + ")";
+          break;
+        case ScalarOp::kAdd:
+        case ScalarOp::kSub:
+        case ScalarOp::kMul:
+        case ScalarOp::kDiv:
+          out = "(" + arg(in, 0) + " " + ast::op_text(e.op) + " " + arg(in, 1) + ")";
+          break;
+        case ScalarOp::kNeg:
+          out = "(-" + arg(in, 0) + ")";
+          break;
+        case ScalarOp::kNot:
+          out = "(" + ct + ")(!(" + arg(in, 0) + " != 0))";
+          break;
+        case ScalarOp::kCompare: {
+          // One comparison of a chain: the chain's `and` joins them; alone it is the value.
+          const std::string c =
+              "(" + arg(in, 0) + " " + ast::op_text(in.cmp) + " " + arg(in, 1) + ")";
+          out = e.cmp_ops.size() == 1 ? "(" + ct + ")(true & " + c + ")" : c;
+          break;
+        }
+        case ScalarOp::kAnd:
+        case ScalarOp::kOr:
+          if (e.kind == ExprKind::kCompare) {  // a chain a < b < c
+            out = "(" + ct + ")(true";
+            for (size_t k = 0; k < in.args.size(); ++k) out += " & " + arg(in, k);
+            out += ")";
+          } else {
+            out = "(" + ct + ")(";
+            for (size_t k = 0; k < in.args.size(); ++k) {
+              if (k) out += in.op == ScalarOp::kAnd ? " & " : " | ";
+              out += "(" + arg(in, k) + " != 0)";
+            }
+            out += ")";
+          }
+          break;
+        case ScalarOp::kCast:
+          out = load_expr(in.dtype, store_expr(in.dtype, arg(in, 0)), ct);
+          break;
+        case ScalarOp::kSelect:
+          out = "sel<" + ct + ">(" + arg(in, 0) + " != 0, " + arg(in, 1) + ", " + arg(in, 2) + ")";
+          break;
+        case ScalarOp::kCall: {
+          const std::string& fn = in.fn;
+          if (fn == "max" || fn == "min") {
+            out = arg(in, 0);
+            for (size_t k = 1; k < in.args.size(); ++k)
+              out = std::string(fn == "max" ? "smax" : "smin") + "<" + ct + ">(" + out + ", " +
+                    arg(in, k) + ")";
+          } else if (fn == "rsqrt") {
+            out = "(" + ct + "(1) / std::sqrt(" + arg(in, 0) + "))";
+          } else if (fn == "sigmoid") {
+            out = "sigmoid<" + ct + ">(" + arg(in, 0) + ")";
+          } else if (fn == "abs") {
+            out = "std::fabs(" + arg(in, 0) + ")";
+          } else if (fn == "round") {
+            out = "std::nearbyint(" + arg(in, 0) + ")";
+          } else {
+            out = "std::" + fn + "(" + arg(in, 0) + ")";
+          }
+          break;
+        }
+      }
+    }
+    return text.at(static_cast<size_t>(u.body.result));
   }
 
   // A contraction nest T[..] += A[..] * B[..] whose loops split into batch (in T, A, B),
@@ -943,8 +1045,7 @@ class Generator {
             in += "  ";
           }
           read_addr_.assign(addrs.begin() + 1, addrs.end());
-          read_cursor_ = 0;
-          const std::string v = expr(*u.value, n, u, ct, in);
+          const std::string v = value(u, n, ct, in);
           read_addr_.clear();
           src_ << in << "{ const " << ct << " v = " << v << "; ";
           if (reduce && u.kind == UpdateKind::kAdd) src_ << "acc = acc + v; }\n";
@@ -1256,15 +1357,13 @@ class Generator {
   void update(const Update& u, const Nest& n, std::string indent) {
     const DType target = tensors_[static_cast<size_t>(u.target.tensor)].dtype;
     const std::string ct = compute_type(target);
-    read_cursor_ = 0;
     if (u.guard) {
       // Guards compare integers: evaluate them in double (exact for sizes below 2^53).
       const std::string g = expr(*u.guard, n, u, "double", indent);
       src_ << indent << "if (" << g << " != 0) {\n";
       indent += "  ";
-      read_cursor_ = 0;
     }
-    const std::string v = expr(*u.value, n, u, ct, indent);
+    const std::string v = value(u, n, ct, indent);
     const std::string ref =
         "T" + std::to_string(u.target.tensor) + "[" + address(u.target, n, indent) + "]";
     const std::string cur = load_expr(target, ref, ct);
@@ -1285,7 +1384,6 @@ class Generator {
   std::ostringstream src_;
   std::vector<int64_t> ints_;
   std::vector<double> doubles_;
-  int read_cursor_ = 0;
   int labels_ = 0;
   int addrs_ = 0;
   // On the vector path: the hoisted addresses of the update's reads.

@@ -1460,7 +1460,8 @@ bool is_graph_builtin(const std::string& name) { return find_builtin(name).has_v
 Program check_and_lower(ast::Module module) { return Checker(std::move(module)).run(); }
 
 const std::vector<CheckPass>& check_passes() {
-  static const std::vector<CheckPass> kPasses = {{"count_flops", count_flops},
+  static const std::vector<CheckPass> kPasses = {{"lower_scalars", lower_scalars},
+                                                 {"count_flops", count_flops},
                                                  {"derive_einsums", derive_einsums}};
   return kPasses;
 }

@@ -1,7 +1,6 @@
-// Pass count_flops (ir/passes.h): the FLOPs of one point of every update, by kind, and its
-// MAC pattern (docs/ir.md §7.2-7.3). Runs on a program check_and_lower accepted.
+// Pass count_flops (ir/passes.h): the FLOPs of one point of every update, by kind (a visitor
+// over its typed scalar IR, ir/kernel_ir.h), and its MAC pattern (docs/ir.md §7.2-7.3).
 #include <algorithm>
-#include <functional>
 
 #include "scalar_functions.h"
 #include "solar/ir/passes.h"
@@ -9,100 +8,78 @@
 namespace solar {
 namespace {
 
-using ast::Expr;
-using ast::ExprKind;
-using ast::Op;
-
-// Whether `e` has the same value at every point of `nest`: no tensor read and no loop
-// variable (literals, scalar parameters, module constants, size(), shapes).
-bool point_invariant(const Expr& e, const Kernel& k, const Nest& nest) {
-  if (e.kind == ExprKind::kName)
-    for (const Loop& l : nest.loops)
-      if (l.var == e.text) return false;
-  if (e.kind == ExprKind::kSubscript && e.items[0]->kind == ExprKind::kName &&
-      k.find_tensor(e.items[0]->text) >= 0)
-    return false;
-  for (const auto& item : e.items)
-    if (item && !point_invariant(*item, k, nest)) return false;
-  return true;
-}
-
-// Adds the FLOPs of one evaluation of `e` at a point to `f`. Arithmetic on values that are the
-// same at every point (`size("N") * size("S")`, `1.0 / p`, `alpha * scale`) is computed once
-// per call, not per point: it counts nothing (docs/ir.md §7.3). A tensor read counts nothing
-// (its index arithmetic is address computation).
-void count(const Expr& e, const Kernel& k, const Nest& nest, FlopCounts* f) {
-  if (point_invariant(e, k, nest)) return;
-  switch (e.kind) {
-    case ExprKind::kBinary:
-      count(*e.items[0], k, nest, f);
-      count(*e.items[1], k, nest, f);
-      switch (e.op) {
-        case Op::kAdd:
-        case Op::kSub:
-          ++f->add;
-          break;
-        case Op::kMul:
-          ++f->mul;
-          break;
-        case Op::kDiv:
-        case Op::kFloorDiv:
-        case Op::kMod:
-          ++f->div;
-          break;
-        case Op::kPow:
-          ++f->transcendental;
-          break;
-        default:
-          break;
-      }
-      return;
-    case ExprKind::kUnary:
-      count(*e.items[0], k, nest, f);
-      return;
-    case ExprKind::kCompare:
-    case ExprKind::kBoolOp:
-      for (const auto& item : e.items) count(*item, k, nest, f);
-      if (e.kind == ExprKind::kCompare) f->compare += static_cast<int64_t>(e.cmp_ops.size());
-      return;
-    case ExprKind::kCall: {
-      const std::string fn = e.items[0]->kind == ExprKind::kName ? e.items[0]->text : std::string();
-      const auto it = detail::scalar_functions().find(fn);
-      if (it == detail::scalar_functions().end()) return;  // size(): static
-      const size_t nargs = e.items.size() - 1;
-      switch (it->second) {
-        case detail::FnClass::kSelect:
-          break;
-        case detail::FnClass::kCast:
-          count(*e.items[1], k, nest, f);
-          ++f->other;
-          return;
-        case detail::FnClass::kCompare:
-          f->compare += static_cast<int64_t>(nargs - 1);
-          break;
-        case detail::FnClass::kTranscendental:
-          ++f->transcendental;
-          break;
-        case detail::FnClass::kOther:
-          ++f->other;
-          break;
-      }
-      for (size_t i = 1; i < e.items.size(); ++i) count(*e.items[i], k, nest, f);
-      return;
+// The FLOPs of one point of `body` (docs/ir.md §7.3), by kind: a visit of its instructions.
+// A static value (the same at every point) is computed once per call and counts nothing; a
+// load, a loop index, a select, a negation and the logical operators count nothing.
+FlopCounts count(const ScalarBody& body) {
+  FlopCounts f;
+  for (const ScalarInst& inst : body.insts) {
+    switch (inst.op) {
+      case ScalarOp::kAdd:
+      case ScalarOp::kSub:
+        ++f.add;
+        break;
+      case ScalarOp::kMul:
+        ++f.mul;
+        break;
+      case ScalarOp::kDiv:
+      case ScalarOp::kFloorDiv:
+      case ScalarOp::kMod:
+        ++f.div;
+        break;
+      case ScalarOp::kPow:
+        ++f.transcendental;
+        break;
+      case ScalarOp::kCompare:
+        ++f.compare;
+        break;
+      case ScalarOp::kCast:
+        ++f.other;
+        break;
+      case ScalarOp::kCall:
+        switch (detail::scalar_functions().at(inst.fn)) {
+          case detail::FnClass::kCompare:  // max/min of n values: n - 1 comparisons
+            f.compare += static_cast<int64_t>(inst.args.size()) - 1;
+            break;
+          case detail::FnClass::kTranscendental:
+            ++f.transcendental;
+            break;
+          default:  // abs floor ceil round
+            ++f.other;
+            break;
+        }
+        break;
+      case ScalarOp::kStatic:
+      case ScalarOp::kLoopVar:
+      case ScalarOp::kLoad:
+      case ScalarOp::kNeg:
+      case ScalarOp::kNot:
+      case ScalarOp::kAnd:
+      case ScalarOp::kOr:
+      case ScalarOp::kSelect:
+        break;
     }
-    default:
-      return;  // literals, names, tensor reads, shapes
   }
+  return f;
 }
 
-// Collects the factors of a product tree.
-void product_factors(const Expr& e, std::vector<const Expr*>* out) {
-  if (e.kind == ExprKind::kBinary && e.op == Op::kMul) {
-    product_factors(*e.items[0], out);
-    product_factors(*e.items[1], out);
+// The factors of the product tree rooted at instruction `i` (indices into body.insts).
+void product_factors(const ScalarBody& body, int i, std::vector<int>* out) {
+  const ScalarInst& inst = body.insts[static_cast<size_t>(i)];
+  if (inst.op == ScalarOp::kMul) {
+    product_factors(body, inst.args[0], out);
+    product_factors(body, inst.args[1], out);
     return;
   }
-  out->push_back(&e);
+  out->push_back(i);
+}
+
+// The reads (indices into Update::reads) the value of instruction `i` loads.
+void loads_of(const ScalarBody& body, int i, std::vector<int>* out) {
+  const ScalarInst& inst = body.insts[static_cast<size_t>(i)];
+  if (inst.op == ScalarOp::kLoad && std::find(out->begin(), out->end(), inst.read) == out->end())
+    out->push_back(inst.read);
+  for (int a : inst.args) loads_of(body, a, out);
 }
 
 // The MAC pattern of `u` and the FLOPs its update operator adds.
@@ -120,33 +97,25 @@ void classify_update(Update* u, const Nest& nest) {
         for (const auto& t : idx.terms) indexes_target[static_cast<size_t>(t.loop)] = true;
       const bool has_reduction =
           std::find(indexes_target.begin(), indexes_target.end(), false) != indexes_target.end();
-      std::vector<const Expr*> factors;
-      product_factors(*u->value, &factors);
-      std::function<int(const Expr&)> count_reads = [&](const Expr& x) -> int {
-        int n = (x.kind == ExprKind::kSubscript && x.items[0]->kind == ExprKind::kName) ? 1 : 0;
-        for (const auto& item : x.items) n += count_reads(*item);
-        return n;
-      };
+      std::vector<int> factors;
+      product_factors(u->body, u->body.result, &factors);
       // A factor takes part in a MAC if it reads a tensor (X[..] or an expression of reads
-      // such as (W[..] - Z[..])); its first read is the MAC operand, and the dims it
-      // indexes are those of all its reads (reads are in source order).
+      // such as (W[..] - Z[..])); its first read (in source order) is the MAC operand, and
+      // the dims it indexes are those of all its reads.
       struct Factor {
         int first_read;
         std::vector<bool> loops;
       };
       std::vector<Factor> tensor_factors;
-      int read_cursor = 0;
-      for (const Expr* f : factors) {
-        const int reads = count_reads(*f);
-        if (reads > 0) {
-          Factor tf{read_cursor, std::vector<bool>(nloops, false)};
-          for (int r = read_cursor;
-               r < read_cursor + reads && r < static_cast<int>(u->reads.size()); ++r)
-            for (const auto& idx : u->reads[static_cast<size_t>(r)].index)
-              for (const auto& t : idx.terms) tf.loops[static_cast<size_t>(t.loop)] = true;
-          tensor_factors.push_back(std::move(tf));
-        }
-        read_cursor += reads;
+      for (int f : factors) {
+        std::vector<int> reads;
+        loads_of(u->body, f, &reads);
+        if (reads.empty()) continue;
+        Factor tf{*std::min_element(reads.begin(), reads.end()), std::vector<bool>(nloops, false)};
+        for (int r : reads)
+          for (const auto& idx : u->reads[static_cast<size_t>(r)].index)
+            for (const auto& t : idx.terms) tf.loops[static_cast<size_t>(t.loop)] = true;
+        tensor_factors.push_back(std::move(tf));
       }
       auto contracts = [&](const Factor& a, const Factor& b) {
         for (size_t l = 0; l < nloops; ++l)
@@ -190,10 +159,9 @@ Program count_flops(Program program) {
   for (Kernel& k : program.kernels) {
     for (Nest& nest : k.nests) {
       for (Update& u : nest.updates) {
-        u.flops = FlopCounts{};
+        u.flops = count(u.body);
         u.is_mac = false;
         u.mac_operand_a = u.mac_operand_b = -1;
-        count(*u.value, k, nest, &u.flops);
         classify_update(&u, nest);
       }
     }

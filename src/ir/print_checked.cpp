@@ -107,4 +107,36 @@ std::string print_checked(const Program& program) {
   return os.str();
 }
 
+std::string print_kernel_ir(const Program& program) {
+  std::ostringstream os;
+  for (const Kernel& k : program.kernels) {
+    os << "kernel " << k.name << "\n";
+    for (size_t n = 0; n < k.nests.size(); ++n) {
+      const Nest& nest = k.nests[n];
+      for (size_t i = 0; i < nest.updates.size(); ++i) {
+        const Update& u = nest.updates[i];
+        os << "  nest " << n << " update " << i << ": " << access_text(u.target, k, nest) << " "
+           << update_text(u.kind) << " %" << u.body.result;
+        if (u.guard) os << "  if " << print_expr(*u.guard);
+        os << "\n";
+        for (size_t j = 0; j < u.body.insts.size(); ++j) {
+          const ScalarInst& inst = u.body.insts[j];
+          os << "    %" << j << " = " << scalar_op_name(inst.op);
+          if (inst.op == ScalarOp::kCompare) os << " " << ast::op_text(inst.cmp);
+          if (inst.op == ScalarOp::kCall) os << " " << inst.fn;
+          os << " " << dtype_name(inst.dtype);
+          for (size_t a = 0; a < inst.args.size(); ++a) os << (a ? ", %" : " %") << inst.args[a];
+          if (inst.op == ScalarOp::kLoad)
+            os << " " << access_text(u.reads[static_cast<size_t>(inst.read)], k, nest);
+          if (inst.op == ScalarOp::kLoopVar)
+            os << " " << nest.loops[static_cast<size_t>(inst.loop)].var;
+          if (inst.op == ScalarOp::kStatic) os << " " << print_expr(*inst.expr);
+          os << "\n";
+        }
+      }
+    }
+  }
+  return os.str();
+}
+
 }  // namespace solar

@@ -2,6 +2,7 @@
 
 #include "solar/ir/checker.h"
 #include "solar/ir/parser.h"
+#include "solar/ir/printer.h"
 #include "test_util.h"
 
 namespace solar {
@@ -111,6 +112,76 @@ TEST(Checker, MacsNeedADimOnlyOneFactorIndexes) {
   EXPECT_EQ(update(5).flops.div, 1);
   EXPECT_EQ(update(5).flops.add, 4);
   EXPECT_EQ(update(5).flops.total(), 6);
+}
+
+// The typed scalar IR of one update (ir/kernel_ir.h): instructions in evaluation order,
+// loads naming their read, the point-invariant `alpha * 2.0` one static instruction.
+constexpr const char* kScalarIr = R"(
+DIMS = {"M": 4, "K": 8}
+
+@kernel
+def scaled(X: Tensor("M,K", dtype="bf16"), Y: Tensor("M,K"), alpha: float) -> Tensor("M,K"):
+    Z = Tensor(M=X.shape[0], K=X.shape[1])
+    for m in Dim("M"):
+        for k in Dim("K"):
+            Z[m, k] = select(X[m, k] > 0.0, exp(X[m, k]) * (alpha * 2.0), Y[m, k] - m)
+    return Z
+
+def model(X: Tensor("M,K", dtype="bf16", role="input"), Y: Tensor("M,K", role="input")):
+    return scaled(X, Y, 0.5)
+)";
+
+TEST(Checker, UpdatesLowerToTheTypedScalarIr) {
+  Program p = check(kScalarIr);
+  const Update& u = p.find_kernel("scaled")->nests[0].updates[0];
+  ASSERT_EQ(u.reads.size(), 3u);  // X[m, k] (condition), X[m, k] (exp), Y[m, k]
+  const auto& in = u.body.insts;
+  // %0 load X (read 0), %1 static 0.0, %2 cmp, %3 load X (read 1), %4 call exp, %5 static
+  // alpha * 2.0, %6 mul, %7 load Y (read 2), %8 index m, %9 sub, %10 select.
+  ASSERT_EQ(in.size(), 11u);
+  EXPECT_EQ(u.body.result, 10);
+  EXPECT_EQ(in[0].op, ScalarOp::kLoad);
+  EXPECT_EQ(in[0].read, 0);
+  EXPECT_EQ(in[0].dtype, DType::kBf16);
+  EXPECT_EQ(in[1].op, ScalarOp::kStatic);
+  EXPECT_EQ(in[2].op, ScalarOp::kCompare);
+  EXPECT_EQ(in[2].dtype, DType::kBool);
+  EXPECT_EQ(in[3].read, 1);
+  EXPECT_EQ(in[4].op, ScalarOp::kCall);
+  EXPECT_EQ(in[4].fn, "exp");
+  EXPECT_EQ(in[5].op, ScalarOp::kStatic);
+  EXPECT_EQ(print_expr(*in[5].expr), "alpha * 2.0");
+  EXPECT_EQ(in[6].op, ScalarOp::kMul);
+  EXPECT_EQ(in[6].dtype, DType::kFp64);  // bf16 times a static fp64: the wider
+  EXPECT_EQ(in[7].read, 2);
+  EXPECT_EQ(in[7].dtype, DType::kFp32);
+  EXPECT_EQ(in[8].op, ScalarOp::kLoopVar);
+  EXPECT_EQ(in[9].op, ScalarOp::kSub);
+  EXPECT_EQ(in[10].op, ScalarOp::kSelect);
+  EXPECT_EQ(in[10].args, (std::vector<int>{2, 6, 9}));
+  // The count visits it: 1 compare, 1 transcendental (exp), 1 mul, 1 add (the sub); the
+  // static alpha * 2.0 counts nothing.
+  EXPECT_EQ(u.flops.compare, 1);
+  EXPECT_EQ(u.flops.transcendental, 1);
+  EXPECT_EQ(u.flops.mul, 1);
+  EXPECT_EQ(u.flops.add, 1);
+  EXPECT_EQ(u.flops.total(), 4);
+  const std::string text = print_kernel_ir(p);
+  EXPECT_NE(text.find("%4 = call exp"), std::string::npos) << text;
+  EXPECT_NE(text.find("%0 = load bf16 X[m, k]"), std::string::npos) << text;
+}
+
+TEST(Checker, PassesRunInOrderWithADumpAfterEach) {
+  std::vector<std::string> seen;
+  int flops_after_lowering = -1;
+  check_program(parse_source(kScalarIr, "t.py"), [&](const std::string& pass, const Program& p) {
+    seen.push_back(pass);
+    const Update& u = p.kernels[0].nests[0].updates[0];
+    if (pass == "lower_scalars") flops_after_lowering = static_cast<int>(u.flops.total());
+  });
+  EXPECT_EQ(seen, (std::vector<std::string>{"check_and_lower", "lower_scalars", "count_flops",
+                                            "derive_einsums"}));
+  EXPECT_EQ(flops_after_lowering, 0);  // counted by the next pass, not before
 }
 
 TEST(Checker, ConvolutionIsAMac) {

@@ -18,6 +18,9 @@ std::string print_module(const ast::Module& m);
 // with their affine index maps, FLOPs per point and the MAC pattern). For dumps after each
 // checker pass (ir/passes.h; `solar check --dump PASS`).
 std::string print_checked(const Program& program);
+// The typed scalar IR of every update (ir/kernel_ir.h), one instruction a line:
+// "%3 = mul fp32 %1, %2", loads with the access they read. `solar check --dump kernel-ir`.
+std::string print_kernel_ir(const Program& program);
 
 namespace ast {
 std::ostream& operator<<(std::ostream& os, const Expr& e);

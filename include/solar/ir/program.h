@@ -14,6 +14,7 @@
 #include "solar/base/dtype.h"
 #include "solar/base/scalar.h"
 #include "solar/ir/ast.h"
+#include "solar/ir/kernel_ir.h"
 
 namespace solar {
 
@@ -61,6 +62,7 @@ struct Update {
   int mac_operand_a = -1;  // indices into `reads` of the two MAC factors
   int mac_operand_b = -1;
   FlopCounts flops;  // non-MAC FLOPs per point
+  ScalarBody body;   // `value` in the typed scalar IR (ir/kernel_ir.h; pass lower_scalars)
 };
 
 struct Loop {

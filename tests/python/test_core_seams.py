@@ -1,0 +1,139 @@
+"""The seams of issue 15 as a user meets them: `solar check --dump`, the core's session, one
+diagnostic formatter, the analysis JSON's measurement written by the core, and the GEMM MACs
+the budget uses coming from the core."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import solar
+from solar import _core
+from solar.errors import Diagnostic, argument_error
+from solar.session import core_session
+
+ROOT = Path(__file__).resolve().parents[2]
+PAPER = ROOT / "examples" / "ir" / "linear_bias_matmul.py"
+
+
+def _solar(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "solar.cli", *map(str, args)], capture_output=True, text=True
+    )
+
+
+def test_check_dumps_the_program_after_each_pass():
+    r = _solar("check", PAPER, "--dump", "all")
+    assert r.returncode == 0, r.stderr
+    passes = [line[len("## after ") :] for line in r.stdout.splitlines() if line.startswith("##")]
+    assert passes == ["check_and_lower", "lower_scalars", "count_flops", "derive_einsums"]
+    # The MAC of linear's second nest, Y[b, m, n] += X[b, m, k] * W[n, k], is found by
+    # count_flops: not in the dump before it, in the dump after it.
+    dumps = r.stdout.split("## after ")
+    assert "MAC X[b, m, k] x W[n, k]" not in dumps[2]  # after lower_scalars
+    assert "MAC X[b, m, k] x W[n, k]" in dumps[3]  # after count_flops
+    # The einsum strings come last: linear's node string BMK,NK,N->BMN.
+    assert "einsum BMK,NK,N->BMN" not in dumps[3]
+    assert "einsum BMK,NK,N->BMN" in dumps[4]
+
+
+def test_check_dumps_the_typed_scalar_ir():
+    r = _solar("check", PAPER, "--dump", "kernel-ir")
+    assert r.returncode == 0, r.stderr
+    # Y[b, m, n] += X[b, m, k] * W[n, k]: two fp32 loads and their product.
+    assert "%0 = load fp32 X[b, m, k]" in r.stdout
+    assert "%1 = load fp32 W[n, k]" in r.stdout
+    assert "%2 = mul fp32 %0, %1" in r.stdout
+
+
+def test_an_unknown_pass_is_named_with_the_known_ones():
+    r = _solar("check", PAPER, "--dump", "lift")
+    assert r.returncode == 1
+    assert "error[argument]: no checker pass named 'lift' (passes: check_and_lower" in r.stderr
+
+
+def test_the_process_session_keeps_tiling_searches_between_analyses():
+    graph = solar.trace(str(PAPER))
+    hits, misses = core_session().tiling_memo_stats
+    solar.analyze(graph, arch="H100_PCIe")
+    hits1, misses1 = core_session().tiling_memo_stats
+    assert misses1 > misses  # the first analysis searched
+    solar.analyze(graph, arch="H100_PCIe")
+    hits2, misses2 = core_session().tiling_memo_stats
+    # The second searches nothing again: only hits, at least one per search of the first.
+    assert misses2 == misses1
+    assert hits2 - hits1 >= misses1 - misses
+    # A session of its own starts empty and leaves the process's alone.
+    own = _core.Session()
+    _core.analyze(graph, solar.load_arch("H100_PCIe"), "default", True, own)
+    assert own.tiling_memo_stats[1] == misses1 - misses
+    assert core_session().tiling_memo_stats == (hits2, misses2)
+
+
+def test_diagnostics_print_alike_in_both_languages():
+    # One formatter (base/error.h): a Python-made diagnostic and the core's own agree.
+    d = Diagnostic("shape", "t.py", 3, 7, "bad size", "use 4")
+    assert str(d) == _core.format_diagnostic("shape", "t.py", 3, 7, "bad size", "use 4")
+    assert str(d) == "t.py:3:7: error[shape]: bad size\n  hint: use 4"
+    assert str(argument_error("no such file")) == "error[argument]: no such file"
+    with pytest.raises(solar.UserError) as e:
+        _core.load_program_source("def model(:\n", "bad.py")
+    assert str(e.value).startswith("bad.py:1:")
+    assert str(e.value.diagnostics[0]) == str(e.value)
+
+
+def test_the_core_writes_the_measurement_into_the_analysis_json():
+    graph = solar.trace(str(PAPER))
+    arch = solar.load_arch("H100_PCIe")
+    a = solar.analyze(graph, arch=arch)
+    m = json.dumps({"eager": {"median": 1.5e-6}, "margin": 2.0})
+    doc = json.loads(_core.analysis_json(graph, [arch], [a], "none", "", [m]))
+    assert list(doc)[-1] == "measurement"  # after nodes and units
+    assert doc["measurement"] == {"eager": {"median": 1.5e-6}, "margin": 2.0}
+    assert "measurement" not in json.loads(_core.analysis_json(graph, [arch], [a]))
+
+
+def test_the_budget_takes_the_gemm_macs_from_the_core():
+    # linear_bias_matmul: B*M*N*K + B*M*P*N = 2*128*512*256 + 2*128*64*512 = 41,943,040 MACs,
+    # every one in a contraction nest the native GEMM path takes.
+    graph = solar.trace(str(PAPER))
+    _, _, gemm_macs = _core.estimate_cost(graph)
+    assert gemm_macs == 41_943_040
+    # A transposed convolution's scatter-form nest writes its output at (H+R): no GEMM.
+    scatter = solar.trace(str(ROOT / "examples" / "ir" / "conv_transpose2d.py"))
+    macs = sum(e.macs for n in scatter.nodes for e in (n.einsums or []))
+    assert macs > 0 and _core.estimate_cost(scatter)[2] == 0
+
+
+def test_the_core_has_no_mutable_static_state():
+    # Every `static` or `thread_local` variable in the core and its binding is a constant
+    # (const or constexpr): state lives in a Session the caller owns (pipeline/session.h).
+    # A mutable one, as the tiling memo was (`static Memo m;` in sol/cache_aware.cpp), fails.
+    import re
+
+    mutable = re.compile(
+        r"^\s*(?:static|thread_local)\s+(?!const\b|constexpr\b|inline\b|volatile const\b)"
+        r"(?:volatile\s+)?[\w:<>, *&]+?\s+\*?(\w+)\s*(?:=|;|\{)",
+        re.M,
+    )
+    atomic_global = re.compile(r"^std::atomic<[^>]+>\s+\w+", re.M)
+    found = []
+    for d in ("src", "include", "bindings"):
+        for path in sorted((ROOT / d).rglob("*")):
+            if path.suffix not in (".cpp", ".h"):
+                continue
+            text = path.read_text()
+            found += [
+                f"{path.relative_to(ROOT)}: {m.group(0).strip()}" for m in mutable.finditer(text)
+            ]
+            found += [
+                f"{path.relative_to(ROOT)}: {m.group(0)}" for m in atomic_global.finditer(text)
+            ]
+    assert found == []
+    assert mutable.search("  static Memo m;\n") and mutable.search(
+        "thread_local std::vector<int> v;"
+    )
+    assert not mutable.search("  static const std::vector<CheckPass> kPasses = {")
