@@ -10,8 +10,9 @@ Pipeline: both builds' `bench_pipeline` (Google Benchmark, median of 3 each) on 
 generated programs (flat and loop styles, 40,000 nodes), alternating old and new `--rounds`
 times, so that a change in machine load hits both alike; it prints the median wall and CPU
 milliseconds of each and new/old. Executor: `bench/bench_exec.py --json` of each tree (the old
-one through its own python/ and extension module, on PYTHONPATH), alternating, and the
-new/old ratio of the geometric mean over ops of the native backend's time.
+one through its own python/ and extension module, on PYTHONPATH), alternating
+`--exec-rounds` times (default 1: a run takes about 3 minutes), and the new/old ratio of the
+geometric mean over ops of Solar's native time.
 """
 
 from __future__ import annotations
@@ -49,18 +50,31 @@ def pipeline_ms(binary: Path, program: Path) -> tuple[float, float]:
     return row["real_time"], row["cpu_time"]
 
 
-def old_python(old: Path, tmp: Path) -> dict:
-    """An environment that imports the old tree's solar package with its own extension."""
-    pkg = tmp / "python"
-    shutil.copytree(old / "python", pkg)
+def old_python(old: Path) -> dict:
+    """An environment that imports the old tree's solar package (its python/, which finds its
+    include/ and configs/ beside it) with its own extension module, copied into it."""
     for so in (old / "build").glob("_core*.so"):
-        shutil.copy(so, pkg / "solar" / so.name)
-    return {**os.environ, "PYTHONPATH": str(pkg), "SOLAR_ARCH_DIR": str(old / "configs" / "arch")}
+        shutil.copy(so, old / "python" / "solar" / so.name)
+    return {**os.environ, "SOLAR_PACKAGE_DIR": str(old / "python")}
+
+
+# Runs a script with `solar` imported from $SOLAR_PACKAGE_DIR when it is set: the editable
+# install's import finder (which would always give this tree's package) is taken out first.
+LAUNCHER = r"""
+import os, runpy, sys
+pkg = os.environ.get("SOLAR_PACKAGE_DIR")
+if pkg:
+    sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in type(f).__module__]
+    sys.path.insert(0, pkg)
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
 
 
 def exec_geomean(tree: Path, env: dict, out: Path, quick: bool) -> float:
     """Geometric mean over ops of the native backend's seconds in one bench_exec run."""
-    cmd = [sys.executable, str(tree / "bench" / "bench_exec.py"), "--json", str(out)]
+    cmd = [sys.executable, "-c", LAUNCHER, str(tree / "bench" / "bench_exec.py")]
+    cmd += ["--json", str(out)]
     subprocess.run(cmd + (["--quick"] if quick else []), check=True, env=env, capture_output=True)
     rows = json.loads(out.read_text())["rows"]
     times = [r["solar_ms"] / 1e3 for r in rows]
@@ -72,6 +86,7 @@ def main(argv=None) -> int:
     p.add_argument("old", help="the other checkout, built as above")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--nodes", type=int, default=40000)
+    p.add_argument("--exec-rounds", type=int, default=1, help="executor runs of each build")
     p.add_argument("--no-exec", dest="exec", action="store_false", help="skip the executor")
     p.add_argument("--quick", action="store_true", help="bench_exec --quick (a smoke test)")
     args = p.parse_args(argv)
@@ -117,9 +132,9 @@ def main(argv=None) -> int:
                 flush=True,
             )
         if args.exec:
-            env_old = old_python(old, tmp)
+            env_old = old_python(old)
             geo = {"old": [], "new": []}
-            for r in range(args.rounds if not args.quick else 1):
+            for r in range(args.exec_rounds):
                 for name, tree, env in (("old", old, env_old), ("new", ROOT, dict(os.environ))):
                     geo[name].append(exec_geomean(tree, env, tmp / f"{name}{r}.json", args.quick))
             g = {k: statistics.median(v) for k, v in geo.items()}
