@@ -10,7 +10,8 @@ Pipeline: both builds' `bench_pipeline` (Google Benchmark, median of 3 each) on 
 generated programs (flat and loop styles, 40,000 nodes), alternating old and new `--rounds`
 times, so that a change in machine load hits both alike; it prints the median wall and CPU
 milliseconds of each and new/old. Executor: `bench/bench_exec.py --json` of each tree (the old
-one through its own python/ and extension module, on PYTHONPATH), alternating
+one importing its own python/ with its extension module copied in, the editable install's
+import finder taken out), alternating
 `--exec-rounds` times (default 1: a run takes about 3 minutes), and the new/old ratio of the
 geometric mean over ops of Solar's native time.
 """
