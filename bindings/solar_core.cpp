@@ -1,5 +1,6 @@
 // The one binding file: converts arguments, exposes read-only views of the core's results,
 // and maps C++ errors to Python (solar.errors.UserError with diagnostics, InternalError).
+#include <fcntl.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
@@ -8,13 +9,19 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
+#include <poll.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
+#include <thread>
 
 #include "solar/arch/spec.h"
 #include "solar/exec/executor.h"
+#include "solar/graph/attrs.h"
 #include "solar/io/json.h"
 #include "solar/io/yaml.h"
 #include "solar/ir/checker.h"
@@ -58,14 +65,134 @@ solar::TilingMemo* tilings_of(solar::Session* session) {
   return session ? &session->tilings : nullptr;
 }
 
-// SIGINT during an execution sets this flag, the call's cancellation token
-// (ExecOptions::cancel); the executor stops at its next poll. A POSIX signal handler can
-// reach only static storage, so this one flag stays in the binding (src/ holds no such
-// state). The execution runs on the calling thread: running it on a thread of its own, to
-// let Python's handlers watch, cost each call a new OpenMP thread team (2-7 ms, measured
-// by bench/compare_builds.py).
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_sigint(int) { g_interrupted.store(true); }
+// The cancellation token of one execution (ExecOptions::cancel), set when SIGINT arrives.
+// Python's own signal machinery does the catching: its C-level handler writes each caught
+// signal's number to the wakeup fd (signal.set_wakeup_fd, which solar.execution points at a
+// pipe for the call, on the main thread) and trips the Python-level handler. A thread of
+// this call's own polls the pipe's read end `fd` and sets the token when a SIGINT byte
+// arrives; the execution stays on the calling thread (running it on another thread cost each
+// call a new OpenMP team, 2-7 ms, bench/compare_builds.py). No signal handler is installed
+// here and nothing outlives the call (no process-wide state, nothing to survive a fork).
+// fd < 0: no watching (off the main thread, where Python takes no wakeup fd).
+class InterruptWatch {
+ public:
+  explicit InterruptWatch(int fd) : fd_(fd) {
+    if (fd_ < 0) return;
+    if (::pipe2(stop_, O_CLOEXEC) != 0) {
+      throw solar::InternalError(std::string("cannot create the interrupt watch's pipe: ") +
+                                 std::strerror(errno));
+    }
+    thread_ = std::thread([this] { watch(); });
+  }
+  InterruptWatch(const InterruptWatch&) = delete;
+  InterruptWatch& operator=(const InterruptWatch&) = delete;
+  ~InterruptWatch() {
+    if (fd_ < 0) return;
+    const char stop = 0;
+    while (::write(stop_[1], &stop, 1) < 0 && errno == EINTR) {
+    }
+    thread_.join();
+    ::close(stop_[0]);
+    ::close(stop_[1]);
+  }
+  const std::atomic<bool>* token() const { return &interrupted_; }
+  bool interrupted() const { return interrupted_.load(); }
+
+ private:
+  void watch() {
+    pollfd fds[2] = {{fd_, POLLIN, 0}, {stop_[0], POLLIN, 0}};
+    while (true) {
+      if (::poll(fds, 2, -1) < 0) {
+        if (errno == EINTR) continue;
+        return;
+      }
+      if (fds[1].revents != 0) return;             // the call ended
+      if ((fds[0].revents & POLLIN) == 0) return;  // the wakeup pipe was closed: stop watching
+      unsigned char bytes[64];
+      const ssize_t n = ::read(fd_, bytes, sizeof bytes);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (n <= 0) return;
+      for (ssize_t i = 0; i < n; ++i) {
+        if (bytes[i] == SIGINT) interrupted_.store(true);
+      }
+    }
+  }
+
+  int fd_;
+  int stop_[2] = {-1, -1};
+  std::atomic<bool> interrupted_{false};
+  std::thread thread_;
+};
+
+// A node's typed attributes (graph/attrs.h) as a dict, by field name.
+nb::dict node_attributes(const solar::Node& n) {
+  using solar::Builtin;
+  nb::dict d;
+  switch (n.builtin) {
+    case Builtin::kPermute:
+    case Builtin::kPermuteView:
+    case Builtin::kBroadcast:
+      d["from"] = solar::DimMapAttrs::of(n).from;
+      break;
+    case Builtin::kConcat:
+    case Builtin::kStack:
+    case Builtin::kScatter:
+      d["axis"] = solar::AxisAttrs::of(n).axis;
+      break;
+    case Builtin::kSlice: {
+      const auto a = solar::SliceAttrs::of(n);
+      d["axis"] = a.axis;
+      d["start"] = a.start;
+      d["step"] = a.step;
+      break;
+    }
+    case Builtin::kSelect: {
+      const auto a = solar::SelectAttrs::of(n);
+      d["axis"] = a.axis;
+      d["index"] = a.index;
+      break;
+    }
+    case Builtin::kUnfold: {
+      const auto a = solar::UnfoldAttrs::of(n);
+      d["axis"] = a.axis;
+      d["step"] = a.step;
+      break;
+    }
+    case Builtin::kSplit: {
+      const auto a = solar::SplitAttrs::of(n);
+      d["axis"] = a.axis;
+      d["offsets"] = a.offsets;
+      break;
+    }
+    case Builtin::kPad: {
+      const auto a = solar::PadAttrs::of(n);
+      d["axis"] = a.axis;
+      d["before"] = a.before;
+      d["after"] = a.after;
+      d["fill"] = a.fill;
+      break;
+    }
+    case Builtin::kGather: {
+      const auto a = solar::GatherAttrs::of(n);
+      d["axis"] = a.axis;
+      d["distinct"] = a.distinct;
+      break;
+    }
+    case Builtin::kTopk: {
+      const auto a = solar::TopkAttrs::of(n);
+      d["axis"] = a.axis;
+      d["k"] = a.k;
+      d["largest"] = a.largest;
+      break;
+    }
+    case Builtin::kConstant:
+      d["value"] = n.value;
+      break;
+    default:
+      break;
+  }
+  return d;
+}
 
 // The NumPy storage type of a dtype in the executor (Python views it as the real type).
 nb::dlpack::dtype storage_dlpack(solar::DType d) {
@@ -245,6 +372,26 @@ NB_MODULE(_core, m) {
         return ranks;
       });
 
+  m.def(
+      "builtins",
+      [] {
+        nb::list rows;
+        for (int i = 1; i <= solar::kBuiltinCount; ++i) {
+          const auto op = static_cast<solar::Builtin>(i);
+          const solar::BuiltinInfo& info = solar::builtin_info(op);
+          nb::dict row;
+          row["name"] = info.name;
+          row["converts"] = info.converts;
+          row["view"] = info.view;
+          row["moves"] = info.moves;
+          row["attributes"] = info.attributes;
+          rows.append(row);
+        }
+        return rows;
+      },
+      "The builtins of the composition layer (graph/ops.def), one dict each: name, converts, "
+      "view, moves, attributes.");
+
   nb::class_<solar::Node>(m, "Node")
       .def_ro("id", &solar::Node::id)
       .def_ro("name", &solar::Node::name)
@@ -263,6 +410,9 @@ NB_MODULE(_core, m) {
       .def_prop_ro("vector_flops", &solar::Node::vector_flops)
       .def_prop_ro("total_flops", &solar::Node::total_flops)
       .def_ro("attrs", &solar::Node::attrs)
+      .def_prop_ro("attributes", &node_attributes,
+                   "The builtin's typed attributes (graph/attrs.h) by name; {} for a kernel "
+                   "call and the builtins without attributes.")
       .def_ro("bytes_read", &solar::Node::bytes_read)
       .def_ro("bytes_written", &solar::Node::bytes_written)
       .def_prop_ro("bytes", &solar::Node::bytes)
@@ -698,7 +848,7 @@ NB_MODULE(_core, m) {
       [](const solar::Program& p, const solar::Graph& g,
          std::vector<std::pair<InArray, std::string>> inputs, const std::string& backend,
          bool bounds_check, const std::string& cache_dir, const std::string& include_dir,
-         const std::string& compiler, solar::Session* session, bool fallback) {
+         const std::string& compiler, solar::Session* session, bool fallback, int interrupt_fd) {
         std::vector<solar::Array> arrays;
         for (auto& [a, dtype] : inputs) {
           solar::Array arr;
@@ -722,20 +872,21 @@ NB_MODULE(_core, m) {
         if (!compiler.empty()) o.compiler = compiler;
         o.session = session ? &session->native : nullptr;
         o.fallback_to_interpreter = fallback;
-        g_interrupted.store(false);
-        o.cancel = &g_interrupted;
         std::vector<solar::Array> outs;
         solar::ExecReport report;
         {
-          auto previous = std::signal(SIGINT, on_sigint);
-          nb::gil_scoped_release release;
+          InterruptWatch watch(interrupt_fd);
+          o.cancel = watch.token();
           try {
+            nb::gil_scoped_release release;
             outs = solar::execute(p, g, arrays, o, &report);
-          } catch (...) {
-            std::signal(SIGINT, previous);
+          } catch (const solar::Interrupted&) {
+            // Python's handler was tripped with the byte that stopped the run: run it now
+            // (KeyboardInterrupt from the default handler), so it does not fire again later
+            // in the caller's clean-up; a handler that returns leaves the interruption.
+            if (PyErr_CheckSignals() != 0) throw nb::python_error();
             throw;
           }
-          std::signal(SIGINT, previous);
         }
         nb::list result;
         for (auto& a : outs) {
@@ -755,8 +906,10 @@ NB_MODULE(_core, m) {
       },
       "program"_a, "graph"_a, "inputs"_a, "backend"_a = "interpreter", "bounds_check"_a = true,
       "cache_dir"_a = "", "include_dir"_a = "", "compiler"_a = "", "session"_a.none() = nb::none(),
-      "fallback_to_interpreter"_a = false,
-      "Runs the graph; returns ([(array, dtype)], {backend, native_calls, interpreted_calls, "
+      "fallback_to_interpreter"_a = false, "interrupt_fd"_a = -1,
+      "Runs the graph; interrupt_fd: the read end of the pipe Python's signal.set_wakeup_fd "
+      "writes to (a SIGINT there stops the run; -1: none). Returns ([(array, dtype)], {backend, "
+      "native_calls, interpreted_calls, "
       "fallback_reason}).");
 
   m.def(

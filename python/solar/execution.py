@@ -7,8 +7,11 @@ inputs, applies the execution budget, and compares outputs with expected ones.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import signal
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -265,6 +268,35 @@ class Execution:
     interpreted_calls: int = 0
 
 
+@contextlib.contextmanager
+def _interrupt_fd():
+    """The read end of a pipe that Python's signal machinery writes each caught signal's
+    number to while the block runs (signal.set_wakeup_fd): the executor's binding watches it
+    and stops the run on SIGINT, and Python's own handler raises KeyboardInterrupt as usual.
+    -1 off the main thread, where Python takes no wakeup fd (signals reach the main thread
+    only). The previous wakeup fd (asyncio's, say) is restored afterwards; signals that arrive
+    during the block are not written to it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield -1
+        return
+    read, write = os.pipe()
+    os.set_blocking(read, False)
+    os.set_blocking(write, False)
+    try:
+        previous = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    except ValueError:  # another interpreter than the main one
+        os.close(read)
+        os.close(write)
+        yield -1
+        return
+    try:
+        yield read
+    finally:
+        signal.set_wakeup_fd(previous)
+        os.close(read)
+        os.close(write)
+
+
 def execute(
     program,
     inputs,
@@ -285,18 +317,20 @@ def execute(
     prog, graph, ordered = prepare(program, inputs, dims)
     peak, _ = check_budget(graph, backend, max_bytes, max_seconds, prog.file, bounds_check)
     start = time.perf_counter()
-    results, report = _core.execute(
-        prog,
-        graph,
-        ordered,
-        backend,
-        bounds_check,
-        cache_dir(),
-        include_dir(),
-        compiler(),
-        session,
-        False,
-    )
+    with _interrupt_fd() as fd:
+        results, report = _core.execute(
+            prog,
+            graph,
+            ordered,
+            backend,
+            bounds_check,
+            cache_dir(),
+            include_dir(),
+            compiler(),
+            session,
+            False,
+            fd,
+        )
     seconds = time.perf_counter() - start
     out = {}
     for i, (arr, dtype) in enumerate(results):

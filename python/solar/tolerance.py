@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 import ml_dtypes
 import numpy as np
 
+from . import _core
+
 # Unit roundoff u (half the spacing of the format's numbers just above 1, i.e. 2^-(p) for p
 # significand bits including the implicit one): round to nearest makes |fl(x) - x| <= u |x|
 # for x in the normal range.
@@ -214,24 +216,10 @@ def _node_roundings(graph, node, final_tensors: set) -> list[tuple[float, float]
     return pairs
 
 
-# Builtins that pass values through unchanged: the final rounding of an output they return
-# happened in the node that computed those values.
-_PASS_THROUGH = {
-    "reshape",
-    "permute",
-    "permute_view",
-    "slice",
-    "concat",
-    "stack",
-    "split",
-    "pad",
-    "broadcast",
-    "gather",
-    "select",
-    "apply_mask",
-    "unfold",
-    "topk",
-}
+# Builtins that pass values through unchanged (the `moves` column of the C++ registry,
+# graph/ops.def): the final rounding of an output they return happened in the node that
+# computed those values.
+_PASS_THROUGH = frozenset(b["name"] for b in _core.builtins() if b["moves"])
 
 
 def output_budgets(graph) -> list[Budget]:

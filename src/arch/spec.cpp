@@ -20,6 +20,7 @@
 #include <system_error>
 #include <utility>
 
+#include "base/strings.h"
 #include "solar/base/error.h"
 
 namespace solar {
@@ -53,15 +54,6 @@ const std::vector<std::string> kAccumulateTypes = {"fp32", "fp16"};
 const std::vector<std::string> kClockBases = {"boost", "measured", "assumed"};
 const std::vector<std::string> kDramKeys = {"bytes_per_second", "capacity_bytes"};
 const std::vector<std::string> kLevelKeys = {"name", "capacity_bytes", "bytes_per_second"};
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) {
-    if (!out.empty()) out += ", ";
-    out += item;
-  }
-  return out;
-}
 
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
@@ -129,7 +121,7 @@ class SpecParser {
     if (matrix && matrix.IsMap() && matrix.size() == 0) {
       sink_.error(ErrorKind::kSpec, loc_of(matrix),
                   "field 'matrix_flops_per_second' must list at least one math mode",
-                  "keys: " + join(kMatrixKeys));
+                  "keys: " + join(kMatrixKeys, ", "));
     }
     const YAML::Node vector = root["vector_flops_per_second"];
     if (vector && vector.IsMap() && !vector["fp32"]) {
@@ -161,7 +153,7 @@ class SpecParser {
         error(it->first, "field '" + field + "' is written twice");
       } else if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
         error(it->first, "unknown field '" + field + "'",
-              "allowed here: " + join(allowed) + (note.empty() ? "" : " (" + note + ")"));
+              "allowed here: " + join(allowed, ", ") + (note.empty() ? "" : " (" + note + ")"));
       }
     }
   }
@@ -222,13 +214,13 @@ class SpecParser {
     if (!root["clock"]) {
       error(root, "field 'clock' is missing",
             "write 'clock: boost' when the rates are the vendor's boost-clock peaks (" +
-                join(kClockBases) + ")");
+                join(kClockBases, ", ") + ")");
     } else if (auto text = string_field(root, "", "clock", false)) {
       if (std::find(kClockBases.begin(), kClockBases.end(), *text) != kClockBases.end()) {
         spec.clock = *text;
       } else {
         error(root["clock"],
-              "field 'clock' must be one of " + join(kClockBases) + ", got '" + *text + "'",
+              "field 'clock' must be one of " + join(kClockBases, ", ") + ", got '" + *text + "'",
               *text == "base" ? "base-clock rates are below the peak the chip reaches, so a "
                                 "bound from them can be beaten; use the boost-clock rates"
                               : "boost: the vendor's boost-clock peaks; measured: read on this "
@@ -251,8 +243,8 @@ class SpecParser {
     check_keys(node, path, with_accumulate ? kAccumulateRateKeys : kRateKeys,
                with_accumulate ? ""
                                : (path.rfind("matrix_flops_per_second.", 0) == 0
-                                      ? "accumulate is stated for the " + join(kAccumulateModes) +
-                                            " matrix rates"
+                                      ? "accumulate is stated for the " +
+                                            join(kAccumulateModes, ", ") + " matrix rates"
                                       : ""));
     Rate rate;
     bool ok = true;
@@ -289,9 +281,9 @@ class SpecParser {
         error(source,
               "field '" + path + ".source' names source '" + source.Scalar() +
                   "', which is not in 'sources'",
-              keys.empty()
-                  ? "add it under 'sources:', or write the citation itself"
-                  : "defined sources: " + join(keys) + "; or write the citation itself (a phrase)");
+              keys.empty() ? "add it under 'sources:', or write the citation itself"
+                           : "defined sources: " + join(keys, ", ") +
+                                 "; or write the citation itself (a phrase)");
         ok = false;
       } else {
         rate.source = found->second;
@@ -319,7 +311,7 @@ class SpecParser {
                  std::find(kAccumulateTypes.begin(), kAccumulateTypes.end(), accumulate.Scalar()) ==
                      kAccumulateTypes.end()) {
         error(accumulate, "field '" + path + ".accumulate' must be one of " +
-                              join(kAccumulateTypes) + ", got '" +
+                              join(kAccumulateTypes, ", ") + ", got '" +
                               (accumulate.IsScalar() ? accumulate.Scalar() : "a non-string") + "'");
         ok = false;
       } else {
@@ -336,7 +328,7 @@ class SpecParser {
     std::map<std::string, Rate> rates;
     const YAML::Node node = root[key];
     if (!node) {
-      error(root, "field '" + key + "' is missing", "keys: " + join(allowed));
+      error(root, "field '" + key + "' is missing", "keys: " + join(allowed, ", "));
       return rates;
     }
     if (!require_map(node, key)) return rates;
@@ -455,7 +447,7 @@ class SpecParser {
       error(root["cache_level"],
             "field 'cache_level' names '" + *level + "', which is not an on_chip level",
             names.empty() ? "list the level under 'on_chip:' first"
-                          : "on_chip levels: " + join(names));
+                          : "on_chip levels: " + join(names, ", "));
       return;
     }
     spec.cache_level = *level;
@@ -566,7 +558,7 @@ ArchSpec resolve_arch(const std::string& name_or_path, const std::string& search
   throw UserError(ErrorKind::kArgument, "", Loc{}, "unknown architecture '" + name_or_path + "'",
                   names.empty()
                       ? "no specs found in '" + search_dir + "'; pass a path to a .yaml spec"
-                      : "available: " + join(names) + "; or pass a path to a .yaml spec");
+                      : "available: " + join(names, ", ") + "; or pass a path to a .yaml spec");
 }
 
 }  // namespace solar

@@ -12,6 +12,7 @@
 #include "native.h"
 #include "solar/base/checked.h"
 #include "solar/einsum/lift.h"
+#include "solar/graph/attrs.h"
 #include "storage.h"
 
 namespace solar {
@@ -237,36 +238,38 @@ class GraphRun {
     if (op == Builtin::kPermute || op == Builtin::kPermuteView) {
       Array out = new_output(node, 0);
       std::vector<int64_t> s;
-      for (int64_t d : node.attrs) s.push_back(in_stride[static_cast<size_t>(d)]);
+      for (int64_t d : DimMapAttrs::of(node).from) s.push_back(in_stride[static_cast<size_t>(d)]);
       strided_copy(x, 0, s, out);
     } else if (op == Builtin::kSlice) {
       Array out = new_output(node, 0);
-      const size_t a = static_cast<size_t>(node.attrs[0]);
+      const SliceAttrs at = SliceAttrs::of(node);
       std::vector<int64_t> s = in_stride;
-      s[a] *= node.attrs[2];
-      strided_copy(x, node.attrs[1] * in_stride[a], s, out);
+      s[at.axis] *= at.step;
+      strided_copy(x, at.start * in_stride[at.axis], s, out);
     } else if (op == Builtin::kSelect) {
       Array out = new_output(node, 0);
-      const size_t a = static_cast<size_t>(node.attrs[0]);
+      const SelectAttrs at = SelectAttrs::of(node);
       std::vector<int64_t> s = in_stride;
-      s.erase(s.begin() + static_cast<std::ptrdiff_t>(a));
-      strided_copy(x, node.attrs[1] * in_stride[a], s, out);
+      s.erase(s.begin() + static_cast<std::ptrdiff_t>(at.axis));
+      strided_copy(x, at.index * in_stride[at.axis], s, out);
     } else if (op == Builtin::kUnfold) {  // windows: dim a advances by step, the last dim by 1
       Array out = new_output(node, 0);
-      const size_t a = static_cast<size_t>(node.attrs[0]);
+      const UnfoldAttrs at = UnfoldAttrs::of(node);
       std::vector<int64_t> s = in_stride;
-      s[a] *= node.attrs[1];
-      s.push_back(in_stride[a]);
+      s[at.axis] *= at.step;
+      s.push_back(in_stride[at.axis]);
       strided_copy(x, 0, s, out);
     } else if (op == Builtin::kSplit) {
-      const size_t a = static_cast<size_t>(node.attrs[0]);
+      const SplitAttrs at = SplitAttrs::of(node);
+      SOLAR_INTERNAL_CHECK(at.offsets.size() == node.outputs.size(),
+                           "split '" + node.name + "' has an offset per output");
       for (size_t i = 0; i < node.outputs.size(); ++i) {
         Array out = new_output(node, i);
-        strided_copy(x, node.attrs[i + 1] * in_stride[a], in_stride, out);
+        strided_copy(x, at.offsets[i] * in_stride[at.axis], in_stride, out);
       }
     } else if (op == Builtin::kConcat || op == Builtin::kStack) {
       Array out = new_output(node, 0);
-      const size_t a = static_cast<size_t>(node.attrs[0]);
+      const size_t a = AxisAttrs::of(node).axis;
       const std::vector<int64_t> out_stride = strides_of(out.shape);
       int64_t offset = 0;
       for (TensorId t : node.inputs) {
@@ -285,21 +288,20 @@ class GraphRun {
       }
     } else if (op == Builtin::kPad) {
       Array out = new_output(node, 0);
-      const size_t a = static_cast<size_t>(node.attrs[0]);
+      const PadAttrs at = PadAttrs::of(node);
       const int64_t n = out.elements();
-      for (int64_t e = 0; e < n; ++e) detail::store_element(out.dtype, out.data, e, node.value);
+      for (int64_t e = 0; e < n; ++e) detail::store_element(out.dtype, out.data, e, at.fill);
       // Write x into the interior: a strided view of out.
       const std::vector<int64_t> os = strides_of(out.shape);
       Array interior = out;
       interior.shape = x.shape;
       const int es = storage_bytes(x.dtype);
-      interior.data = static_cast<std::byte*>(out.data) + node.attrs[1] * os[a] * es;
+      interior.data = static_cast<std::byte*>(out.data) + at.before * os[at.axis] * es;
       scatter_copy(x, interior, os);
     } else if (op == Builtin::kBroadcast) {
       Array out = new_output(node, 0);
       std::vector<int64_t> s;
-      for (size_t d = 0; d < node.attrs.size(); ++d) {
-        const int64_t from = node.attrs[d];
+      for (const int64_t from : DimMapAttrs::of(node).from) {
         s.push_back(from < 0 || x.shape[static_cast<size_t>(from)] == 1
                         ? 0
                         : in_stride[static_cast<size_t>(from)]);
@@ -373,7 +375,7 @@ class GraphRun {
     const Array& table = value(node.inputs[0]);
     const Array& index = value(node.inputs[1]);
     Array out = new_output(node, 0);
-    const size_t a = static_cast<size_t>(node.attrs[0]);
+    const size_t a = GatherAttrs::of(node).axis;
     int64_t pre = 1, post = 1;
     for (size_t d = 0; d < a; ++d) pre *= table.shape[d];
     for (size_t d = a + 1; d < table.shape.size(); ++d) post *= table.shape[d];
@@ -390,14 +392,14 @@ class GraphRun {
     }
   }
 
-  // torch.scatter along attrs[0] (the tracer checked the shapes and dtypes).
+  // torch.scatter along its axis (the tracer checked the shapes and dtypes).
   void scatter(const Node& node) {
     const Array& base = value(node.inputs[0]);
     const Array& index = value(node.inputs[1]);
     const Array& src = value(node.inputs[2]);
     Array out = new_output(node, 0);
     std::memcpy(out.data, base.data, static_cast<size_t>(base.nbytes()));
-    const size_t a = static_cast<size_t>(node.attrs[0]);
+    const size_t a = AxisAttrs::of(node).axis;
     int64_t post = 1;
     for (size_t d = a + 1; d < base.shape.size(); ++d) post *= base.shape[d];
     const int64_t rows = base.shape[a], n_index = index.shape[a];
@@ -411,15 +413,16 @@ class GraphRun {
     }
   }
 
-  // torch.topk along attrs[0]: the attrs[1] largest (attrs[2] = 1) or smallest elements of
+  // torch.topk along its axis: the k largest (or with largest = false smallest) elements of
   // each row, best first, ties in index order; NaN ranks above every number, as in PyTorch.
   void topk(const Node& node) {
     const Array& x = value(node.inputs[0]);
     Array values = new_output(node, 0);
     Array indices = new_output(node, 1);
-    const size_t a = static_cast<size_t>(node.attrs[0]);
-    const int64_t k = node.attrs[1];
-    const bool largest = node.attrs[2] != 0;
+    const TopkAttrs attrs = TopkAttrs::of(node);
+    const size_t a = attrs.axis;
+    const int64_t k = attrs.k;
+    const bool largest = attrs.largest;
     int64_t pre = 1, post = 1;
     for (size_t d = 0; d < a; ++d) pre *= x.shape[d];
     for (size_t d = a + 1; d < x.shape.size(); ++d) post *= x.shape[d];

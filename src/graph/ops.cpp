@@ -6,8 +6,9 @@ namespace solar {
 namespace {
 
 constexpr std::array kBuiltins = {
-    BuiltinInfo{"", false, ""},
-#define SOLAR_BUILTIN(id, name, converts, attributes) BuiltinInfo{name, converts, attributes},
+    BuiltinInfo{"", false, false, false, ""},
+#define SOLAR_BUILTIN(id, name, converts, view, moves, attributes) \
+  BuiltinInfo{name, converts, view, moves, attributes},
 #include "solar/graph/ops.def"
 #undef SOLAR_BUILTIN
 };

@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "base/strings.h"
 #include "scalar_functions.h"
 #include "solar/graph/ops.h"
 #include "solar/ir/passes.h"
@@ -32,15 +33,6 @@ const std::unordered_set<std::string>& python_builtins() {
   static const std::unordered_set<std::string> k = {"range", "len",   "min", "max",
                                                     "int",   "float", "abs", "size"};
   return k;
-}
-
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i) out += sep;
-    out += parts[i];
-  }
-  return out;
 }
 
 bool is_identifier(const std::string& s) {

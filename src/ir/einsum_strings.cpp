@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "base/strings.h"
 #include "solar/ir/passes.h"
 #include "solar/ir/printer.h"
 
@@ -11,15 +12,6 @@ namespace solar {
 namespace {
 
 using ast::ExprKind;
-
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i) out += sep;
-    out += parts[i];
-  }
-  return out;
-}
 
 std::vector<std::string> rank_names(const Nest& nest) {
   std::vector<std::string> names;

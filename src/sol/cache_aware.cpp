@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "solar/base/error.h"
+#include "solar/graph/attrs.h"
 #include "solar/sol/analysis.h"
 #include "solar/sol/io_bound.h"
 
@@ -436,12 +437,15 @@ TilingProblem tiling_problem(const Graph& graph, const Node& node, const Einsum&
     const TensorInfo* info = id >= 0 ? &graph.tensors.at(static_cast<size_t>(id)) : nullptr;
     t.bits = info ? dtype_bits(info->dtype) : local_bits(op);
     t.density = info ? 1.0 - info->sparsity : 1.0;
-    // A view made by `broadcast` (attrs: per output dim the input dim it reads, or -1).
-    const Node* broadcast = nullptr;
+    // A view made by `broadcast`: per output dim the input dim it reads, or -1 (empty when
+    // the operand is no broadcast).
+    std::vector<int64_t> broadcast;
     if (info && info->producer != kNoNode) {
       const Node& producer = graph.nodes.at(static_cast<size_t>(info->producer));
-      if (producer.builtin == Builtin::kBroadcast && producer.attrs.size() == info->shape.size())
-        broadcast = &producer;
+      if (producer.builtin == Builtin::kBroadcast) {
+        broadcast = DimMapAttrs::of(producer).from;
+        if (broadcast.size() != info->shape.size()) broadcast.clear();
+      }
     }
     for (size_t d = 0; d < op.projection.size(); ++d) {
       std::vector<TileTerm> terms;
@@ -458,7 +462,7 @@ TilingProblem tiling_problem(const Graph& graph, const Node& node, const Einsum&
       }
       int64_t extent = span;
       if (info && d < info->shape.size()) extent = std::min(span, info->shape[d]);
-      if (broadcast && d < broadcast->attrs.size() && broadcast->attrs[d] < 0) {
+      if (d < broadcast.size() && broadcast[d] < 0) {
         terms.clear();  // a broadcast dim of a view: every index reads the same element
         extent = 1;
       }

@@ -9,6 +9,7 @@
 
 #include "solar/base/checked.h"
 #include "solar/base/error.h"
+#include "solar/graph/attrs.h"
 
 namespace solar {
 namespace {
@@ -383,7 +384,8 @@ NodeId producing_contraction(const Graph& graph, const std::map<NodeId, Contract
       return kNoNode;
     const TensorInfo& in = graph.tensors.at(p.inputs[0]);
     if (p.builtin == Builtin::kPermute || p.builtin == Builtin::kPermuteView) {
-      for (int& d : *dims) d = d < 0 ? -1 : static_cast<int>(p.attrs.at(static_cast<size_t>(d)));
+      const std::vector<int64_t> from = DimMapAttrs::of(p).from;
+      for (int& d : *dims) d = d < 0 ? -1 : static_cast<int>(from.at(static_cast<size_t>(d)));
     } else if (p.builtin == Builtin::kReshape) {
       // Only reshapes that add or drop size-1 dims keep every rank.
       std::vector<int> in_dims, out_dims;

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "solar/base/error.h"
+#include "solar/graph/attrs.h"
 #include "solar/sol/analysis.h"
 
 namespace solar {
@@ -318,10 +319,11 @@ Projected project(const Graph& g, const NestShape& shape, size_t o, TensorId t) 
     if (p.inputs.empty()) return out;
     const Builtin op = p.builtin;
     if (op == Builtin::kBroadcast) {
-      if (!first || p.attrs.size() != v.shape.size()) return out;
+      const std::vector<int64_t> from = DimMapAttrs::of(p).from;
+      if (!first || from.size() != v.shape.size()) return out;
       const TensorInfo& in = g.tensors[static_cast<size_t>(p.inputs[0])];
-      for (size_t d = 0; d < p.attrs.size(); ++d) {
-        const int64_t a = p.attrs[d];
+      for (size_t d = 0; d < from.size(); ++d) {
+        const int64_t a = from[d];
         if (a < 0 || static_cast<size_t>(a) >= in.shape.size() ||
             in.shape[static_cast<size_t>(a)] != v.shape[d])
           drop |= uint64_t{1} << d;

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "solar/base/checked.h"
+#include "solar/graph/attrs.h"
 #include "solar/graph/ops.h"
 #include "solar/ir/printer.h"
 #include "trace_context.h"
@@ -172,6 +173,9 @@ class BuiltinCall {
     return ctx_.add_tensor(std::move(t), loc_);
   }
 
+  // Whether this builtin's outputs always alias its input (graph/ops.def).
+  bool view() const { return builtin_info(op_).view; }
+
   // Adds the node; `copy` nodes read `read_bytes` per input and write their outputs.
   Value finish(std::vector<TensorId> inputs, std::vector<int64_t> read_bytes,
                const std::vector<std::pair<std::vector<std::string>, std::vector<int64_t>>>& outs,
@@ -271,7 +275,7 @@ class BuiltinCall {
            " elements) to (" + s + ") (" +
            (n ? std::to_string(*n) : std::string("more than 2^63 - 1")) + " elements)");
     }
-    return finish({x}, {0}, {{dims, shape}}, t.dtype, /*is_view=*/true, t.sparsity);
+    return finish({x}, {0}, {{dims, shape}}, t.dtype, view(), t.sparsity);
   }
 
   Value permute() {
@@ -305,11 +309,11 @@ class BuiltinCall {
       shape.push_back(t.shape[order[i]]);
       identity = identity && order[i] == i;
     }
-    attrs_.assign(order.begin(), order.end());
+    attrs_ = DimMapAttrs{std::vector<int64_t>(order.begin(), order.end())}.flat();
     // permute_view: the same tensor with permuted strides (a front end's view of PyTorch's
     // permute/transpose returned as it is); permute copies.
-    const bool view = identity || op_ == Builtin::kPermuteView;
-    return finish({x}, {ctx_.read_bytes(x)}, {{dims, shape}}, t.dtype, view, t.sparsity);
+    return finish({x}, {ctx_.read_bytes(x)}, {{dims, shape}}, t.dtype, identity || view(),
+                  t.sparsity);
   }
 
   Value slice() {
@@ -330,8 +334,8 @@ class BuiltinCall {
     if (len == 0) fail("the slice of dim '" + t.dims[a] + "' is empty");
     auto shape = t.shape;
     shape[a] = len;
-    attrs_ = {static_cast<int64_t>(a), start, step};
-    return finish({x}, {0}, {{t.dims, shape}}, t.dtype, true, t.sparsity);
+    attrs_ = SliceAttrs{a, start, step}.flat();
+    return finish({x}, {0}, {{t.dims, shape}}, t.dtype, view(), t.sparsity);
   }
 
   Value select() {
@@ -349,8 +353,8 @@ class BuiltinCall {
     auto shape = t.shape;
     dims.erase(dims.begin() + static_cast<std::ptrdiff_t>(a));
     shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(a));
-    attrs_ = {static_cast<int64_t>(a), index};
-    return finish({x}, {0}, {{dims, shape}}, t.dtype, true, t.sparsity);
+    attrs_ = SelectAttrs{a, index}.flat();
+    return finish({x}, {0}, {{dims, shape}}, t.dtype, view(), t.sparsity);
   }
 
   // Sliding windows along `dim` (torch.Tensor.unfold): `dim` keeps its name and counts the
@@ -382,8 +386,8 @@ class BuiltinCall {
     shape[a] = (t.shape[a] - size) / step + 1;
     dims.push_back(window);
     shape.push_back(size);
-    attrs_ = {static_cast<int64_t>(a), step};
-    return finish({x}, {0}, {{dims, shape}}, t.dtype, true, t.sparsity);
+    attrs_ = UnfoldAttrs{a, step}.flat();
+    return finish({x}, {0}, {{dims, shape}}, t.dtype, view(), t.sparsity);
   }
 
   Value split() {
@@ -412,16 +416,17 @@ class BuiltinCall {
            " but dim '" + t.dims[a] + "' has size " + std::to_string(t.shape[a]));
     }
     std::vector<std::pair<std::vector<std::string>, std::vector<int64_t>>> outs;
-    attrs_ = {static_cast<int64_t>(a)};
+    SplitAttrs split{a, {}};
     int64_t offset = 0;
     for (int64_t p : parts) {
       auto shape = t.shape;
       shape[a] = p;
       outs.push_back({t.dims, shape});
-      attrs_.push_back(offset);
+      split.offsets.push_back(offset);
       offset += p;
     }
-    return finish({x}, {0}, outs, t.dtype, true, t.sparsity);
+    attrs_ = split.flat();
+    return finish({x}, {0}, outs, t.dtype, view(), t.sparsity);
   }
 
   Value concat() {
@@ -472,8 +477,8 @@ class BuiltinCall {
       }
       reads.push_back(ctx_.read_bytes(x));
     }
-    attrs_ = {static_cast<int64_t>(a)};
-    return finish(xs, reads, {{dims, shape}}, first.dtype, false);
+    attrs_ = AxisAttrs{a}.flat();
+    return finish(xs, reads, {{dims, shape}}, first.dtype, view());
   }
 
   Value pad() {
@@ -491,12 +496,12 @@ class BuiltinCall {
       throw count_overflow({ctx_.program().file, loc_, "pad()"}, "size of dim '" + t.dims[a] + "'");
     }
     shape[a] = *size;
-    attrs_ = {static_cast<int64_t>(a), before, after};
+    attrs_ = PadAttrs{a, before, after}.flat();
     if (const Value* v = arg(4, "value")) {
       if (!v->is_number()) ctx_.fail(ErrorKind::kType, loc_, "pad(): value must be a number");
       value_ = v->as_double();
     }
-    return finish({x}, {ctx_.read_bytes(x)}, {{t.dims, shape}}, t.dtype, false);
+    return finish({x}, {ctx_.read_bytes(x)}, {{t.dims, shape}}, t.dtype, view());
   }
 
   Value broadcast() {
@@ -524,11 +529,13 @@ class BuiltinCall {
              "only size-1 and new dims expand");
       }
     }
+    DimMapAttrs from;
     for (const auto& d : dims) {
       auto it = std::find(t.dims.begin(), t.dims.end(), d);
-      attrs_.push_back(it == t.dims.end() ? -1 : static_cast<int64_t>(it - t.dims.begin()));
+      from.from.push_back(it == t.dims.end() ? -1 : static_cast<int64_t>(it - t.dims.begin()));
     }
-    return finish({x}, {0}, {{dims, shape}}, t.dtype, true, t.sparsity);
+    attrs_ = from.flat();
+    return finish({x}, {0}, {{dims, shape}}, t.dtype, view(), t.sparsity);
   }
 
   // gather's and scatter's index: integer or bool values (positions).
@@ -569,9 +576,9 @@ class BuiltinCall {
     // The rows fetched, capped below at the table's bytes: "more than int64" is "all of it".
     const int64_t rows =
         checked_dtype_bytes(tt.dtype, saturating_mul(row_elements, fetched)).value_or(kMaxCount);
-    attrs_ = {static_cast<int64_t>(a), distinct};
+    attrs_ = GatherAttrs{a, distinct}.flat();
     return finish({table, index}, {std::min(rows, ctx_.read_bytes(table)), ctx_.read_bytes(index)},
-                  {{dims, shape}}, tt.dtype, false);
+                  {{dims, shape}}, tt.dtype, view());
   }
 
   // The k largest (or smallest) elements along `dim` and their positions (torch.topk):
@@ -590,9 +597,9 @@ class BuiltinCall {
     if (largest != 0 && largest != 1) fail("largest must be 0 or 1");
     auto shape = t.shape;
     shape[a] = k;
-    attrs_ = {static_cast<int64_t>(a), k, largest};
+    attrs_ = TopkAttrs{a, k, largest != 0}.flat();
     out_dtypes_ = {t.dtype, DType::kInt64};
-    return finish({x}, {ctx_.read_bytes(x)}, {{t.dims, shape}, {t.dims, shape}}, t.dtype, false);
+    return finish({x}, {ctx_.read_bytes(x)}, {{t.dims, shape}, {t.dims, shape}}, t.dtype, view());
   }
 
   // torch.scatter along `dim`: a copy of base in which element p of index (p along `dim`
@@ -625,9 +632,9 @@ class BuiltinCall {
     const int64_t kept = std::max<int64_t>(0, bt.elements() - it.elements());
     const int64_t base_read =
         std::min(checked_dtype_bytes(bt.dtype, kept).value_or(kMaxCount), ctx_.read_bytes(base));
-    attrs_ = {static_cast<int64_t>(a)};
+    attrs_ = AxisAttrs{a}.flat();
     return finish({base, index, src}, {base_read, ctx_.read_bytes(index), ctx_.read_bytes(src)},
-                  {{bt.dims, bt.shape}}, bt.dtype, false);
+                  {{bt.dims, bt.shape}}, bt.dtype, view());
   }
 
   Value apply_mask() {
@@ -640,7 +647,7 @@ class BuiltinCall {
     }
     const double s = 1.0 - (1.0 - t.sparsity) * (1.0 - mt.sparsity);
     return finish({x, m}, {ctx_.read_bytes(x), ctx_.read_bytes(m)}, {{t.dims, t.shape}}, t.dtype,
-                  false, s);
+                  view(), s);
   }
 
   Value cast() {
@@ -652,7 +659,7 @@ class BuiltinCall {
       ctx_.fail(ErrorKind::kUnknownDtype, loc_, "cast(): unknown dtype \"" + d + "\"",
                 "use one of: " + all_dtype_names());
     }
-    return finish({x}, {ctx_.read_bytes(x)}, {{t.dims, t.shape}}, *dtype, false);
+    return finish({x}, {ctx_.read_bytes(x)}, {{t.dims, t.shape}}, *dtype, view());
   }
 
   Value constant() {
@@ -675,7 +682,7 @@ class BuiltinCall {
       if (!v.is_number()) ctx_.fail(ErrorKind::kType, loc_, "constant(): value must be a number");
       value_ = v.as_double();
     }
-    return finish({}, {}, {{dims, shape}}, dtype, false);
+    return finish({}, {}, {{dims, shape}}, dtype, view());
   }
 
  private:

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "solar/graph/attrs.h"
 #include "solar/ir/checker.h"
 #include "solar/ir/parser.h"
 #include "solar/pipeline/pipeline.h"
@@ -333,6 +334,59 @@ def model(x: Tensor("T,E"), i: Tensor("T,K", dtype="int32"), s: Tensor("T,K")):
   const Node& scatter = g.nodes[1];
   EXPECT_EQ(scatter.input_bytes, (std::vector<int64_t>{96, 32, 32}));
   EXPECT_EQ(scatter.bytes_written, 128);
+}
+
+TEST(Tracer, BuiltinsStoreTypedAttributesAndTheirViewsMoveNoBytes) {
+  // x [T=4, E=8]: each builtin's attributes as the program states them, dims by position.
+  const char* src = R"(
+DIMS = {"T": 4, "E": 8}
+def model(x: Tensor("T,E")):
+    a = slice(x, dim="E", start=1, stop=7, step=2)
+    b0, b1 = split(x, dim="E", sizes=[3, 5])
+    c = pad(x, dim="T", before=1, after=2, value=-1.5)
+    v, j = topk(x, k=3, dim="E", largest=0)
+    p = permute(x, "E,T")
+    q = broadcast(x, "B,T,E", B=2)
+    return a, b0, b1, c, v, j, p, q
+)";
+  const Graph g = trace_program(load_program_source(src, "t.py"), {});
+  ASSERT_EQ(g.nodes.size(), 6u);
+  // slice of E (dim 1) from 1 by 2: elements 1, 3, 5.
+  const SliceAttrs slice = SliceAttrs::of(g.nodes[0]);
+  EXPECT_EQ(slice.axis, 1u);
+  EXPECT_EQ(slice.start, 1);
+  EXPECT_EQ(slice.step, 2);
+  // split of E into 3 + 5: offsets 0 and 3.
+  const SplitAttrs split = SplitAttrs::of(g.nodes[1]);
+  EXPECT_EQ(split.axis, 1u);
+  EXPECT_EQ(split.offsets, (std::vector<int64_t>{0, 3}));
+  const PadAttrs pad = PadAttrs::of(g.nodes[2]);
+  EXPECT_EQ(pad.axis, 0u);
+  EXPECT_EQ(pad.before, 1);
+  EXPECT_EQ(pad.after, 2);
+  EXPECT_EQ(pad.fill, -1.5);
+  const TopkAttrs topk = TopkAttrs::of(g.nodes[3]);
+  EXPECT_EQ(topk.axis, 1u);
+  EXPECT_EQ(topk.k, 3);
+  EXPECT_FALSE(topk.largest);
+  // permute "E,T": output dim 0 is input dim 1, output dim 1 is input dim 0.
+  EXPECT_EQ(DimMapAttrs::of(g.nodes[4]).from, (std::vector<int64_t>{1, 0}));
+  // broadcast "B,T,E": B is new (-1), T and E are input dims 0 and 1.
+  EXPECT_EQ(DimMapAttrs::of(g.nodes[5]).from, (std::vector<int64_t>{-1, 0, 1}));
+  // The registry's view column and the tracer's traffic agree: slice, split and broadcast
+  // move no bytes; pad, topk and permute (not the identity here) copy.
+  for (const Node& n : g.nodes) {
+    EXPECT_EQ(builtin_info(n.builtin).view, n.bytes() == 0) << n.name;
+  }
+  // Reading a node as another builtin's attributes is an internal error naming both.
+  try {
+    (void)SliceAttrs::of(g.nodes[2]);
+    ADD_FAILURE() << "expected an InternalError";
+  } catch (const InternalError& e) {
+    EXPECT_NE(std::string(e.what()).find("(pad) read as another builtin's attributes"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Tracer, GatherByTopkIndicesFetchesTheDistinctRowsItIsTold) {

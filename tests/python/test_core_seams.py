@@ -121,8 +121,8 @@ def test_the_core_has_no_mutable_static_state():
     # Every `static` or `thread_local` variable of the core (src/, include/) is a constant
     # (const or constexpr): state lives in a Session the caller owns (pipeline/session.h).
     # A mutable one, as the tiling memo was (`static Memo m;` in sol/cache_aware.cpp), fails.
-    # The binding keeps one: the SIGINT flag its signal handler sets (a handler reaches only
-    # static storage), the token of the execution it runs.
+    # The binding too: its SIGINT flag (`std::atomic<bool> g_interrupted{false};`, set by a
+    # signal handler) gave way to a token per call, set by a thread watching Python's wakeup fd.
     import re
 
     mutable = re.compile(
@@ -132,7 +132,7 @@ def test_the_core_has_no_mutable_static_state():
     )
     atomic_global = re.compile(r"^std::atomic<[^>]+>\s+\w+", re.M)
     found = []
-    for d in ("src", "include"):
+    for d in ("src", "include", "bindings"):
         for path in sorted((ROOT / d).rglob("*")):
             if path.suffix not in (".cpp", ".h"):
                 continue
@@ -148,3 +148,40 @@ def test_the_core_has_no_mutable_static_state():
         "thread_local std::vector<int> v;"
     )
     assert not mutable.search("  static const std::vector<CheckPass> kPasses = {")
+    assert atomic_global.search("std::atomic<bool> g_interrupted{false};\n")
+
+
+def test_python_reads_the_builtins_from_the_cores_registry():
+    from solar.frontend.builder import VIEW_BUILTINS
+    from solar.tolerance import _PASS_THROUGH
+
+    rows = {b["name"]: b for b in _core.builtins()}
+    # docs/ir.md lists 18 builtins; 7 of them are views ("view: 0" in its table: reshape,
+    # permute_view, slice, select, split, broadcast, unfold) and 3 make new values (cast
+    # rounds; constant and iota write values of their own).
+    assert len(rows) == 18
+    assert VIEW_BUILTINS == {"reshape", "permute_view", "slice", "select", "split"} | {
+        "broadcast",
+        "unfold",
+    }
+    assert set(rows) - _PASS_THROUGH == {"cast", "constant", "iota"}
+    assert rows["topk"]["attributes"] == "TopkAttrs"
+
+
+def test_graph_nodes_expose_typed_attributes():
+    # x [T=4, E=8]: slice of E (dim 1) from 1 by 2; topk of 3 along E, smallest first; pad
+    # of T (dim 0) by 1 and 2 with -1.5.
+    src = (
+        'DIMS = {"T": 4, "E": 8}\n'
+        'def model(x: Tensor("T,E")):\n'
+        '    a = slice(x, dim="E", start=1, stop=7, step=2)\n'
+        '    v, j = topk(x, k=3, dim="E", largest=0)\n'
+        '    c = pad(x, dim="T", before=1, after=2, value=-1.5)\n'
+        "    return a, v, j, c\n"
+    )
+    graph = _core.trace(_core.load_program_source(src, "t.py"))
+    assert [n.attributes for n in graph.nodes] == [
+        {"axis": 1, "start": 1, "step": 2},
+        {"axis": 1, "k": 3, "largest": False},
+        {"axis": 0, "before": 1, "after": 2, "fill": -1.5},
+    ]

@@ -313,6 +313,64 @@ def test_ctrl_c_stops_the_compiler(tmp_path):
     assert sorted(p.suffix for p in cache.iterdir()) == [".cpp"]  # no partial object, no log
 
 
+# In a fresh process: compile at tiny sizes, then run the long program while a timer thread
+# sends SIGINT after 2 s; print the seconds from the signal to KeyboardInterrupt, the wakeup
+# fd left behind (-1: restored) and whether a second run afterwards still works.
+API_INTERRUPT = """
+import os, signal, sys, threading, time
+import numpy as np
+from solar.execution import execute
+prog = sys.argv[1]
+small = {"M": 2, "K": 3, "N": 4}
+rng = np.random.default_rng(0)
+def inputs(d):
+    a = rng.random((d["M"], d["K"]), np.float32)
+    return {"a": a, "b": rng.random((d["K"], d["N"]), np.float32)}
+execute(prog, inputs(small), dims=small, max_seconds=1e9)
+sent = []
+def interrupt():
+    sent.append(time.monotonic())
+    os.kill(os.getpid(), signal.SIGINT)
+threading.Timer(2.0, interrupt).start()
+try:
+    execute(prog, inputs({"M": 4096, "K": 2048, "N": 2048}), max_seconds=1e9)
+    print("finished")
+except KeyboardInterrupt:
+    print("interrupted", round(time.monotonic() - sent[0], 3))
+print("wakeup fd", signal.set_wakeup_fd(-1))
+out = execute(prog, inputs(small), dims=small, max_seconds=1e9).outputs["out0"]
+print("again", out.shape)
+shapes = []
+def worker():
+    shapes.append(execute(prog, inputs(small), dims=small).outputs["out0"].shape)
+t = threading.Thread(target=worker)
+t.start(); t.join()
+print("thread", shapes)
+"""
+
+
+@pytest.mark.native
+def test_ctrl_c_stops_an_api_call_and_leaves_no_handler_behind(tmp_path):
+    # The binding installs no signal handler and keeps no flag (issue 15): Python's own
+    # handler catches SIGINT, its wakeup fd carries it to the call's token, and the call
+    # raises KeyboardInterrupt within a second; the wakeup fd is restored (-1) and the next
+    # call runs, on a worker thread too.
+    prog = write(tmp_path, LONG)
+    r = subprocess.run(
+        [sys.executable, "-c", API_INTERRUPT, str(prog)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env_with(SOLAR_CACHE_DIR=tmp_path / "kernels"),
+    )
+    lines = r.stdout.splitlines()
+    assert r.returncode == 0 and len(lines) == 4, r.stdout + r.stderr
+    word, seconds = lines[0].split()
+    assert word == "interrupted" and float(seconds) < 1.0, lines
+    # Off the main thread nothing is watched (Python takes no wakeup fd there): it runs.
+    assert lines[1:] == ["wakeup fd -1", "again (2, 4)", "thread [(2, 4)]"]
+
+
 # --- solar batch ---------------------------------------------------------------------------
 
 SCALE = """

@@ -18,21 +18,15 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from .. import _core
 from ..errors import Diagnostic, UserError
 
 STDLIB = Path(__file__).resolve().parent / "stdlib"
 
-# Builtins that only re-view memory (docs/ir.md §5): statements of these are free in every
-# mode, so a source operator lowered to one kernel plus views needs no unit block.
-VIEW_BUILTINS = {
-    "reshape",
-    "broadcast",
-    "slice",
-    "select",
-    "split",
-    "permute_view",
-    "unfold",
-}
+# Builtins that only re-view memory (docs/ir.md §5; the `view` column of the C++ registry,
+# graph/ops.def): statements of these are free in every mode, so a source operator lowered
+# to one kernel plus views needs no unit block.
+VIEW_BUILTINS = frozenset(b["name"] for b in _core.builtins() if b["view"])
 _CALL = re.compile(r"^\s*[\w, ]+ = (\w+)\(")
 
 
