@@ -132,7 +132,7 @@ nb::dict node_attributes(const solar::Node& n) {
     case Builtin::kPermute:
     case Builtin::kPermuteView:
     case Builtin::kBroadcast:
-      d["from"] = solar::DimMapAttrs::of(n).from;
+      d["from"] = solar::DimMapAttrs::of(n).flat();
       break;
     case Builtin::kConcat:
     case Builtin::kStack:

@@ -439,12 +439,12 @@ TilingProblem tiling_problem(const Graph& graph, const Node& node, const Einsum&
     t.density = info ? 1.0 - info->sparsity : 1.0;
     // A view made by `broadcast`: per output dim the input dim it reads, or -1 (empty when
     // the operand is no broadcast).
-    std::vector<int64_t> broadcast;
+    std::span<const int64_t> broadcast;
     if (info && info->producer != kNoNode) {
       const Node& producer = graph.nodes.at(static_cast<size_t>(info->producer));
       if (producer.builtin == Builtin::kBroadcast) {
         broadcast = DimMapAttrs::of(producer).from;
-        if (broadcast.size() != info->shape.size()) broadcast.clear();
+        if (broadcast.size() != info->shape.size()) broadcast = {};
       }
     }
     for (size_t d = 0; d < op.projection.size(); ++d) {

@@ -384,8 +384,13 @@ NodeId producing_contraction(const Graph& graph, const std::map<NodeId, Contract
       return kNoNode;
     const TensorInfo& in = graph.tensors.at(p.inputs[0]);
     if (p.builtin == Builtin::kPermute || p.builtin == Builtin::kPermuteView) {
-      const std::vector<int64_t> from = DimMapAttrs::of(p).from;
-      for (int& d : *dims) d = d < 0 ? -1 : static_cast<int>(from.at(static_cast<size_t>(d)));
+      const std::span<const int64_t> from = DimMapAttrs::of(p).from;
+      for (int& d : *dims) {
+        if (d < 0) continue;
+        SOLAR_INTERNAL_CHECK(static_cast<size_t>(d) < from.size(),
+                             "permute '" + p.name + "' has no dim " + std::to_string(d));
+        d = static_cast<int>(from[static_cast<size_t>(d)]);
+      }
     } else if (p.builtin == Builtin::kReshape) {
       // Only reshapes that add or drop size-1 dims keep every rank.
       std::vector<int> in_dims, out_dims;

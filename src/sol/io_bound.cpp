@@ -319,7 +319,7 @@ Projected project(const Graph& g, const NestShape& shape, size_t o, TensorId t) 
     if (p.inputs.empty()) return out;
     const Builtin op = p.builtin;
     if (op == Builtin::kBroadcast) {
-      const std::vector<int64_t> from = DimMapAttrs::of(p).from;
+      const std::span<const int64_t> from = DimMapAttrs::of(p).from;
       if (!first || from.size() != v.shape.size()) return out;
       const TensorInfo& in = g.tensors[static_cast<size_t>(p.inputs[0])];
       for (size_t d = 0; d < from.size(); ++d) {

@@ -309,7 +309,8 @@ class BuiltinCall {
       shape.push_back(t.shape[order[i]]);
       identity = identity && order[i] == i;
     }
-    attrs_ = DimMapAttrs{std::vector<int64_t>(order.begin(), order.end())}.flat();
+    const std::vector<int64_t> from(order.begin(), order.end());
+    attrs_ = DimMapAttrs{from}.flat();
     // permute_view: the same tensor with permuted strides (a front end's view of PyTorch's
     // permute/transpose returned as it is); permute copies.
     return finish({x}, {ctx_.read_bytes(x)}, {{dims, shape}}, t.dtype, identity || view(),
@@ -529,12 +530,12 @@ class BuiltinCall {
              "only size-1 and new dims expand");
       }
     }
-    DimMapAttrs from;
+    std::vector<int64_t> from;
     for (const auto& d : dims) {
       auto it = std::find(t.dims.begin(), t.dims.end(), d);
-      from.from.push_back(it == t.dims.end() ? -1 : static_cast<int64_t>(it - t.dims.begin()));
+      from.push_back(it == t.dims.end() ? -1 : static_cast<int64_t>(it - t.dims.begin()));
     }
-    attrs_ = from.flat();
+    attrs_ = DimMapAttrs{from}.flat();
     return finish({x}, {0}, {{dims, shape}}, t.dtype, view(), t.sparsity);
   }
 

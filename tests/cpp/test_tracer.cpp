@@ -370,9 +370,9 @@ def model(x: Tensor("T,E")):
   EXPECT_EQ(topk.k, 3);
   EXPECT_FALSE(topk.largest);
   // permute "E,T": output dim 0 is input dim 1, output dim 1 is input dim 0.
-  EXPECT_EQ(DimMapAttrs::of(g.nodes[4]).from, (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(DimMapAttrs::of(g.nodes[4]).flat(), (std::vector<int64_t>{1, 0}));
   // broadcast "B,T,E": B is new (-1), T and E are input dims 0 and 1.
-  EXPECT_EQ(DimMapAttrs::of(g.nodes[5]).from, (std::vector<int64_t>{-1, 0, 1}));
+  EXPECT_EQ(DimMapAttrs::of(g.nodes[5]).flat(), (std::vector<int64_t>{-1, 0, 1}));
   // The registry's view column and the tracer's traffic agree: slice, split and broadcast
   // move no bytes; pad, topk and permute (not the identity here) copy.
   for (const Node& n : g.nodes) {

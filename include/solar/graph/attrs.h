@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "solar/graph/graph.h"
@@ -14,11 +15,12 @@
 namespace solar {
 
 // permute, permute_view: the input dim of each output dim. broadcast: the input dim each
-// output dim reads, or -1 for a new dim.
+// output dim reads, or -1 for a new dim. `from` views the node's attributes (of(): the
+// analysis reads it per operand, so it copies nothing) or the vector the tracer builds.
 struct DimMapAttrs {
-  std::vector<int64_t> from;
+  std::span<const int64_t> from;
   static DimMapAttrs of(const Node& node);
-  std::vector<int64_t> flat() const { return from; }
+  std::vector<int64_t> flat() const { return {from.begin(), from.end()}; }
 };
 
 // concat, stack, scatter: the axis they join, stack or write along.
