@@ -96,7 +96,6 @@ class InterruptWatch {
     ::close(stop_[1]);
   }
   const std::atomic<bool>* token() const { return &interrupted_; }
-  bool interrupted() const { return interrupted_.load(); }
 
  private:
   void watch() {
