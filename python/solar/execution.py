@@ -375,7 +375,7 @@ def _index_bounds(graph) -> dict[int, int]:
         if node.op in ("gather", "scatter"):
             table = graph.tensors[node.inputs[0]]
             index = graph.tensors[node.inputs[1]]
-            rows = table.shape[node.attrs[0]]  # rows of the gathered dim
+            rows = table.shape[node.attributes["axis"]]  # rows of the gathered dim
             bound[index.storage] = min(bound.get(index.storage, rows), rows)
     return bound
 

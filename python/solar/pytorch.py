@@ -194,16 +194,17 @@ def routing_upper_end(graph, analysis) -> RoutingUpperEnd | None:
     best, dense, sizes = {}, {}, {}
     gathers = 0
     for node in graph.nodes:
-        if node.op != "gather" or len(node.attrs) < 2 or node.attrs[1] <= 0:
+        if node.op != "gather" or node.attributes["distinct"] <= 0:
             continue
+        attributes = node.attributes  # GatherAttrs (graph/attrs.h)
         gathers += 1
         table = graph.tensors[node.inputs[0]]
         index = graph.tensors[node.inputs[1]]
-        rows = table.shape[node.attrs[0]]
+        rows = table.shape[attributes["axis"]]
         storage = table.storage
         sizes[storage] = graph.tensors[storage].bytes
         row_bytes = table.bytes // rows
-        best[storage] = best.get(storage, 0) + node.attrs[1] * row_bytes  # as the tracer
+        best[storage] = best.get(storage, 0) + attributes["distinct"] * row_bytes  # as the tracer
         dense[storage] = dense.get(storage, 0) + min(index.elements, rows) * row_bytes
     if not gathers:
         return None
