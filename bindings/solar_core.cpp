@@ -1,6 +1,5 @@
 // The one binding file: converts arguments, exposes read-only views of the core's results,
 // and maps C++ errors to Python (solar.errors.UserError with diagnostics, InternalError).
-#include <fcntl.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
@@ -16,7 +15,6 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
-#include <cstring>
 #include <thread>
 
 #include "solar/arch/spec.h"
@@ -68,58 +66,54 @@ solar::TilingMemo* tilings_of(solar::Session* session) {
 // The cancellation token of one execution (ExecOptions::cancel), set when SIGINT arrives.
 // Python's own signal machinery does the catching: its C-level handler writes each caught
 // signal's number to the wakeup fd (signal.set_wakeup_fd, which solar.execution points at a
-// pipe for the call, on the main thread) and trips the Python-level handler. A thread of
-// this call's own polls the pipe's read end `fd` and sets the token when a SIGINT byte
-// arrives; the execution stays on the calling thread (running it on another thread cost each
-// call a new OpenMP team, 2-7 ms, bench/compare_builds.py). No signal handler is installed
-// here and nothing outlives the call (no process-wide state, nothing to survive a fork).
-// fd < 0: no watching (off the main thread, where Python takes no wakeup fd).
+// pipe of the call's own, on the main thread) and trips the Python-level handler. A thread of
+// this call polls the pipe's read end and sets the token on a SIGINT byte; the destructor
+// writes a 0 byte (no signal's number) to stop it. The execution stays on the calling thread
+// (running it on another thread cost each call a new OpenMP team, 2-7 ms,
+// bench/compare_builds.py). No signal handler is installed here and nothing outlives the
+// call (no process-wide state, nothing to survive a fork). fds.first < 0: no watching (off
+// the main thread, where Python takes no wakeup fd).
 class InterruptWatch {
  public:
-  explicit InterruptWatch(int fd) : fd_(fd) {
-    if (fd_ < 0) return;
-    if (::pipe2(stop_, O_CLOEXEC) != 0) {
-      throw solar::InternalError(std::string("cannot create the interrupt watch's pipe: ") +
-                                 std::strerror(errno));
-    }
-    thread_ = std::thread([this] { watch(); });
+  explicit InterruptWatch(std::pair<int, int> fds) : read_(fds.first), write_(fds.second) {
+    if (read_ >= 0) thread_ = std::thread([this] { watch(); });
   }
   InterruptWatch(const InterruptWatch&) = delete;
   InterruptWatch& operator=(const InterruptWatch&) = delete;
   ~InterruptWatch() {
-    if (fd_ < 0) return;
-    const char stop = 0;
-    while (::write(stop_[1], &stop, 1) < 0 && errno == EINTR) {
+    if (read_ < 0) return;
+    // The pipe is non-blocking: while it is full the watcher is awake draining it.
+    const unsigned char stop = 0;
+    while (!ended_.load() && ::write(write_, &stop, 1) < 0 && (errno == EINTR || errno == EAGAIN)) {
     }
     thread_.join();
-    ::close(stop_[0]);
-    ::close(stop_[1]);
   }
   const std::atomic<bool>* token() const { return &interrupted_; }
 
  private:
   void watch() {
-    pollfd fds[2] = {{fd_, POLLIN, 0}, {stop_[0], POLLIN, 0}};
-    while (true) {
-      if (::poll(fds, 2, -1) < 0) {
+    pollfd fd = {read_, POLLIN, 0};
+    bool stop = false;
+    while (!stop) {
+      if (::poll(&fd, 1, -1) < 0) {
         if (errno == EINTR) continue;
-        return;
+        break;
       }
-      if (fds[1].revents != 0) return;             // the call ended
-      if ((fds[0].revents & POLLIN) == 0) return;  // the wakeup pipe was closed: stop watching
+      if ((fd.revents & POLLIN) == 0) break;  // the pipe was closed: stop watching
       unsigned char bytes[64];
-      const ssize_t n = ::read(fd_, bytes, sizeof bytes);
+      const ssize_t n = ::read(read_, bytes, sizeof bytes);
       if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-      if (n <= 0) return;
+      if (n <= 0) break;
       for (ssize_t i = 0; i < n; ++i) {
         if (bytes[i] == SIGINT) interrupted_.store(true);
+        if (bytes[i] == 0) stop = true;
       }
     }
+    ended_.store(true);
   }
 
-  int fd_;
-  int stop_[2] = {-1, -1};
-  std::atomic<bool> interrupted_{false};
+  int read_, write_;
+  std::atomic<bool> interrupted_{false}, ended_{false};
   std::thread thread_;
 };
 
@@ -847,7 +841,8 @@ NB_MODULE(_core, m) {
       [](const solar::Program& p, const solar::Graph& g,
          std::vector<std::pair<InArray, std::string>> inputs, const std::string& backend,
          bool bounds_check, const std::string& cache_dir, const std::string& include_dir,
-         const std::string& compiler, solar::Session* session, bool fallback, int interrupt_fd) {
+         const std::string& compiler, solar::Session* session, bool fallback,
+         std::pair<int, int> interrupt_fds) {
         std::vector<solar::Array> arrays;
         for (auto& [a, dtype] : inputs) {
           solar::Array arr;
@@ -874,7 +869,7 @@ NB_MODULE(_core, m) {
         std::vector<solar::Array> outs;
         solar::ExecReport report;
         {
-          InterruptWatch watch(interrupt_fd);
+          InterruptWatch watch(interrupt_fds);
           o.cancel = watch.token();
           try {
             nb::gil_scoped_release release;
@@ -905,9 +900,10 @@ NB_MODULE(_core, m) {
       },
       "program"_a, "graph"_a, "inputs"_a, "backend"_a = "interpreter", "bounds_check"_a = true,
       "cache_dir"_a = "", "include_dir"_a = "", "compiler"_a = "", "session"_a.none() = nb::none(),
-      "fallback_to_interpreter"_a = false, "interrupt_fd"_a = -1,
-      "Runs the graph; interrupt_fd: the read end of the pipe Python's signal.set_wakeup_fd "
-      "writes to (a SIGINT there stops the run; -1: none). Returns ([(array, dtype)], {backend, "
+      "fallback_to_interpreter"_a = false, "interrupt_fds"_a = std::pair<int, int>{-1, -1},
+      "Runs the graph; interrupt_fds: the read and write ends of the pipe Python's "
+      "signal.set_wakeup_fd writes to (a SIGINT there stops the run; -1: none). Returns ([(array, "
+      "dtype)], {backend, "
       "native_calls, interpreted_calls, "
       "fallback_reason}).");
 

@@ -269,15 +269,16 @@ class Execution:
 
 
 @contextlib.contextmanager
-def _interrupt_fd():
-    """The read end of a pipe that Python's signal machinery writes each caught signal's
-    number to while the block runs (signal.set_wakeup_fd): the executor's binding watches it
-    and stops the run on SIGINT, and Python's own handler raises KeyboardInterrupt as usual.
-    -1 off the main thread, where Python takes no wakeup fd (signals reach the main thread
-    only). The previous wakeup fd (asyncio's, say) is restored afterwards; signals that arrive
-    during the block are not written to it."""
+def _interrupt_fds():
+    """(read, write) ends of a pipe that Python's signal machinery writes each caught
+    signal's number to while the block runs (signal.set_wakeup_fd): the executor's binding
+    watches it and stops the run on SIGINT, and Python's own handler raises KeyboardInterrupt
+    as usual; it ends its watch with a 0 byte (no signal's number). (-1, -1) off the main
+    thread, where Python takes no wakeup fd (signals reach the main thread only). The previous
+    wakeup fd (asyncio's, say) is restored afterwards; signals that arrive during the block
+    are not written to it."""
     if threading.current_thread() is not threading.main_thread():
-        yield -1
+        yield -1, -1
         return
     read, write = os.pipe()
     os.set_blocking(read, False)
@@ -287,10 +288,10 @@ def _interrupt_fd():
     except ValueError:  # another interpreter than the main one
         os.close(read)
         os.close(write)
-        yield -1
+        yield -1, -1
         return
     try:
-        yield read
+        yield read, write
     finally:
         signal.set_wakeup_fd(previous)
         os.close(read)
@@ -317,7 +318,7 @@ def execute(
     prog, graph, ordered = prepare(program, inputs, dims)
     peak, _ = check_budget(graph, backend, max_bytes, max_seconds, prog.file, bounds_check)
     start = time.perf_counter()
-    with _interrupt_fd() as fd:
+    with _interrupt_fds() as fds:
         results, report = _core.execute(
             prog,
             graph,
@@ -329,7 +330,7 @@ def execute(
             compiler(),
             session,
             False,
-            fd,
+            fds,
         )
     seconds = time.perf_counter() - start
     out = {}
