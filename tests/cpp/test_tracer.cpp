@@ -387,6 +387,17 @@ def model(x: Tensor("T,E")):
               std::string::npos)
         << e.what();
   }
+  // A slice holds 3 attributes (axis, start, step); one with 1 is an internal error naming
+  // the node and both counts.
+  Node cut = g.nodes[0];
+  cut.attrs = {1};
+  try {
+    (void)SliceAttrs::of(cut);
+    ADD_FAILURE() << "expected an InternalError";
+  } catch (const InternalError& e) {
+    EXPECT_NE(std::string(e.what()).find("holds 1 attributes, slice has 3"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Tracer, GatherByTopkIndicesFetchesTheDistinctRowsItIsTold) {
