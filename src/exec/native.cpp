@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -25,6 +26,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -892,7 +894,8 @@ class Generator {
   }
 
   // Loops on the vector path:
-  //   outer loops (the first `collapse` under OpenMP)
+  //   outer loops (the first `collapse` under OpenMP), each bounded by the affine
+  //   constraints that bound it (see bound_levels)
   //     [lo, hi) of the innermost loop narrowed by affine constraints
   //     `flats` addresses without the innermost loop's term
   //     `before`
@@ -902,6 +905,7 @@ class Generator {
   //   [with `fill`: the innermost positions outside [lo, hi), `fill` given the addresses]
   struct VecLoops {
     std::vector<size_t> order;  // outermost first; the last is the innermost loop
+    int64_t inner_extent = 0;   // the innermost loop's extent in this call
     size_t collapse = 0;
     bool par_blocks = false;  // one loop: its blocks under OpenMP
     std::vector<Constraint> affine;
@@ -912,35 +916,96 @@ class Generator {
   };
   using VecBody = std::function<void(const std::vector<std::string>&, const std::string&)>;
 
+  // Where each affine constraint of a vector nest is evaluated and which loop it bounds, so
+  // that a bound is computed once per iteration of the loops it reads instead of once per
+  // innermost row (a depthwise convolution's 3 x 3 window: four narrowings per 56-element
+  // row took a third of its time). A constraint on the innermost loop is evaluated just
+  // inside the deepest outer loop it reads. A constraint that does not read the innermost
+  // loop bounds the deepest outer loop it reads instead, evaluated just inside the loop
+  // read before that one: legal because an iteration of that loop does nothing but the
+  // guarded update (its `before`/`after` only load and store a reduction's target
+  // unchanged when the row is empty), so it is not taken when there is a `fill` (which
+  // writes the rows outside the guard). Under `collapse(k)` nothing may stand between the
+  // collapsed loops, so level k - 1 is the earliest, and those loops keep their full range.
+  struct BoundAt {
+    size_t loop = 0;  // the loop the constraint narrows
+    int level = -1;   // evaluated inside outer[level]; -1: before the outermost loop
+  };
+  std::vector<BoundAt> bound_levels(const VecLoops& p, bool par_outer, bool fill) const {
+    const size_t inner = p.order.back();
+    const int min_level = par_outer ? static_cast<int>(p.collapse) - 1 : -1;
+    std::vector<BoundAt> at;
+    for (const Constraint& c : p.affine) {
+      int deepest = -1, second = -1;  // levels of the two deepest outer loops it reads
+      for (size_t k = 0; k + 1 < p.order.size(); ++k) {
+        if (c.form.coef[p.order[k]] == 0) continue;
+        second = deepest;
+        deepest = static_cast<int>(k);
+      }
+      if (c.form.coef[inner] == 0 && !fill && deepest > min_level) {
+        at.push_back({p.order[static_cast<size_t>(deepest)], std::max(second, min_level)});
+      } else {
+        at.push_back({inner, std::max(deepest, min_level)});
+      }
+    }
+    return at;
+  }
+
   void emit_vec(const VecLoops& p, const VecBody& body, const VecBody& fill, std::string indent) {
     const size_t inner = p.order.back();
     const std::string il = std::to_string(inner);
     const std::vector<size_t> outer(p.order.begin(), p.order.end() - 1);
     const bool par_outer = parallel_ && p.collapse > 0;
     const bool par_blocks = parallel_ && p.par_blocks && outer.empty();
-    const std::string label = "cancelled" + std::to_string(labels_++);
+    const int id = labels_++;
+    const std::string label = "cancelled" + std::to_string(id);
     const std::string on_cancel = par_outer || par_blocks ? "goto " + label + ";" : cancel_return_;
+    // The current bounds of each loop: literals, then the variables the narrowings write.
+    const std::vector<BoundAt> at = bound_levels(p, par_outer, static_cast<bool>(fill));
+    std::map<size_t, std::pair<std::string, std::string>> bounds;
+    for (size_t l : p.order) bounds[l] = {"0", "n" + std::to_string(l)};
+    int fresh = 0;
+    auto emit_bounds = [&](int level, const std::string& in) {
+      for (size_t l : p.order) {
+        bool any = false;
+        for (size_t j = 0; j < at.size(); ++j) {
+          if (at[j].level != level || at[j].loop != l) continue;
+          auto& [lo, hi] = bounds[l];
+          if (!any) {
+            const std::string tag =
+                std::to_string(l) + "_" + std::to_string(id) + "_" + std::to_string(fresh++);
+            src_ << in << "int64_t lo" << tag << " = " << lo << ", hi" << tag << " = " << hi
+                 << ";\n";
+            lo = "lo" + tag;
+            hi = "hi" + tag;
+            any = true;
+          }
+          const Constraint& c = p.affine[j];
+          std::string r = int_slot(c.form.constant);
+          for (size_t m = 0; m < c.form.coef.size(); ++m)
+            if (m != l && c.form.coef[m] != 0)
+              r += " + " + int_slot(c.form.coef[m]) + " * i" + std::to_string(m);
+          const int op = c.op == Op::kLt ? 0 : c.op == Op::kLe ? 1 : c.op == Op::kGt ? 2 : 3;
+          src_ << in << "narrow(" << int_slot(c.form.coef[l]) << ", " << r << ", " << op << ", &"
+               << lo << ", &" << hi << ");\n";
+        }
+      }
+    };
+    emit_bounds(-1, indent);
     if (par_outer) {
       src_ << "#pragma omp parallel for collapse(" << p.collapse << ") schedule(static) if("
            << extent(p.order) << " >= " << kMinParallelPoints << ")\n";
     }
-    for (size_t l : outer) {
-      const std::string v = "i" + std::to_string(l);
-      src_ << indent << "for (int64_t " << v << " = 0; " << v << " < n" << l << "; ++" << v
-           << ") {\n";
+    for (size_t k = 0; k < outer.size(); ++k) {
+      const std::string v = "i" + std::to_string(outer[k]);
+      src_ << indent << "for (int64_t " << v << " = " << bounds[outer[k]].first << "; " << v
+           << " < " << bounds[outer[k]].second << "; ++" << v << ") {\n";
       indent += "  ";
+      emit_bounds(static_cast<int>(k), indent);
     }
     const std::string lo = "lo" + il, hi = "hi" + il, b = "b" + il, e = "e" + il, i = "i" + il;
-    src_ << indent << "int64_t " << lo << " = 0, " << hi << " = n" << il << ";\n";
-    for (const Constraint& c : p.affine) {
-      std::string r = int_slot(c.form.constant);
-      for (size_t l = 0; l < c.form.coef.size(); ++l)
-        if (l != inner && c.form.coef[l] != 0)
-          r += " + " + int_slot(c.form.coef[l]) + " * i" + std::to_string(l);
-      const int op = c.op == Op::kLt ? 0 : c.op == Op::kLe ? 1 : c.op == Op::kGt ? 2 : 3;
-      src_ << indent << "narrow(" << int_slot(c.form.coef[inner]) << ", " << r << ", " << op
-           << ", &" << lo << ", &" << hi << ");\n";
-    }
+    src_ << indent << "const int64_t " << lo << " = " << bounds[inner].first << ", " << hi << " = "
+         << bounds[inner].second << ";\n";
     std::vector<std::string> bases, addrs;
     for (const Flat& f : p.flats) {
       bases.push_back("a" + std::to_string(addrs_++));
@@ -964,20 +1029,32 @@ class Generator {
       src_ << "#pragma omp parallel for schedule(static) if(n" << il << " >= " << kMinParallelPoints
            << ")\n";
     }
-    src_ << indent << "for (int64_t " << b << " = " << lo << "; " << b << " < " << hi << "; " << b
-         << " += " << kPollBlock << ") {\n";
-    src_ << indent << "  if (*cancel) " << on_cancel << "\n";
-    src_ << indent << "  {\n";
-    src_ << indent << "    const int64_t " << e << " = " << hi << " - " << b << " < " << kPollBlock
-         << " ? " << hi << " : " << b << " + " << kPollBlock << ";\n";
-    if (!p.pragma.empty()) src_ << p.pragma << "\n";
-    src_ << indent << "    for (int64_t " << i << " = " << b << "; " << i << " < " << e << "; ++"
-         << i << ") {\n";
-    body(addrs, indent + "      ");
-    src_ << indent << "    }\n";
-    src_ << indent << "  }\n";
-    if (par_blocks) src_ << indent << "  " << label << ":;\n";
-    src_ << indent << "}\n";
+    if (!par_blocks && p.inner_extent <= kPollBlock) {
+      // A row of at most kPollBlock iterations (this call's extent; the source text says
+      // which case it is): one poll per row, no block loop around a short vector loop (a
+      // depthwise convolution's 56-element rows ran 13% faster so).
+      src_ << indent << "if (*cancel) " << on_cancel << "\n";
+      if (!p.pragma.empty()) src_ << p.pragma << "\n";
+      src_ << indent << "for (int64_t " << i << " = " << lo << "; " << i << " < " << hi << "; ++"
+           << i << ") {\n";
+      body(addrs, indent + "  ");
+      src_ << indent << "}\n";
+    } else {
+      src_ << indent << "for (int64_t " << b << " = " << lo << "; " << b << " < " << hi << "; " << b
+           << " += " << kPollBlock << ") {\n";
+      src_ << indent << "  if (*cancel) " << on_cancel << "\n";
+      src_ << indent << "  {\n";
+      src_ << indent << "    const int64_t " << e << " = " << hi << " - " << b << " < "
+           << kPollBlock << " ? " << hi << " : " << b << " + " << kPollBlock << ";\n";
+      if (!p.pragma.empty()) src_ << p.pragma << "\n";
+      src_ << indent << "    for (int64_t " << i << " = " << b << "; " << i << " < " << e << "; ++"
+           << i << ") {\n";
+      body(addrs, indent + "      ");
+      src_ << indent << "    }\n";
+      src_ << indent << "  }\n";
+      if (par_blocks) src_ << indent << "  " << label << ":;\n";
+      src_ << indent << "}\n";
+    }
     if (p.after) src_ << indent << p.after(bases) << "\n";
     if (par_outer) src_ << indent << label << ":;\n";
     for (size_t k = 0; k < outer.size(); ++k) {
@@ -995,6 +1072,7 @@ class Generator {
     VecLoops p;
     p.order = loop_order(n);
     const size_t inner = p.order.back();
+    p.inner_extent = group_size({inner}, n);
     while (p.collapse + 1 < p.order.size() && n.loops[p.order[p.collapse]].parallel) ++p.collapse;
     const bool free_inner = independent(n, inner);
     p.par_blocks = p.order.size() == 1 && free_inner;
@@ -1144,6 +1222,7 @@ class Generator {
     VecLoops p;
     p.order = rows;
     p.order.insert(p.order.end(), cols.begin(), cols.end());
+    p.inner_extent = group_size({p.order.back()}, n);
     p.collapse = p.order.size() - 1;
     p.par_blocks = p.order.size() == 1;
     p.pragma = "#pragma omp simd";

@@ -346,3 +346,79 @@ def test_convolution_packs_per_image_and_writes_in_place(tmp_path, monkeypatch):
     # read in place and the packed image is written by narrowed loops, zeros outside.
     assert "(A in place, B packed, C in place)" in cpp
     assert "narrow(" in cpp
+
+
+# The executor benchmark's depthwise convolution (bench/exec/depthwise_conv2d.py), called at
+# strides 1 and 2: its padding guards bound loops outside the row they guard.
+_BENCH_DEPTHWISE = pathlib.Path(__file__).parents[2] / "bench" / "exec" / "depthwise_conv2d.py"
+HOISTED = _BENCH_DEPTHWISE.read_text().replace(
+    "from solar.ir import Dim, Tensor, kernel\n", ""
+).replace(
+    "return depthwise_conv2d(x, w, 1, 1)",
+    "return depthwise_conv2d(x, w, 1, 1), depthwise_conv2d(x, w, 2, 1), tri(x2), lower(x3)",
+).replace(
+    'w: Tensor("C,R,S", role="weight")',
+    'w: Tensor("C,R,S", role="weight"), x2: Tensor("R2,L", role="input"), '
+    'x3: Tensor("A,B", role="input")',
+) + """
+
+@kernel
+def tri(X: Tensor("R2,L")) -> Tensor("I"):
+    S = Tensor(I=X.shape[0])
+    for i in Dim("I", parallel=True):
+        for r in Dim("R2"):
+            for j in Dim("L"):
+                if r <= i:
+                    S[i] += X[r, j]
+    return S
+
+
+@kernel
+def lower(X: Tensor("A,B")) -> Tensor("A,B"):
+    Y = Tensor(A=X.shape[0], B=X.shape[1])
+    for i in Dim("A"):
+        for j in Dim("B"):
+            if i >= 2 and j < i:
+                Y[i, j] = X[i, j] + 1.0
+    return Y
+"""
+
+
+def test_guards_bound_the_outer_loop_they_read(tmp_path, monkeypatch):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 3, 9, 8)).astype(np.float32)
+    w = rng.standard_normal((3, 3, 3)).astype(np.float32)
+    x2 = rng.standard_normal((4, 5000)).astype(np.float32)  # rows over the 4096-point poll block
+    x3 = rng.standard_normal((6, 5)).astype(np.float32)
+    dims = {"N": 2, "C": 3, "H": 9, "W": 8, "R": 3, "S": 3, "R2": 4, "L": 5000, "A": 6, "B": 5}
+    native, interp, cpp = _run(tmp_path, monkeypatch, HOISTED, [x, w, x2, x3], dims)
+    d = x.astype(np.float64)
+    for k, stride in enumerate((1, 2)):
+        xp = np.pad(d, ((0, 0), (0, 0), (1, 1), (1, 1)))
+        p, q = (9 + 2 - 3) // stride + 1, (8 + 2 - 3) // stride + 1  # 9 x 8, then 5 x 4
+        y = np.zeros((2, 3, p, q))
+        for r in range(3):
+            for s in range(3):
+                y += xp[:, :, r : r + stride * p : stride, s : s + stride * q : stride] * w[
+                    None, :, r, s, None, None
+                ]
+        _close(native[f"out{k}"], y, f"depthwise stride {stride} native")
+        _close(interp[f"out{k}"], y, f"depthwise stride {stride} interpreter")
+    # S[i] sums rows 0..i: i = 0 is row 0 alone, i = 3 all four rows.
+    rows = np.cumsum(x2.astype(np.float64).sum(axis=1))
+    _close(native["out2"], rows, "tri native")
+    # Y[i, j] = X[i, j] + 1 below the diagonal from row 2 on: 2 + 3 + 4 + 5 = 14 elements.
+    expect = np.zeros((6, 5), np.float32)
+    for i in range(2, 6):
+        expect[i, :i] = x3[i, :i] + 1
+    assert np.count_nonzero(expect) == 14
+    np.testing.assert_array_equal(native["out3"], expect)
+    np.testing.assert_array_equal(interp["out3"], expect)
+    # The padding guard on p + r bounds the P loop (loop 2), evaluated once per tap row r;
+    # r <= i bounds the R2 loop (loop 1) of `tri`; i >= 2 bounds `lower`'s row loop before it
+    # starts (no OpenMP there). Its 5000-point rows keep the poll blocks; the others poll once
+    # per row.
+    assert "for (int64_t i2 = lo2_" in cpp
+    assert "for (int64_t i1 = lo1_" in cpp
+    assert "for (int64_t i0 = lo0_" in cpp
+    assert "+= 4096)" in cpp
