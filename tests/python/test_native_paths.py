@@ -351,16 +351,19 @@ def test_convolution_packs_per_image_and_writes_in_place(tmp_path, monkeypatch):
 # The executor benchmark's depthwise convolution (bench/exec/depthwise_conv2d.py), called at
 # strides 1 and 2: its padding guards bound loops outside the row they guard.
 _BENCH_DEPTHWISE = pathlib.Path(__file__).parents[2] / "bench" / "exec" / "depthwise_conv2d.py"
-HOISTED = _BENCH_DEPTHWISE.read_text().replace(
-    "from solar.ir import Dim, Tensor, kernel\n", ""
-).replace(
-    "return depthwise_conv2d(x, w, 1, 1)",
-    "return depthwise_conv2d(x, w, 1, 1), depthwise_conv2d(x, w, 2, 1), tri(x2), lower(x3)",
-).replace(
-    'w: Tensor("C,R,S", role="weight")',
-    'w: Tensor("C,R,S", role="weight"), x2: Tensor("R2,L", role="input"), '
-    'x3: Tensor("A,B", role="input")',
-) + """
+HOISTED = (
+    _BENCH_DEPTHWISE.read_text()
+    .replace("from solar.ir import Dim, Tensor, kernel\n", "")
+    .replace(
+        "return depthwise_conv2d(x, w, 1, 1)",
+        "return depthwise_conv2d(x, w, 1, 1), depthwise_conv2d(x, w, 2, 1), tri(x2), lower(x3)",
+    )
+    .replace(
+        'w: Tensor("C,R,S", role="weight")',
+        'w: Tensor("C,R,S", role="weight"), x2: Tensor("R2,L", role="input"), '
+        'x3: Tensor("A,B", role="input")',
+    )
+    + """
 
 @kernel
 def tri(X: Tensor("R2,L")) -> Tensor("I"):
@@ -382,6 +385,7 @@ def lower(X: Tensor("A,B")) -> Tensor("A,B"):
                 Y[i, j] = X[i, j] + 1.0
     return Y
 """
+)
 
 
 def test_guards_bound_the_outer_loop_they_read(tmp_path, monkeypatch):
@@ -399,9 +403,10 @@ def test_guards_bound_the_outer_loop_they_read(tmp_path, monkeypatch):
         y = np.zeros((2, 3, p, q))
         for r in range(3):
             for s in range(3):
-                y += xp[:, :, r : r + stride * p : stride, s : s + stride * q : stride] * w[
-                    None, :, r, s, None, None
-                ]
+                y += (
+                    xp[:, :, r : r + stride * p : stride, s : s + stride * q : stride]
+                    * w[None, :, r, s, None, None]
+                )
         _close(native[f"out{k}"], y, f"depthwise stride {stride} native")
         _close(interp[f"out{k}"], y, f"depthwise stride {stride} interpreter")
     # S[i] sums rows 0..i: i = 0 is row 0 alone, i = 3 all four rows.
