@@ -32,11 +32,9 @@ def _dims(values: list[str] | None) -> list[tuple[str, int]]:
 
 
 def _load_graph(args):
-    from . import refuse_source_program
+    from . import check
 
-    refuse_source_program(args.file)
-    program = _core.load_program(args.file)
-    return _core.trace(program, _dims(args.dim))
+    return _core.trace(check(args.file), _dims(args.dim))
 
 
 def cmd_check(args) -> int:

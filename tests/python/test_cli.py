@@ -162,3 +162,24 @@ def test_user_errors_exit_1_with_message_and_no_traceback(args, message):
     assert r.returncode == 1, (r.stdout, r.stderr)
     assert message in r.stderr
     assert "Traceback" not in r.stderr + r.stdout
+
+
+def test_a_file_is_sniffed_for_its_language_only_when_it_is_not_ir():
+    # A PyTorch problem given where IR is expected names its language (checked after the IR
+    # parser rejects it); an IR file that checks is never scanned, so checking it imports
+    # neither the PyTorch front end's detector nor the agent's language table.
+    import solar
+    from solar.errors import UserError
+
+    with pytest.raises(UserError) as e:
+        solar.check(ROOT / "workloads" / "level1" / "pad_reflect.py")
+    assert "is a PyTorch program, not an Affine Loop IR file" in e.value.diagnostics[0].message
+    probe = (
+        "import sys, solar; solar.check(sys.argv[1]); "
+        "print(sorted(m for m in ('solar.agent.languages', 'solar.frontend.capture') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe, str(EXAMPLE)], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
