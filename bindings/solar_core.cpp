@@ -68,20 +68,27 @@ solar::TilingMemo* tilings_of(solar::Session* session) {
 // signal's number to the wakeup fd (signal.set_wakeup_fd, which solar.execution points at a
 // pipe of the call's own, on the main thread) and trips the Python-level handler. A thread of
 // this call polls the pipe's read end and sets the token on a SIGINT byte; the destructor
-// writes a 0 byte (no signal's number) to stop it. The execution stays on the calling thread
-// (running it on another thread cost each call a new OpenMP team, 2-7 ms,
-// bench/compare_builds.py). No signal handler is installed here and nothing outlives the
-// call (no process-wide state, nothing to survive a fork). fds.first < 0: no watching (off
-// the main thread, where Python takes no wakeup fd).
+// writes a 0 byte (no signal's number) to stop it. The thread starts only when the executor
+// is about to do long work (ExecOptions::before_long_work: a compile, an interpreted call,
+// or 2^26 points and FLOPs of native work): a thread started beside a short native run waited for a
+// core held by the run's OpenMP team and then took it from the team (0.4-0.9 ms of a 2 ms
+// depthwise convolution on 2 cores). A SIGINT before it starts stays in the pipe and stops
+// the run when it does; one during a short run is Python's to raise when the call returns.
+// The execution stays on the calling thread (running it on another thread cost each call a
+// new OpenMP team, 2-7 ms, bench/compare_builds.py). No signal handler is installed here
+// and nothing outlives the call (no process-wide state, nothing to survive a fork).
+// fds.first < 0: no watching (off the main thread, where Python takes no wakeup fd).
 class InterruptWatch {
  public:
-  explicit InterruptWatch(std::pair<int, int> fds) : read_(fds.first), write_(fds.second) {
-    if (read_ >= 0) thread_ = std::thread([this] { watch(); });
-  }
+  explicit InterruptWatch(std::pair<int, int> fds) : read_(fds.first), write_(fds.second) {}
   InterruptWatch(const InterruptWatch&) = delete;
   InterruptWatch& operator=(const InterruptWatch&) = delete;
+  // Starts watching (once; later calls do nothing).
+  void start() {
+    if (read_ >= 0 && !thread_.joinable()) thread_ = std::thread([this] { watch(); });
+  }
   ~InterruptWatch() {
-    if (read_ < 0) return;
+    if (!thread_.joinable()) return;
     // The pipe is non-blocking: while it is full the watcher is awake draining it.
     const unsigned char stop = 0;
     while (!ended_.load() && ::write(write_, &stop, 1) < 0 && (errno == EINTR || errno == EAGAIN)) {
@@ -871,6 +878,7 @@ NB_MODULE(_core, m) {
         {
           InterruptWatch watch(interrupt_fds);
           o.cancel = watch.token();
+          o.before_long_work = [&watch] { watch.start(); };
           try {
             nb::gil_scoped_release release;
             outs = solar::execute(p, g, arrays, o, &report);

@@ -114,6 +114,7 @@ class GraphRun {
       for (TensorId t : n.inputs) ++remaining[static_cast<size_t>(t)];
     for (const Node& node : graph_.nodes) {
       if (options_.cancel && options_.cancel->load(std::memory_order_relaxed)) throw Interrupted();
+      note_work(node);
       if (node.kind == NodeKind::kEinsum) {
         run_kernel(node);
       } else {
@@ -132,6 +133,28 @@ class GraphRun {
   }
 
  private:
+  // Adds the node's work to the run's; before the node with which it passes kLongWork, or
+  // before the first interpreted kernel call, tells the caller (ExecOptions::
+  // before_long_work), once per run.
+  void note_work(const Node& node) {
+    if (!options_.before_long_work || told_) return;
+    int64_t w = 0;
+    if (node.kind == NodeKind::kEinsum) {
+      for (size_t e = 0; e < node.einsum_count(); ++e)
+        w = saturating_add(w, (*node.einsums)[e].points);
+      w = saturating_add(w, node.total_flops());
+    } else {
+      for (TensorId t : node.outputs)
+        w = saturating_add(w, graph_.tensors[static_cast<size_t>(t)].elements());
+    }
+    work_ = saturating_add(work_, w);
+    const bool interpreted = node.kind == NodeKind::kEinsum && options_.backend != Backend::kNative;
+    if (work_ > kLongWork || interpreted) {
+      told_ = true;
+      options_.before_long_work();
+    }
+  }
+
   [[noreturn]] void input_error(const std::string& msg) const {
     throw UserError(ErrorKind::kInput, program_.file, {}, msg);
   }
@@ -457,6 +480,12 @@ class GraphRun {
   const ExecOptions& options_;
   NativeSession& session_;
   ExecReport& report_;
+  // 2^26 loop points and FLOPs: 0.13 s at the conservative rate the budget assumes for
+  // native code (5e8 per second, python/solar/execution.py), so a run that never tells the
+  // caller would have to be 8 times slower than that to take the second a Ctrl-C may take.
+  static constexpr int64_t kLongWork = int64_t{1} << 26;
+  int64_t work_ = 0;
+  bool told_ = false;
   std::vector<Array> values_;
   Array empty_;
 };

@@ -1764,6 +1764,7 @@ KernelFn load_kernel(const std::string& source, const ExecOptions& options,
 #if defined(__x86_64__) && defined(__GLIBC__)
   argv.push_back("-lmvec");  // the SIMD math functions the prelude declares
 #endif
+  if (options.before_long_work) options.before_long_work();
   std::string failure;
   try {
     failure = run_compiler(argv, log, options);

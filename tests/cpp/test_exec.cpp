@@ -167,5 +167,34 @@ TEST_F(NativeFixture, WithoutBoundsChecksTheVectorAndGemmPathsAgreeAndCancel) {
   EXPECT_THROW(execute(program, graph, in, options), Interrupted);
 }
 
+TEST_F(NativeFixture, LongWorkIsAnnouncedForCompilesInterpretedCallsAndBigRunsOnly) {
+  // ExecOptions::before_long_work is where the Python binding starts its Ctrl-C watcher.
+  int calls = 0;
+  options.before_long_work = [&] { ++calls; };
+  expect_paper_result(execute(program, graph, in, options));
+  EXPECT_EQ(calls, 2);  // before each of the two compiles (linear#0, matmul#0): a fresh cache
+  calls = 0;
+  expect_paper_result(execute(program, graph, in, options));
+  // Cached kernels, and 2*4*3*5 + 2*4*5*2 = 200 points plus their FLOPs: far below 2^26.
+  EXPECT_EQ(calls, 0);
+  ExecOptions interp = options;
+  interp.backend = Backend::kInterpreter;
+  expect_paper_result(execute(program, graph, in, interp));
+  EXPECT_EQ(calls, 1);  // once per run, before the first interpreted call
+  // linear#0 at B=16, M=1024, K=128, N=64: 16*1024*128*64 = 134,217,728 = 2^27 points,
+  // over 2^26 with the first node: told once, whether or not its kernels were cached.
+  TraceOptions big;
+  big.dims = {{"B", 16}, {"M", 1024}, {"K", 128}, {"N", 64}, {"P", 2}};
+  const Graph g = trace_program(program, big);
+  const std::vector<Array> bin = {
+      filled(DType::kFp32, {16, 1024, 128}, 0.0f), filled(DType::kFp32, {64, 128}, 0.0f),
+      filled(DType::kFp32, {64}, 0.0f), filled(DType::kFp32, {64, 2}, 0.0f)};
+  options.bounds_check = false;
+  execute(program, g, bin, options);  // compiles what this size needs
+  calls = 0;
+  execute(program, g, bin, options);
+  EXPECT_EQ(calls, 1);
+}
+
 }  // namespace
 }  // namespace solar

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -77,6 +78,12 @@ struct ExecOptions {
   // few thousand loop iterations and between GEMM blocks, the interpreter every 64 rows, the
   // compiler is killed); the executor then throws Interrupted.
   const std::atomic<bool>* cancel = nullptr;
+  // Called on the calling thread before work that may take long (possibly more than once):
+  // compiling a kernel, the first interpreted kernel call, and the node with which the
+  // run's work (loop points and FLOPs of its kernel calls, elements its builtins write)
+  // passes 2^26. A caller that sets `cancel` from a thread of its own (the Python binding's
+  // Ctrl-C watcher) starts that thread here, so a short run starts none. Null: nothing.
+  std::function<void()> before_long_work;
   // Native backend: where compiled kernels are cached (default: <temp>/solar-kernels), the
   // compiler command (words separated by spaces, run without a shell), and the include dir
   // holding solar/exec/numeric.h.
