@@ -189,12 +189,14 @@ class OtherLoad:
 
 
 def timed(fn, target_s: float, min_n: int = 3, max_n: int = 1000):
-    """Warm-up call, then the median of N calls; returns (median seconds, N, last result,
-    fraction of the cores other processes used meanwhile)."""
+    """Two warm-up calls, then the median of N calls, N from the second warm-up's time (the
+    first may compile: 0.3 s for a 3 ms kernel made N = 10); returns (median seconds, N,
+    last result, fraction of the cores other processes used meanwhile)."""
+    out = fn()
     t0 = time.perf_counter()
     out = fn()
-    first = time.perf_counter() - t0
-    n = max(min_n, min(max_n, math.ceil(target_s / max(first, 1e-6))))
+    warm = time.perf_counter() - t0
+    n = max(min_n, min(max_n, math.ceil(target_s / max(warm, 1e-6))))
     times = []
     with OtherLoad() as load:
         for _ in range(n):
