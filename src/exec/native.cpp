@@ -1844,6 +1844,7 @@ void run_native_kernel(const Program& program, const Kernel& kernel, const Lifte
     ++report.interpreted_calls;
     report.backend = Backend::kInterpreter;
     if (report.fallback_reason.empty()) report.fallback_reason = unavailable;
+    if (options.before_long_work) options.before_long_work();  // interpreted: may take long
     interpret_kernel(program, kernel, lifted, scalar_args, tensors, options, call_name);
     return;
   }

@@ -181,6 +181,17 @@ TEST_F(NativeFixture, LongWorkIsAnnouncedForCompilesInterpretedCallsAndBigRunsOn
   interp.backend = Backend::kInterpreter;
   expect_paper_result(execute(program, graph, in, interp));
   EXPECT_EQ(calls, 1);  // once per run, before the first interpreted call
+  // A session whose native backend failed falls back without compiling: each fallen-back
+  // call is interpreted, so each is announced (linear#0 and matmul#0).
+  NativeSession failed;
+  ExecOptions fallback = options;
+  fallback.compiler = "/nonexistent/c++";
+  fallback.fallback_to_interpreter = true;
+  fallback.session = &failed;
+  expect_paper_result(execute(program, graph, in, fallback));
+  calls = 0;
+  expect_paper_result(execute(program, graph, in, fallback));
+  EXPECT_EQ(calls, 2);
   // linear#0 at B=16, M=1024, K=128, N=64: 16*1024*128*64 = 134,217,728 = 2^27 points,
   // over 2^26 with the first node: told once, whether or not its kernels were cached.
   TraceOptions big;

@@ -79,10 +79,11 @@ struct ExecOptions {
   // compiler is killed); the executor then throws Interrupted.
   const std::atomic<bool>* cancel = nullptr;
   // Called on the calling thread before work that may take long (possibly more than once):
-  // compiling a kernel, the first interpreted kernel call, and the node with which the
-  // run's work (loop points and FLOPs of its kernel calls, elements its builtins write)
-  // passes 2^26. A caller that sets `cancel` from a thread of its own (the Python binding's
-  // Ctrl-C watcher) starts that thread here, so a short run starts none. Null: nothing.
+  // compiling a kernel, an interpreted kernel call (the first of an interpreter run, each
+  // native call that falls back), and the node with which the run's work (loop points and
+  // FLOPs of its kernel calls, elements its builtins write) passes 2^26. A caller that
+  // sets `cancel` from a thread of its own (the Python binding's Ctrl-C watcher) starts
+  // that thread here, so a short run starts none. Null: nothing is called.
   std::function<void()> before_long_work;
   // Native backend: where compiled kernels are cached (default: <temp>/solar-kernels), the
   // compiler command (words separated by spaces, run without a shell), and the include dir
