@@ -175,7 +175,8 @@ TEST_F(NativeFixture, LongWorkIsAnnouncedForCompilesInterpretedCallsAndBigRunsOn
   EXPECT_EQ(calls, 2);  // before each of the two compiles (linear#0, matmul#0): a fresh cache
   calls = 0;
   expect_paper_result(execute(program, graph, in, options));
-  // Cached kernels, and 2*4*3*5 + 2*4*5*2 = 200 points plus their FLOPs: far below 2^26.
+  // Cached kernels, and 240 points plus their FLOPs, far below 2^26: linear#0's product
+  // 2*4*5*3 = 120 and bias 2*4*5 = 40, matmul#0's 2*4*2*5 = 80.
   EXPECT_EQ(calls, 0);
   ExecOptions interp = options;
   interp.backend = Backend::kInterpreter;
@@ -192,8 +193,8 @@ TEST_F(NativeFixture, LongWorkIsAnnouncedForCompilesInterpretedCallsAndBigRunsOn
   calls = 0;
   expect_paper_result(execute(program, graph, in, fallback));
   EXPECT_EQ(calls, 2);
-  // linear#0 at B=16, M=1024, K=128, N=64: 16*1024*128*64 = 134,217,728 = 2^27 points,
-  // over 2^26 with the first node: told once, whether or not its kernels were cached.
+  // linear#0 at B=16, M=1024, K=128, N=64: its product alone is 16*1024*128*64 =
+  // 134,217,728 = 2^27 points, over 2^26 with the first node: told once, kernels cached.
   TraceOptions big;
   big.dims = {{"B", 16}, {"M", 1024}, {"K", 128}, {"N", 64}, {"P", 2}};
   const Graph g = trace_program(program, big);
