@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BUILD := build/cpp
 APT_PACKAGES := build-essential cmake ninja-build libgtest-dev libgmock-dev libbenchmark-dev \
-                libyaml-cpp-dev nlohmann-json3-dev libopenblas-dev chromium \
+                libyaml-cpp-dev nlohmann-json3-dev libabsl-dev libopenblas-dev chromium \
                 clang-14 libclang-rt-14-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -38,6 +38,13 @@
 namespace nb = nanobind;
 using namespace nb::literals;
 
+// A graph's short lists (graph.h: SmallVec, an absl::InlinedVector) convert to and from Python
+// lists as std::vector does, through nanobind's own list caster.
+namespace nanobind::detail {
+template <typename T, size_t N, typename A>
+struct type_caster<absl::InlinedVector<T, N, A>> : list_caster<absl::InlinedVector<T, N, A>, T> {};
+}  // namespace nanobind::detail
+
 namespace {
 
 nb::dict flops_dict(const solar::FlopCounts& f) {

@@ -64,7 +64,7 @@ std::vector<solar::Array> make_inputs(const solar::Graph& graph, uint64_t seed) 
   std::vector<solar::Array> inputs;
   for (solar::TensorId t : graph.inputs) {
     const solar::TensorInfo& info = graph.tensors[static_cast<size_t>(t)];
-    solar::Array a = solar::Array::allocate(info.dtype, info.shape);
+    solar::Array a = solar::Array::allocate(info.dtype, {info.shape.begin(), info.shape.end()});
     const int64_t n = a.elements();
     for (int64_t i = 0; i < n; ++i) {
       seed ^= seed << 13;

@@ -79,7 +79,8 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
       }
       if (inserted) bound_by[d] = {param.name, i};
     }
-    out.tensor_shapes[static_cast<size_t>(param.tensor)] = arg->shape;
+    out.tensor_shapes[static_cast<size_t>(param.tensor)].assign(arg->shape.begin(),
+                                                                arg->shape.end());
   }
 
   const StaticEnv env = call_env(program, k, out, call.scalar_args);

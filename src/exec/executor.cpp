@@ -62,7 +62,7 @@ Array Array::allocate(DType dtype, std::vector<int64_t> shape) {
 
 namespace {
 
-std::string shape_text(const std::vector<int64_t>& shape) {
+std::string shape_text(std::span<const int64_t> shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
@@ -167,7 +167,7 @@ class GraphRun {
     for (size_t i = 0; i < inputs.size(); ++i) {
       const TensorInfo& t = graph_.tensors[static_cast<size_t>(graph_.inputs[i])];
       const Array& a = inputs[i];
-      if (a.shape != t.shape) {
+      if (!std::ranges::equal(a.shape, t.shape)) {
         input_error("input '" + t.name + "' must have shape " + shape_text(t.shape) + " (" +
                     [&] {
                       std::string d;
@@ -188,7 +188,7 @@ class GraphRun {
   const Array& value(TensorId t) const { return values_[static_cast<size_t>(t)]; }
   Array new_output(const Node& node, size_t i) {
     const TensorInfo& t = graph_.tensors[static_cast<size_t>(node.outputs[i])];
-    Array a = Array::allocate(t.dtype, t.shape);
+    Array a = Array::allocate(t.dtype, {t.shape.begin(), t.shape.end()});
     values_[static_cast<size_t>(node.outputs[i])] = a;
     return a;
   }
@@ -200,7 +200,7 @@ class GraphRun {
     call.name = node.name;
     call.loc = node.loc;
     call.tensor_args.assign(k.params.size(), nullptr);
-    call.scalar_args = node.scalar_args;
+    call.scalar_args.assign(node.scalar_args.begin(), node.scalar_args.end());
     std::vector<Array> tensors(k.tensors.size());
     size_t next_input = 0;
     for (size_t p = 0; p < k.params.size(); ++p) {
@@ -221,10 +221,10 @@ class GraphRun {
       tensors[t] = std::move(a);
     }
     if (options_.backend == Backend::kNative) {
-      detail::run_native_kernel(program_, k, lifted, node.scalar_args, tensors, options_, node.name,
+      detail::run_native_kernel(program_, k, lifted, call.scalar_args, tensors, options_, node.name,
                                 session_, report_);
     } else {
-      detail::interpret_kernel(program_, k, lifted, node.scalar_args, tensors, options_, node.name);
+      detail::interpret_kernel(program_, k, lifted, call.scalar_args, tensors, options_, node.name);
       ++report_.interpreted_calls;
     }
     for (size_t r = 0; r < k.returns.size(); ++r)
@@ -240,7 +240,8 @@ class GraphRun {
       const TensorInfo& info = graph_.tensors[static_cast<size_t>(t)];
       const Array& a = value(t);
       SOLAR_INTERNAL_CHECK(
-          a.dtype == info.dtype && a.shape == info.shape && (a.data || a.elements() == 0),
+          a.dtype == info.dtype && std::ranges::equal(a.shape, info.shape) &&
+              (a.data || a.elements() == 0),
           "builtin '" + node.name + "' input '" + info.name + "' differs from the graph's tensor");
     }
     const Array& x = node.inputs.empty() ? empty_ : value(node.inputs[0]);
@@ -253,7 +254,8 @@ class GraphRun {
                              " into " + dtype_name(out_dtype));
     if (op == Builtin::kReshape) {
       Array a = x;
-      a.shape = graph_.tensors[static_cast<size_t>(node.outputs[0])].shape;
+      const Shape& shape = graph_.tensors[static_cast<size_t>(node.outputs[0])].shape;
+      a.shape.assign(shape.begin(), shape.end());
       values_[static_cast<size_t>(node.outputs[0])] = a;
       return;
     }

@@ -69,8 +69,10 @@ std::string graph_yaml(const Graph& g) {
   for (const TensorInfo& t : g.tensors) {
     out << YAML::BeginMap;
     out << YAML::Key << "name" << YAML::Value << t.name;
-    out << YAML::Key << "dims" << YAML::Value << YAML::Flow << t.dims;
-    out << YAML::Key << "shape" << YAML::Value << YAML::Flow << t.shape;
+    out << YAML::Key << "dims" << YAML::Value << YAML::Flow
+        << std::vector<std::string>(t.dims.begin(), t.dims.end());
+    out << YAML::Key << "shape" << YAML::Value << YAML::Flow
+        << std::vector<int64_t>(t.shape.begin(), t.shape.end());
     out << YAML::Key << "dtype" << YAML::Value << dtype_name(t.dtype);
     out << YAML::Key << "bits_per_value" << YAML::Value << dtype_bits(t.dtype);
     out << YAML::Key << "role" << YAML::Value << (t.is_output ? "output" : role_name(t.role));

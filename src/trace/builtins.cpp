@@ -108,8 +108,8 @@ class BuiltinCall {
     return s + ")";
   }
 
-  static std::vector<std::string> split_dims(const std::string& spec) {
-    std::vector<std::string> out;
+  static DimNames split_dims(const std::string& spec) {
+    DimNames out;
     std::string cur;
     for (char c : spec) {
       if (c == ' ') continue;
@@ -125,9 +125,9 @@ class BuiltinCall {
   }
 
   // Sizes of new dims from keywords, else from a same-named dim of `like`.
-  std::vector<int64_t> sizes_for(const std::vector<std::string>& dims, const TensorInfo* like,
-                                 bool allow_infer, int64_t elements) const {
-    std::vector<int64_t> shape(dims.size(), -1);
+  Shape sizes_for(const DimNames& dims, const TensorInfo* like, bool allow_infer,
+                  int64_t elements) const {
+    Shape shape(dims.size(), -1);
     for (size_t i = 0; i < dims.size(); ++i) {
       if (const Value* v = kw(dims[i])) {
         if (v->kind != Value::Kind::kInt || v->i <= 0) {
@@ -160,9 +160,8 @@ class BuiltinCall {
     return shape;
   }
 
-  TensorId new_tensor(const std::string& label, std::vector<std::string> dims,
-                      std::vector<int64_t> shape, DType dtype, TensorId view_of = -1,
-                      double sparsity = 0.0) {
+  TensorId new_tensor(const std::string& label, DimNames dims, Shape shape, DType dtype,
+                      TensorId view_of = -1, double sparsity = 0.0) {
     TensorInfo t;
     t.name = label;
     t.dims = std::move(dims);
@@ -177,9 +176,9 @@ class BuiltinCall {
   bool view() const { return builtin_info(op_).view; }
 
   // Adds the node; `copy` nodes read `read_bytes` per input and write their outputs.
-  Value finish(std::vector<TensorId> inputs, std::vector<int64_t> read_bytes,
-               const std::vector<std::pair<std::vector<std::string>, std::vector<int64_t>>>& outs,
-               DType dtype, bool is_view, double sparsity = 0.0) {
+  Value finish(TensorIds inputs, SmallVec<int64_t, 4> read_bytes,
+               const std::vector<std::pair<DimNames, Shape>>& outs, DType dtype, bool is_view,
+               double sparsity = 0.0) {
     Node& node = ctx_.add_node(name_, NodeKind::kDataMovement, loc_, inputs);
     const NodeId id = node.id;
     const std::string node_name = node.name;
@@ -202,13 +201,13 @@ class BuiltinCall {
     return Value::of_seq(Value::Kind::kTuple, std::move(items));
   }
 
-  std::vector<TensorId> tensor_list(size_t i, const std::string& key) const {
+  TensorIds tensor_list(size_t i, const std::string& key) const {
     const Value& v = need(i, key);
     if (!v.is_seq() || v.items.empty()) {
       ctx_.fail(ErrorKind::kType, loc_,
                 name_ + "(): '" + key + "' must be a non-empty list of tensors");
     }
-    std::vector<TensorId> out;
+    TensorIds out;
     for (const Value& item : v.items) {
       if (item.kind != Value::Kind::kTensor) {
         ctx_.fail(ErrorKind::kType, loc_, name_ + "(): '" + key + "' must hold only tensors");
@@ -301,8 +300,8 @@ class BuiltinCall {
     bool is_perm = sorted.size() == t.dims.size();
     for (size_t i = 0; is_perm && i < sorted.size(); ++i) is_perm = sorted[i] == i;
     if (!is_perm) fail("dims must be a permutation of " + dims_text(t));
-    std::vector<std::string> dims;
-    std::vector<int64_t> shape;
+    DimNames dims;
+    Shape shape;
     bool identity = true;
     for (size_t i = 0; i < order.size(); ++i) {
       dims.push_back(t.dims[order[i]]);
@@ -416,7 +415,7 @@ class BuiltinCall {
            (total == kMaxCount ? std::string("more than 2^63 - 1") : std::to_string(total)) +
            " but dim '" + t.dims[a] + "' has size " + std::to_string(t.shape[a]));
     }
-    std::vector<std::pair<std::vector<std::string>, std::vector<int64_t>>> outs;
+    std::vector<std::pair<DimNames, Shape>> outs;
     SplitAttrs split{a, {}};
     int64_t offset = 0;
     for (int64_t p : parts) {
@@ -444,8 +443,8 @@ class BuiltinCall {
                       dtype_name(first.dtype) + "\")");
       }
     }
-    std::vector<std::string> dims = first.dims;
-    std::vector<int64_t> shape = first.shape;
+    DimNames dims = first.dims;
+    Shape shape = first.shape;
     size_t a = 0;
     if (op_ == Builtin::kStack) {
       const Value* d = arg(1, "dim");
@@ -459,7 +458,7 @@ class BuiltinCall {
       a = axis(first, 1);
       shape[a] = 0;
     }
-    std::vector<int64_t> reads;
+    SmallVec<int64_t, 4> reads;
     for (TensorId x : xs) {
       const TensorInfo& t = ctx_.tensor(x);
       bool same = t.shape.size() == first.shape.size();
@@ -555,8 +554,8 @@ class BuiltinCall {
     const TensorInfo& it = ctx_.tensor(index);
     const size_t a = axis(tt, 2);
     integer_index(it);
-    std::vector<std::string> dims = it.dims;
-    std::vector<int64_t> shape = it.shape;
+    DimNames dims = it.dims;
+    Shape shape = it.shape;
     int64_t row_elements = 1;
     for (size_t i = 0; i < tt.dims.size(); ++i) {
       if (i == a) continue;
@@ -692,7 +691,7 @@ class BuiltinCall {
   const std::string& name_;
   const CallArgs& args_;
   Loc loc_;
-  std::vector<int64_t> attrs_;  // execution attributes of the node (graph.h, Node::attrs)
+  SmallVec<int64_t, 4> attrs_;  // execution attributes of the node (graph.h, Node::attrs)
   double value_ = 0.0;
   std::vector<DType> out_dtypes_;  // per output, where they differ (topk: values, int64 indices)
 };

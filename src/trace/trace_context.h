@@ -2,6 +2,7 @@
 // adding tensors and nodes. builtins.cpp adds data-movement nodes through it.
 #pragma once
 
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -46,11 +47,11 @@ class TraceContext {
   TensorId add_tensor(TensorInfo info, Loc loc, bool is_parameter = false);
   // Adds a node; `name` is derived from `op` ("reshape#2"). The node cap and the graph's
   // memory cap are checked here (a UserError of kind `budget` naming the loop).
-  Node& add_node(const std::string& op, NodeKind kind, Loc loc, std::vector<TensorId> inputs);
+  Node& add_node(const std::string& op, NodeKind kind, Loc loc, TensorIds inputs);
   // Sets the node's outputs, its bytes (read: the sum of input_bytes; written: every output
   // when `writes_outputs`, else 0) and checks every count of the node (kind `overflow`).
   // Records producer and consumers.
-  void finish_node(Node& node, const std::vector<TensorId>& outputs, bool writes_outputs);
+  void finish_node(Node& node, std::span<const TensorId> outputs, bool writes_outputs);
   std::string next_name(const std::string& op);
 
   // `with unit(label, fp32_math=...)`: the nodes added until close_unit() form one unit

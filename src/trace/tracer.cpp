@@ -30,7 +30,7 @@ std::string with_commas(int64_t n) {
   return out;
 }
 
-std::string shape_text(const std::vector<int64_t>& shape) {
+std::string shape_text(std::span<const int64_t> shape) {
   std::string s;
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? " x " : "") + std::to_string(shape[i]);
   return s.empty() ? "a scalar" : s;
@@ -78,8 +78,7 @@ std::string TraceContext::next_name(const std::string& op) {
   return op + "#" + std::to_string(n++);
 }
 
-Node& TraceContext::add_node(const std::string& op, NodeKind kind, Loc loc,
-                             std::vector<TensorId> inputs) {
+Node& TraceContext::add_node(const std::string& op, NodeKind kind, Loc loc, TensorIds inputs) {
   if (static_cast<int64_t>(graph_.nodes.size()) >= limits_.max_nodes) {
     budget_error("builds more than " + with_commas(limits_.max_nodes) + " nodes", loc);
   }
@@ -123,12 +122,11 @@ void TraceContext::open_unit(const std::string& label, Loc loc, Fp32Math fp32_ma
 
 void TraceContext::close_unit() { open_ = OpenUnit{}; }
 
-void TraceContext::finish_node(Node& node, const std::vector<TensorId>& outputs,
-                               bool writes_outputs) {
+void TraceContext::finish_node(Node& node, std::span<const TensorId> outputs, bool writes_outputs) {
   auto overflow = [&](const std::string& quantity) {
     return count_overflow({program_.file, node.loc, "node '" + node.name + "'"}, quantity);
   };
-  node.outputs = outputs;
+  node.outputs.assign(outputs.begin(), outputs.end());
   set_unfused_traffic(graph_, node, writes_outputs, overflow);
   const int64_t matrix =
       count_mul(node.macs, 2, [&] { return overflow("matrix FLOPs (2 x MACs)"); });
@@ -866,7 +864,7 @@ class Tracer {
     kc.loc = loc;
     kc.tensor_args.assign(k.params.size(), nullptr);
     kc.scalar_args.assign(k.params.size(), Scalar{});
-    std::vector<TensorId> inputs;
+    TensorIds inputs;
     for (size_t i = 0; i < k.params.size(); ++i) {
       const KernelParam& p = k.params[i];
       if (p.kind == ParamKind::kTensor) {
@@ -906,7 +904,7 @@ class Tracer {
     const LiftedCall& lifted = lift_cached(kc);
     // Outputs.
     std::vector<TensorId> outputs;
-    std::vector<TensorId> kernel_to_graph(k.tensors.size(), -1);
+    SmallVec<TensorId, 8> kernel_to_graph(k.tensors.size(), -1);
     for (size_t i = 0; i < k.params.size(); ++i)
       if (k.params[i].kind == ParamKind::kTensor)
         kernel_to_graph[static_cast<size_t>(k.params[i].tensor)] = matched[i]->tensor;
@@ -914,8 +912,9 @@ class Tracer {
       const KernelTensor& kt = k.tensors[static_cast<size_t>(k.returns[r])];
       TensorInfo t;
       t.name = kc.name + "." + kt.name;
-      t.dims = kt.dims;
-      t.shape = lifted.tensor_shapes[static_cast<size_t>(k.returns[r])];
+      t.dims.assign(kt.dims.begin(), kt.dims.end());
+      const std::vector<int64_t>& shape = lifted.tensor_shapes[static_cast<size_t>(k.returns[r])];
+      t.shape.assign(shape.begin(), shape.end());
       t.dtype = kt.dtype;
       t.role = Role::kActivation;
       t.storage = -1;
@@ -931,7 +930,7 @@ class Tracer {
     n.einsums = lifted.einsums;
     n.slot_tensors = std::move(kernel_to_graph);
     n.kernel = program_.kernel_index.at(k.name);
-    n.scalar_args = kc.scalar_args;
+    n.scalar_args.assign(kc.scalar_args.begin(), kc.scalar_args.end());
     // Traffic: each distinct parameter tensor read, once; each returned tensor, once.
     std::vector<TensorId> counted;
     size_t slot = 0;

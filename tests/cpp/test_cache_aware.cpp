@@ -198,8 +198,7 @@ TEST(Tiling, ReadBacksMakeTheReductionOutsideOrderLose) {
 struct GraphBuilder {
   Graph g;
 
-  TensorId tensor(const std::string& name, std::vector<std::string> dims,
-                  std::vector<int64_t> shape, Role role) {
+  TensorId tensor(const std::string& name, DimNames dims, Shape shape, Role role) {
     TensorInfo t;
     t.id = static_cast<TensorId>(g.tensors.size());
     t.name = name;

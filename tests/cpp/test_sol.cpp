@@ -21,8 +21,7 @@ ArchSpec load(const std::string& name) { return load_arch_spec(kArchDir + "/" + 
 struct Builder {
   Graph g;
 
-  TensorId tensor(const std::string& name, std::vector<int64_t> shape, Role role,
-                  DType dtype = DType::kFp32) {
+  TensorId tensor(const std::string& name, Shape shape, Role role, DType dtype = DType::kFp32) {
     TensorInfo t;
     t.id = static_cast<TensorId>(g.tensors.size());
     t.name = name;
@@ -36,9 +35,8 @@ struct Builder {
   }
 
   // A node reading `inputs` (each at the given bytes) and writing `outputs` at full size.
-  NodeId node(const std::string& name, std::vector<TensorId> inputs,
-              std::vector<int64_t> input_bytes, std::vector<TensorId> outputs, int64_t macs,
-              DType matrix_dtype = DType::kFp32) {
+  NodeId node(const std::string& name, TensorIds inputs, SmallVec<int64_t, 4> input_bytes,
+              TensorIds outputs, int64_t macs, DType matrix_dtype = DType::kFp32) {
     Node n;
     n.id = static_cast<NodeId>(g.nodes.size());
     n.name = name;

@@ -48,7 +48,7 @@ TEST(Tracer, DimOverrides) {
   TraceOptions o;
   o.dims = {{"N", 16}};
   Graph g = trace_program(load_program_source(kAdd, "t.py"), o);
-  EXPECT_EQ(g.tensors[0].shape, (std::vector<int64_t>{16, 8}));
+  EXPECT_EQ(g.tensors[0].shape, (Shape{16, 8}));
   o.dims = {{"Q", 2}};
   expect_user_error([&] { trace_program(load_program_source(kAdd, "t.py"), o); },
                     ErrorKind::kArgument, "no dim named 'Q'");
@@ -322,7 +322,7 @@ def model(x: Tensor("T,E"), i: Tensor("T,K", dtype="int32"), s: Tensor("T,K")):
   const Node& topk = g.nodes[0];
   const TensorInfo& values = g.tensors[static_cast<size_t>(topk.outputs[0])];
   const TensorInfo& indices = g.tensors[static_cast<size_t>(topk.outputs[1])];
-  EXPECT_EQ(values.shape, (std::vector<int64_t>{4, 2}));
+  EXPECT_EQ(values.shape, (Shape{4, 2}));
   EXPECT_EQ(values.dtype, DType::kFp32);
   EXPECT_EQ(indices.dtype, DType::kInt64);
   // topk reads x (4 x 8 fp32 = 128 B), writes 8 fp32 values (32 B) and 8 int64 indices (64 B).
@@ -332,7 +332,7 @@ def model(x: Tensor("T,E"), i: Tensor("T,K", dtype="int32"), s: Tensor("T,K")):
   // scatter reads the index (8 int32 = 32 B), src (8 fp32 = 32 B) and the 32 - 8 = 24
   // elements of x no index overwrites (96 B); writes the 32-element output (128 B).
   const Node& scatter = g.nodes[1];
-  EXPECT_EQ(scatter.input_bytes, (std::vector<int64_t>{96, 32, 32}));
+  EXPECT_EQ(scatter.input_bytes, (Shape{96, 32, 32}));
   EXPECT_EQ(scatter.bytes_written, 128);
 }
 
@@ -370,9 +370,9 @@ def model(x: Tensor("T,E")):
   EXPECT_EQ(topk.k, 3);
   EXPECT_FALSE(topk.largest);
   // permute "E,T": output dim 0 is input dim 1, output dim 1 is input dim 0.
-  EXPECT_EQ(DimMapAttrs::of(g.nodes[4]).flat(), (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(DimMapAttrs::of(g.nodes[4]).flat(), (Shape{1, 0}));
   // broadcast "B,T,E": B is new (-1), T and E are input dims 0 and 1.
-  EXPECT_EQ(DimMapAttrs::of(g.nodes[5]).flat(), (std::vector<int64_t>{-1, 0, 1}));
+  EXPECT_EQ(DimMapAttrs::of(g.nodes[5]).flat(), (Shape{-1, 0, 1}));
   // The registry's view column and the tracer's traffic agree: slice, split and broadcast
   // move no bytes; pad, topk and permute (not the identity here) copy.
   for (const Node& n : g.nodes) {
@@ -411,9 +411,9 @@ def model(x: Tensor("T,E"), w: Tensor("E,D", role="weight")):
   const Graph g = trace_program(load_program_source(src, "t.py"), {});
   ASSERT_EQ(g.nodes.size(), 3u);
   // Without distinct=: 8 indices x 64 B = 512 B of w (all 8 rows); with distinct=2: 128 B.
-  EXPECT_EQ(g.nodes[1].input_bytes, (std::vector<int64_t>{512, 64}));
-  EXPECT_EQ(g.nodes[2].input_bytes, (std::vector<int64_t>{128, 64}));
-  EXPECT_EQ(g.nodes[2].attrs, (std::vector<int64_t>{0, 2}));
+  EXPECT_EQ(g.nodes[1].input_bytes, (Shape{512, 64}));
+  EXPECT_EQ(g.nodes[2].input_bytes, (Shape{128, 64}));
+  EXPECT_EQ(g.nodes[2].attrs, (Shape{0, 2}));
   const std::string bad =
       std::string(src).replace(std::string(src).find("distinct=2"), 10, "distinct=9");
   expect_user_error([&] { trace_program(load_program_source(bad, "t.py"), {}); }, ErrorKind::kShape,

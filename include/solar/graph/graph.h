@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "solar/base/checked.h"
 #include "solar/base/counts.h"
 #include "solar/base/dtype.h"
@@ -22,6 +23,19 @@ using TensorId = int32_t;
 using NodeId = int32_t;
 constexpr NodeId kNoNode = -1;
 
+// The short lists of a node or a tensor (its tensors, sizes, dim names, attributes) are kept
+// inside it up to N elements (absl::InlinedVector, a std::vector-like container): a node and
+// its tensors then take one or two heap blocks instead of about ten. Freeing ten scattered
+// blocks per node cost a 40,000-node graph more per node than a 5,000-node one (its heap
+// outgrows the last-level cache), the pipeline's main departure from linear growth
+// (bench/README.md).
+template <class T, size_t N>
+using SmallVec = absl::InlinedVector<T, N>;
+using TensorIds = SmallVec<TensorId, 4>;
+using NodeIds = SmallVec<NodeId, 4>;
+using Shape = SmallVec<int64_t, 4>;
+using DimNames = SmallVec<std::string, 4>;
+
 // Counts (docs/ir.md §7-8). The tracer checks every count of a node as it builds it (its
 // tensors' elements and bytes, its MACs, 2 x MACs, FLOPs by kind and in total, bytes read and
 // written): one that does not fit in int64 is a UserError of kind `overflow`. The accessors
@@ -31,9 +45,9 @@ constexpr NodeId kNoNode = -1;
 // One edge of the graph: a tensor value of fixed shape.
 struct TensorInfo {
   TensorId id = 0;
-  std::string name;               // the composition-layer name ("x", "linear#0.out0", ...)
-  std::vector<std::string> dims;  // dim names, outermost first
-  std::vector<int64_t> shape;     // sizes, same order
+  std::string name;  // the composition-layer name ("x", "linear#0.out0", ...)
+  DimNames dims;     // dim names, outermost first
+  Shape shape;       // sizes, same order
   DType dtype = DType::kFp32;
   Role role = Role::kActivation;  // input | weight | activation (graph outputs: is_output)
   double sparsity = 0.0;          // fraction of zeros, 0 <= s < 1
@@ -42,7 +56,7 @@ struct TensorInfo {
   // select, split, broadcast) the storage of the viewed tensor. A reader of a view fetches
   // at most min(bytes(), storage's bytes()).
   TensorId storage = -1;
-  std::vector<NodeId> consumers;
+  NodeIds consumers;
   bool is_output = false;  // returned by model()
 
   int64_t elements() const;
@@ -118,14 +132,14 @@ struct Node {
   NodeKind kind = NodeKind::kEinsum;
   Builtin builtin = Builtin::kNone;  // data movement: which builtin (graph/ops.h)
   Loc loc;                           // call site in model() (or the helper it was called from)
-  std::vector<TensorId> inputs;      // tensors read, in argument order
-  std::vector<TensorId> outputs;
+  TensorIds inputs;                  // tensors read, in argument order
+  TensorIds outputs;
   std::string einsum;  // node-level string, e.g. "BMK,NK,N->BMN"; "" for data movement
   // One extended einsum per loop nest (null for data movement), shared by every call with
   // the same kernel, shapes, dtypes and scalars: lifted once, stored once. Operands name
   // kernel tensors by slot; operand_tensor() maps a slot to this call's graph tensor.
   std::shared_ptr<const std::vector<Einsum>> einsums;
-  std::vector<TensorId> slot_tensors;  // kernel tensor index -> graph tensor (-1: kernel-local)
+  SmallVec<TensorId, 8> slot_tensors;  // kernel tensor index -> graph tensor (-1: kernel-local)
   // What execution needs beyond shapes: the kernel (index into Program::kernels) and its
   // scalar arguments by parameter; or a builtin's static attributes (docs/ir.md, Builtins):
   // permute: the order; slice: axis, start, step; select: axis, index; split: axis and each
@@ -136,8 +150,8 @@ struct Node {
   // analysis applies --fp32-math over it and the spec's default where it is kPlatformDefault.
   Fp32Math fp32_math = Fp32Math::kPlatformDefault;
   int kernel = -1;
-  std::vector<Scalar> scalar_args;
-  std::vector<int64_t> attrs;
+  SmallVec<Scalar, 2> scalar_args;
+  SmallVec<int64_t, 4> attrs;
   double value = 0.0;
   int64_t macs = 0;
   FlopCounts flops;                   // non-MAC FLOPs by kind
@@ -151,7 +165,7 @@ struct Node {
   // of its storage for kernels (a broadcast view is read once); for gather only the rows it
   // fetches; 0 for views. Fused traffic of a graph input or weight is the sum, over readers
   // of it or of views of it, of these bytes, capped at its size.
-  std::vector<int64_t> input_bytes;
+  SmallVec<int64_t, 4> input_bytes;
 
   int64_t matrix_flops() const { return invariant_mul(macs, 2, "matrix FLOPs"); }
   int64_t vector_flops() const { return flops.total(); }
