@@ -257,10 +257,24 @@ def model(a: Tensor("M,K"), b: Tensor("K,N")):
 """
 
 
+def _sigint_default():
+    # A child of a shell's background job starts with SIGINT ignored, and Python then installs
+    # no handler for it: these tests' SIGINT would do nothing. The child gets the default back
+    # so that its Python installs its handler, as it does under a terminal or CI.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt(cmd: list, env: dict, ready) -> tuple[int, float, str]:
     """Starts `cmd`, waits until `ready()`, sends SIGINT; (exit status, seconds from the
     signal to the exit, stderr)."""
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    p = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=_sigint_default,
+    )
     deadline = time.monotonic() + 120
     while not ready() and p.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -362,6 +376,7 @@ def test_ctrl_c_stops_an_api_call_and_leaves_no_handler_behind(tmp_path):
         text=True,
         timeout=300,
         env=env_with(SOLAR_CACHE_DIR=tmp_path / "kernels"),
+        preexec_fn=_sigint_default,
     )
     lines = r.stdout.splitlines()
     assert r.returncode == 0 and len(lines) == 4, r.stdout + r.stderr
