@@ -12,8 +12,8 @@ namespace {
 
 // The node's flat attributes, after checking that it is one of `ops` and holds at least
 // `count` of them (exactly `count` unless `more` allows a tail).
-const SmallVec<int64_t, 4>& checked(const Node& node, std::initializer_list<Builtin> ops,
-                                    size_t count, bool more = false) {
+const NodeAttrs& checked(const Node& node, std::initializer_list<Builtin> ops, size_t count,
+                         bool more = false) {
   SOLAR_INTERNAL_CHECK(std::find(ops.begin(), ops.end(), node.builtin) != ops.end(),
                        "node '" + node.name + "' (" + builtin_name(node.builtin) +
                            ") read as another builtin's attributes");
@@ -61,8 +61,8 @@ SplitAttrs SplitAttrs::of(const Node& node) {
   return {axis_of(node, a[0]), std::vector<int64_t>(a.begin() + 1, a.end())};
 }
 
-SmallVec<int64_t, 4> SplitAttrs::flat() const {
-  SmallVec<int64_t, 4> out = {static_cast<int64_t>(axis)};
+NodeAttrs SplitAttrs::flat() const {
+  NodeAttrs out = {static_cast<int64_t>(axis)};
   out.insert(out.end(), offsets.begin(), offsets.end());
   return out;
 }

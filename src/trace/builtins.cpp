@@ -176,7 +176,7 @@ class BuiltinCall {
   bool view() const { return builtin_info(op_).view; }
 
   // Adds the node; `copy` nodes read `read_bytes` per input and write their outputs.
-  Value finish(TensorIds inputs, SmallVec<int64_t, 4> read_bytes,
+  Value finish(TensorIds inputs, InputBytes read_bytes,
                const std::vector<std::pair<DimNames, Shape>>& outs, DType dtype, bool is_view,
                double sparsity = 0.0) {
     Node& node = ctx_.add_node(name_, NodeKind::kDataMovement, loc_, inputs);
@@ -458,7 +458,7 @@ class BuiltinCall {
       a = axis(first, 1);
       shape[a] = 0;
     }
-    SmallVec<int64_t, 4> reads;
+    InputBytes reads;
     for (TensorId x : xs) {
       const TensorInfo& t = ctx_.tensor(x);
       bool same = t.shape.size() == first.shape.size();
@@ -691,7 +691,7 @@ class BuiltinCall {
   const std::string& name_;
   const CallArgs& args_;
   Loc loc_;
-  SmallVec<int64_t, 4> attrs_;  // execution attributes of the node (graph.h, Node::attrs)
+  NodeAttrs attrs_;  // execution attributes of the node (graph.h, Node::attrs)
   double value_ = 0.0;
   std::vector<DType> out_dtypes_;  // per output, where they differ (topk: values, int64 indices)
 };

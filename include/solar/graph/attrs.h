@@ -20,14 +20,14 @@ namespace solar {
 struct DimMapAttrs {
   std::span<const int64_t> from;
   static DimMapAttrs of(const Node& node);
-  SmallVec<int64_t, 4> flat() const { return {from.begin(), from.end()}; }
+  NodeAttrs flat() const { return {from.begin(), from.end()}; }
 };
 
 // concat, stack, scatter: the axis they join, stack or write along.
 struct AxisAttrs {
   size_t axis = 0;
   static AxisAttrs of(const Node& node);
-  SmallVec<int64_t, 4> flat() const { return {static_cast<int64_t>(axis)}; }
+  NodeAttrs flat() const { return {static_cast<int64_t>(axis)}; }
 };
 
 // slice: elements start, start + step, ... of `axis`.
@@ -35,7 +35,7 @@ struct SliceAttrs {
   size_t axis = 0;
   int64_t start = 0, step = 1;
   static SliceAttrs of(const Node& node);
-  SmallVec<int64_t, 4> flat() const { return {static_cast<int64_t>(axis), start, step}; }
+  NodeAttrs flat() const { return {static_cast<int64_t>(axis), start, step}; }
 };
 
 // select: element `index` of `axis`, which the output drops.
@@ -43,7 +43,7 @@ struct SelectAttrs {
   size_t axis = 0;
   int64_t index = 0;
   static SelectAttrs of(const Node& node);
-  SmallVec<int64_t, 4> flat() const { return {static_cast<int64_t>(axis), index}; }
+  NodeAttrs flat() const { return {static_cast<int64_t>(axis), index}; }
 };
 
 // unfold: windows along `axis`, each `step` after the last (the window is the last dim).
@@ -51,7 +51,7 @@ struct UnfoldAttrs {
   size_t axis = 0;
   int64_t step = 1;
   static UnfoldAttrs of(const Node& node);
-  SmallVec<int64_t, 4> flat() const { return {static_cast<int64_t>(axis), step}; }
+  NodeAttrs flat() const { return {static_cast<int64_t>(axis), step}; }
 };
 
 // split: the offset along `axis` of each output.
@@ -59,7 +59,7 @@ struct SplitAttrs {
   size_t axis = 0;
   std::vector<int64_t> offsets;
   static SplitAttrs of(const Node& node);
-  SmallVec<int64_t, 4> flat() const;
+  NodeAttrs flat() const;
 };
 
 // pad: `before` and `after` elements of value `fill` around `axis` (fill is Node::value).
@@ -68,7 +68,7 @@ struct PadAttrs {
   int64_t before = 0, after = 0;
   double fill = 0.0;
   static PadAttrs of(const Node& node);
-  SmallVec<int64_t, 4> flat() const { return {static_cast<int64_t>(axis), before, after}; }
+  NodeAttrs flat() const { return {static_cast<int64_t>(axis), before, after}; }
 };
 
 // gather: rows of `axis`; `distinct` rows are fetched (0: as many as there are indices).
@@ -76,7 +76,7 @@ struct GatherAttrs {
   size_t axis = 0;
   int64_t distinct = 0;
   static GatherAttrs of(const Node& node);
-  SmallVec<int64_t, 4> flat() const { return {static_cast<int64_t>(axis), distinct}; }
+  NodeAttrs flat() const { return {static_cast<int64_t>(axis), distinct}; }
 };
 
 // topk: the k largest (or smallest) elements along `axis`.
@@ -85,7 +85,7 @@ struct TopkAttrs {
   int64_t k = 1;
   bool largest = true;
   static TopkAttrs of(const Node& node);
-  SmallVec<int64_t, 4> flat() const { return {static_cast<int64_t>(axis), k, largest ? 1 : 0}; }
+  NodeAttrs flat() const { return {static_cast<int64_t>(axis), k, largest ? 1 : 0}; }
 };
 
 }  // namespace solar

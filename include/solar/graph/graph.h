@@ -35,6 +35,8 @@ using TensorIds = SmallVec<TensorId, 4>;
 using NodeIds = SmallVec<NodeId, 4>;
 using Shape = SmallVec<int64_t, 4>;
 using DimNames = SmallVec<std::string, 4>;
+using NodeAttrs = SmallVec<int64_t, 4>;   // Node::attrs, a builtin's static attributes
+using InputBytes = SmallVec<int64_t, 4>;  // Node::input_bytes, bytes read per input
 
 // Counts (docs/ir.md §7-8). The tracer checks every count of a node as it builds it (its
 // tensors' elements and bytes, its MACs, 2 x MACs, FLOPs by kind and in total, bytes read and
@@ -151,7 +153,7 @@ struct Node {
   Fp32Math fp32_math = Fp32Math::kPlatformDefault;
   int kernel = -1;
   SmallVec<Scalar, 2> scalar_args;
-  SmallVec<int64_t, 4> attrs;
+  NodeAttrs attrs;
   double value = 0.0;
   int64_t macs = 0;
   FlopCounts flops;                   // non-MAC FLOPs by kind
@@ -165,7 +167,7 @@ struct Node {
   // of its storage for kernels (a broadcast view is read once); for gather only the rows it
   // fetches; 0 for views. Fused traffic of a graph input or weight is the sum, over readers
   // of it or of views of it, of these bytes, capped at its size.
-  SmallVec<int64_t, 4> input_bytes;
+  InputBytes input_bytes;
 
   int64_t matrix_flops() const { return invariant_mul(macs, 2, "matrix FLOPs"); }
   int64_t vector_flops() const { return flops.total(); }
