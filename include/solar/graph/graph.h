@@ -46,20 +46,24 @@ using InputBytes = SmallVec<int64_t, 4>;  // Node::input_bytes, bytes read per i
 
 // One edge of the graph: a tensor value of fixed shape.
 struct TensorInfo {
+  // The fields every analysis pass reads (ids, dtype, sparsity, producer, storage, shape) come
+  // first and share the first cache line; the names last. A 40,000-node graph's tensors
+  // outgrow the last-level cache, and passes that follow tensor ids then fetch one line per
+  // tensor instead of three (bench/README.md, pipeline growth).
   TensorId id = 0;
-  std::string name;  // the composition-layer name ("x", "linear#0.out0", ...)
-  DimNames dims;     // dim names, outermost first
-  Shape shape;       // sizes, same order
   DType dtype = DType::kFp32;
   Role role = Role::kActivation;  // input | weight | activation (graph outputs: is_output)
-  double sparsity = 0.0;          // fraction of zeros, 0 <= s < 1
+  bool is_output = false;         // returned by model()
   NodeId producer = kNoNode;      // kNoNode for graph inputs and weights
   // The tensor that owns this tensor's memory: itself, or for a view (reshape, slice,
   // select, split, broadcast) the storage of the viewed tensor. A reader of a view fetches
   // at most min(bytes(), storage's bytes()).
   TensorId storage = -1;
+  double sparsity = 0.0;  // fraction of zeros, 0 <= s < 1
+  Shape shape;            // sizes, same order as dims
   NodeIds consumers;
-  bool is_output = false;  // returned by model()
+  std::string name;  // the composition-layer name ("x", "linear#0.out0", ...)
+  DimNames dims;     // dim names, outermost first
 
   int64_t elements() const;
   // Bytes at full declared size, scaled by (1 - sparsity), rounded up; 0 for a generated
@@ -128,46 +132,48 @@ struct Unit {
 const char* node_kind_name(NodeKind kind);
 
 struct Node {
+  // The fields the analysis passes read of every node (kind, unit, counts, tensor lists)
+  // come first, the names and execution arguments last: see TensorInfo.
   NodeId id = 0;
-  std::string name;  // "linear#0": callee and its call count
-  std::string op;    // kernel or builtin name
   NodeKind kind = NodeKind::kEinsum;
-  Builtin builtin = Builtin::kNone;  // data movement: which builtin (graph/ops.h)
-  Loc loc;                           // call site in model() (or the helper it was called from)
-  TensorIds inputs;                  // tensors read, in argument order
-  TensorIds outputs;
-  std::string einsum;  // node-level string, e.g. "BMK,NK,N->BMN"; "" for data movement
-  // One extended einsum per loop nest (null for data movement), shared by every call with
-  // the same kernel, shapes, dtypes and scalars: lifted once, stored once. Operands name
-  // kernel tensors by slot; operand_tensor() maps a slot to this call's graph tensor.
-  std::shared_ptr<const std::vector<Einsum>> einsums;
-  SmallVec<TensorId, 8> slot_tensors;  // kernel tensor index -> graph tensor (-1: kernel-local)
-  // What execution needs beyond shapes: the kernel (index into Program::kernels) and its
-  // scalar arguments by parameter; or a builtin's static attributes (docs/ir.md, Builtins):
-  // permute: the order; slice: axis, start, step; select: axis, index; split: axis and each
-  // output's offset; concat/stack: axis; pad: axis, before, after (and `value`); broadcast:
-  // for each output dim the input dim it reads or -1; gather: axis; constant: `value`.
-  UnitId unit = -1;  // its `with unit(...)` block (Graph::units); -1: a unit of its own
+  Builtin builtin = Builtin::kNone;   // data movement: which builtin (graph/ops.h)
+  DType matrix_dtype = DType::kFp32;  // dtype of the MACs (largest-MAC einsum's compute dtype)
   // Math mode of its fp32 MACs as the program states it (its unit's fp32_math=); the
   // analysis applies --fp32-math over it and the spec's default where it is kPlatformDefault.
   Fp32Math fp32_math = Fp32Math::kPlatformDefault;
-  int kernel = -1;
-  SmallVec<Scalar, 2> scalar_args;
-  NodeAttrs attrs;
-  double value = 0.0;
+  UnitId unit = -1;  // its `with unit(...)` block (Graph::units); -1: a unit of its own
   int64_t macs = 0;
-  FlopCounts flops;                   // non-MAC FLOPs by kind
-  DType matrix_dtype = DType::kFp32;  // dtype of the MACs (largest-MAC einsum's compute dtype)
   // DRAM traffic of this node alone (unfused): each distinct tensor read plus each tensor
   // written, once, at full size (unlimited cache inside the node). For data movement this
   // follows the builtin's traffic rule (a view moves nothing).
   int64_t bytes_read = 0;
   int64_t bytes_written = 0;
+  FlopCounts flops;  // non-MAC FLOPs by kind
+  // One extended einsum per loop nest (null for data movement), shared by every call with
+  // the same kernel, shapes, dtypes and scalars: lifted once, stored once. Operands name
+  // kernel tensors by slot; operand_tensor() maps a slot to this call's graph tensor.
+  std::shared_ptr<const std::vector<Einsum>> einsums;
+  TensorIds inputs;  // tensors read, in argument order
+  TensorIds outputs;
+  SmallVec<TensorId, 8> slot_tensors;  // kernel tensor index -> graph tensor (-1: kernel-local)
   // Bytes this node reads of each input, same order as `inputs`: full size capped at the size
   // of its storage for kernels (a broadcast view is read once); for gather only the rows it
   // fetches; 0 for views. Fused traffic of a graph input or weight is the sum, over readers
   // of it or of views of it, of these bytes, capped at its size.
   InputBytes input_bytes;
+  std::string name;    // "linear#0": callee and its call count
+  std::string op;      // kernel or builtin name
+  Loc loc;             // call site in model() (or the helper it was called from)
+  std::string einsum;  // node-level string, e.g. "BMK,NK,N->BMN"; "" for data movement
+  // What execution needs beyond shapes: the kernel (index into Program::kernels) and its
+  // scalar arguments by parameter; or a builtin's static attributes (docs/ir.md, Builtins):
+  // permute: the order; slice: axis, start, step; select: axis, index; split: axis and each
+  // output's offset; concat/stack: axis; pad: axis, before, after (and `value`); broadcast:
+  // for each output dim the input dim it reads or -1; gather: axis; constant: `value`.
+  int kernel = -1;
+  SmallVec<Scalar, 2> scalar_args;
+  NodeAttrs attrs;
+  double value = 0.0;
 
   int64_t matrix_flops() const { return invariant_mul(macs, 2, "matrix FLOPs"); }
   int64_t vector_flops() const { return flops.total(); }
