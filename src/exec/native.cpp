@@ -1722,10 +1722,13 @@ KernelFn load_kernel(const std::string& source, const ExecOptions& options,
   std::string flags;
   for (const char* f : kFlags) flags += std::string(" ") + f;
   const std::string key = hex_hash(options.compiler + flags + "\n" + source);
-  std::lock_guard<std::mutex> lock(session.mutex);
-  auto it = session.loaded.find(key);
-  if (it != session.loaded.end()) return it->second.fn;
   const fs::path dir = cache_path(options);
+  // A session keeps what it loaded from each cache directory apart: a caller that points
+  // the session at another directory finds the kernel compiled (or verified) there.
+  const std::string loaded_key = dir.string() + '\n' + key;
+  std::lock_guard<std::mutex> lock(session.mutex);
+  auto it = session.loaded.find(loaded_key);
+  if (it != session.loaded.end()) return it->second.fn;
   const std::string hint_dir =
       "set SOLAR_CACHE_DIR to a writable directory, or " + std::string(kUseInterpreter);
   std::error_code ec;
@@ -1738,7 +1741,7 @@ KernelFn load_kernel(const std::string& source, const ExecOptions& options,
   std::string why;
   if (const auto so = verified_object(dir, key)) {
     if (auto l = open_object(*so, &why)) {
-      session.loaded.emplace(key, *l);
+      session.loaded.emplace(loaded_key, *l);
       return l->fn;
     }
   }
@@ -1806,7 +1809,7 @@ KernelFn load_kernel(const std::string& source, const ExecOptions& options,
                   "the native backend cannot load the kernel it compiled (" +
                       (dir / object).string() + "): " + why,
                   kUseInterpreter);
-  session.loaded.emplace(key, *l);
+  session.loaded.emplace(loaded_key, *l);
   return l->fn;
 }
 

@@ -195,6 +195,34 @@ def test_torch_tensors_are_accepted():
     np.testing.assert_allclose(out["out0"], np.full((2, 3), 1 / 3), rtol=1e-6)
 
 
+@pytest.mark.native
+def test_a_kernel_run_again_is_not_loaded_again_and_each_cache_dir_keeps_its_own(
+    tmp_path, monkeypatch
+):
+    # solar.run uses the process's session (solar.session.core_session()): the second run of
+    # a program finds its kernel loaded. Deleting the cache between the two runs shows it:
+    # the second run neither compiles (the directory is not even made again) nor fails.
+    # Another cache directory starts afresh: 1 source and 1 object are written there, and a
+    # call with a session of its own compiles into the first directory again (1 object).
+    import shutil
+
+    path = write(tmp_path, AXPB.format(dt="fp32"))
+    inputs = solar.make_inputs(path, seed=1)
+    first, second = tmp_path / "k1", tmp_path / "k2"
+    monkeypatch.setenv("SOLAR_CACHE_DIR", str(first))
+    want = solar.run(path, inputs, backend="native")["out0"]
+    assert len(list(first.glob("*.so"))) == 1
+    shutil.rmtree(first)
+    assert np.array_equal(solar.run(path, inputs, backend="native")["out0"], want)
+    assert not first.exists()
+    monkeypatch.setenv("SOLAR_CACHE_DIR", str(second))
+    assert np.array_equal(solar.run(path, inputs, backend="native")["out0"], want)
+    assert (len(list(second.glob("*.cpp"))), len(list(second.glob("*.so")))) == (1, 1)
+    monkeypatch.setenv("SOLAR_CACHE_DIR", str(first))
+    own = solar.run(path, inputs, backend="native", session=solar._core.Session())["out0"]
+    assert np.array_equal(own, want) and len(list(first.glob("*.so"))) == 1
+
+
 def test_budget_refusal_says_how_to_run_smaller():
     # Softmax at DIMS (512 x 1024 fp32: 2 MiB in, 2 MiB out) with a 1 MiB budget.
     x = np.zeros((512, 1024), np.float32)

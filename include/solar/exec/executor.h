@@ -48,8 +48,8 @@ enum class Backend { kInterpreter, kNative };
 const char* backend_name(Backend backend);
 
 // The native backend's state, owned by the caller (no process-wide state): the kernels this
-// session has loaded (by source hash) and, once a kernel could not be compiled with
-// ExecOptions::fallback_to_interpreter set, why (later calls then run in the interpreter
+// session has loaded (by cache directory and source hash) and, once a kernel could not be compiled
+// with ExecOptions::fallback_to_interpreter set, why (later calls then run in the interpreter
 // without trying again). A session may serve several executions, one after another or from
 // several threads; without one, each execution uses a session of its own.
 class NativeSession {
