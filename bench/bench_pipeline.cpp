@@ -40,10 +40,15 @@ void run_pipeline(benchmark::State& state, const std::string& path, const solar:
   solar::TilingMemo memo;
   options.memo = &memo;
   for (auto _ : state) {
-    solar::Graph g = solar::graph_from_file(path, {});
-    solar::Analysis a = solar::analyze(g, arch, options);
-    benchmark::DoNotOptimize(a.fused.seconds);
-    nodes = g.nodes.size();
+    try {
+      solar::Graph g = solar::graph_from_file(path, {});
+      solar::Analysis a = solar::analyze(g, arch, options);
+      benchmark::DoNotOptimize(a.fused.seconds);
+      nodes = g.nodes.size();
+    } catch (const std::exception& e) {  // a program that does not load: said, not aborted
+      state.SkipWithError(e.what());
+      return;
+    }
   }
   state.counters["nodes"] = static_cast<double>(nodes);
   state.counters["ns_per_node"] =
@@ -53,7 +58,13 @@ void run_pipeline(benchmark::State& state, const std::string& path, const solar:
 }
 
 void run_front_end(benchmark::State& state, const std::string& path) {
-  const std::string text = solar::read_source_file(path);
+  std::string text;
+  try {
+    text = solar::read_source_file(path);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
   for (auto _ : state) {
     solar::Program p = solar::check_program(solar::parse_source(text, path));
     benchmark::DoNotOptimize(p.kernels.size());
@@ -61,7 +72,13 @@ void run_front_end(benchmark::State& state, const std::string& path) {
 }
 
 void run_trace(benchmark::State& state, const std::string& path) {
-  const solar::Program p = solar::load_program(path);
+  solar::Program p;
+  try {
+    p = solar::load_program(path);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
   for (auto _ : state) {
     solar::Graph g = solar::trace_program(p, {});
     benchmark::DoNotOptimize(g.nodes.size());
