@@ -6,8 +6,9 @@ Generates transformer programs of 5k-40k nodes in two styles (bench/gen_program.
 each program, side by side in one run:
 
 - C++: bench_pipeline (Google Benchmark), steady-state time per pipeline run with every mode
-  and without the cache-aware mode ("no cache"), one process per program so that each peak
-  RSS is its own;
+  and without the cache-aware mode ("no cache"), and the process's first run with every mode
+  ("first": what one `solar analyze` pays), one process per program so that each peak RSS
+  and first run is its own;
 - Python: solar.trace + solar.analyze through the binding, first (cold) run and best of 5,
   in a fresh process, with its peak RSS.
 
@@ -74,7 +75,7 @@ def run_cpp(path: Path) -> dict:
         [
             str(BENCH_BIN),
             str(path),
-            "--benchmark_filter=pipeline",
+            "--benchmark_filter=pipeline|first_run",
             "--benchmark_format=json",
             "--benchmark_repetitions=3",
             "--benchmark_report_aggregates_only=true",
@@ -93,7 +94,9 @@ def run_cpp(path: Path) -> dict:
         )
 
     full, plain = median("pipeline"), median("pipeline_no_cache")
+    first = next(r for r in rows if r["name"].startswith("first_run/"))
     return {
+        "first_ms": first["real_time"],
         "ms": full["real_time"],
         "cpu_ms": full["cpu_time"],
         "no_cache_ms": plain["real_time"],
@@ -127,19 +130,20 @@ def main() -> None:
     sizes = [int(s) for s in a.sizes.split(",")]
     header = (
         f"{'style':5s} {'nodes':>6s} | {'C++ ms':>7s} {'cpu':>6s} {'ns/node':>8s} {'growth':>7s} "
-        f"{'no cache':>8s} {'cpu':>6s} {'growth':>7s} {'peak MB':>8s} | {'Py ms':>7s} "
+        f"{'no cache':>8s} {'cpu':>6s} {'growth':>7s} {'first':>7s} {'growth':>7s} "
+        f"{'peak MB':>8s} | {'Py ms':>7s} "
         f"{'Py cold':>8s} {'Py/C++':>7s} {'peak MB':>8s}"
     )
     print(header)
     print("-" * len(header))
     for style in a.styles.split(","):
-        base = base_plain = None
+        base = base_plain = base_first = None
         paths = [generate(style, n) for n in sizes]
         best: list[dict] = [{} for _ in sizes]
         for _ in range(max(1, a.rounds)):
             for i, path in enumerate(paths):
                 r = run_cpp(path)
-                for key in ("ms", "cpu_ms", "no_cache_ms", "no_cache_cpu_ms"):
+                for key in ("first_ms", "ms", "cpu_ms", "no_cache_ms", "no_cache_cpu_ms"):
                     best[i][key] = min(best[i].get(key, float("inf")), r[key])
                 best[i]["nodes"] = r["nodes"]
                 best[i]["peak_mb"] = max(best[i].get("peak_mb", 0.0), r["peak_mb"])
@@ -147,18 +151,22 @@ def main() -> None:
             py = run_python(path)
             per_node = cpp["ms"] * 1e6 / cpp["nodes"]
             plain = cpp["no_cache_ms"] * 1e6 / cpp["nodes"]
+            first = cpp["first_ms"] * 1e6 / cpp["nodes"]
             base = base or per_node
             base_plain = base_plain or plain
+            base_first = base_first or first
             print(
                 f"{style:5s} {cpp['nodes']:6d} | {cpp['ms']:7.1f} {cpp['cpu_ms']:6.1f} "
                 f"{per_node:8.0f} {per_node / base:6.2f}x {cpp['no_cache_ms']:8.1f} "
                 f"{cpp['no_cache_cpu_ms']:6.1f} {plain / base_plain:6.2f}x "
+                f"{cpp['first_ms']:7.1f} {first / base_first:6.2f}x "
                 f"{cpp['peak_mb']:8.1f} | {py['ms']:7.1f} {py['cold_ms']:8.1f} "
                 f"{py['ms'] / cpp['ms']:6.2f}x {py['peak_mb']:8.1f}"
             )
     print("\nC++ ms: every mode (the default analysis), wall time (cpu: process CPU time, less")
     print("sensitive to other load), the fastest of the rounds (each round a median of 3);")
-    print("no cache: the same without the cache-aware mode")
+    print("no cache: the same without the cache-aware mode; first: the process's first run")
+    print("(every mode, caches and heap cold, no tiling search remembered: one `solar analyze`)")
     print("growth: ns/node relative to the smallest program of the style (1.00x = linear)")
 
 
