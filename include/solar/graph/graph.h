@@ -47,9 +47,9 @@ using InputBytes = SmallVec<int64_t, 4>;  // Node::input_bytes, bytes read per i
 // One edge of the graph: a tensor value of fixed shape.
 struct TensorInfo {
   // The fields every analysis pass reads (ids, dtype, sparsity, producer, storage, shape) come
-  // first and share the first cache line; the names last. A 40,000-node graph's tensors
-  // outgrow the last-level cache, and passes that follow tensor ids then fetch one line per
-  // tensor instead of three (bench/README.md, pipeline growth).
+  // first and fill the first 64 bytes; the names last. A 40,000-node graph's tensors outgrow
+  // the last-level cache, and passes that follow tensor ids then fetch one line per tensor
+  // instead of two or three (bench/README.md, pipeline growth).
   TensorId id = 0;
   DType dtype = DType::kFp32;
   Role role = Role::kActivation;  // input | weight | activation (graph outputs: is_output)
