@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import solar
 from solar.execution import NUMPY_TYPES
+from subprocesses import sigint_default
 
 ROOT = Path(__file__).resolve().parents[2]
 BACKENDS = ["interpreter", pytest.param("native", marks=pytest.mark.native)]
@@ -312,13 +313,6 @@ def test_cli_run_reports_bad_inputs_file(tmp_path):
     assert "Traceback" not in r.stderr
 
 
-def _sigint_default():
-    # A child of a shell's background job starts with SIGINT ignored, and Python then installs
-    # no handler for it: these tests' SIGINT would do nothing. The child gets the default back
-    # so that its Python installs its handler, as it does under a terminal or CI.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def test_ctrl_c_stops_a_long_run(tmp_path):
     # A 2048^3 matmul in the interpreter takes minutes; SIGINT must stop it within seconds.
     prog = """
@@ -354,7 +348,7 @@ def model(a: Tensor("M,K"), b: Tensor("K,N")):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_sigint_default,
+        preexec_fn=sigint_default,
     )
     time.sleep(2.0)
     p.send_signal(signal.SIGINT)

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import solar
+from subprocesses import sigint_default
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -257,13 +258,6 @@ def model(a: Tensor("M,K"), b: Tensor("K,N")):
 """
 
 
-def _sigint_default():
-    # A child of a shell's background job starts with SIGINT ignored, and Python then installs
-    # no handler for it: these tests' SIGINT would do nothing. The child gets the default back
-    # so that its Python installs its handler, as it does under a terminal or CI.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def _interrupt(cmd: list, env: dict, ready) -> tuple[int, float, str]:
     """Starts `cmd`, waits until `ready()`, sends SIGINT; (exit status, seconds from the
     signal to the exit, stderr)."""
@@ -273,7 +267,7 @@ def _interrupt(cmd: list, env: dict, ready) -> tuple[int, float, str]:
         stderr=subprocess.PIPE,
         text=True,
         env=env,
-        preexec_fn=_sigint_default,
+        preexec_fn=sigint_default,
     )
     deadline = time.monotonic() + 120
     while not ready() and p.poll() is None and time.monotonic() < deadline:
@@ -376,7 +370,7 @@ def test_ctrl_c_stops_an_api_call_and_leaves_no_handler_behind(tmp_path):
         text=True,
         timeout=300,
         env=env_with(SOLAR_CACHE_DIR=tmp_path / "kernels"),
-        preexec_fn=_sigint_default,
+        preexec_fn=sigint_default,
     )
     lines = r.stdout.splitlines()
     assert r.returncode == 0 and len(lines) == 4, r.stdout + r.stderr
