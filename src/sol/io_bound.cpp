@@ -515,12 +515,14 @@ IoBounds::IoBounds(const Graph& graph, std::optional<int64_t> fused) : graph_(gr
       key.append(reinterpret_cast<const char*>(&c.bytes), sizeof c.bytes);
       key.push_back(c.is_output ? 'o' : 'i');
     }
-    auto [it, inserted] = ids.emplace(key, static_cast<int>(problems_.size()));
-    if (inserted) {
-      problems_.push_back(make_problem(*e, shape, tensors));
-      candidates_.push_back(hbl_candidates(problems_.back()));
-    }
-    return it->second;
+    // Looked up before inserting: emplace makes (allocates) the entry and its key first,
+    // and most nests of a model repeat an interned problem.
+    if (auto it = ids.find(key); it != ids.end()) return it->second;
+    const int id = static_cast<int>(problems_.size());
+    ids.emplace(key, id);
+    problems_.push_back(make_problem(*e, shape, tensors));
+    candidates_.push_back(hbl_candidates(problems_.back()));
+    return id;
   };
   graph_nests_.resize(graph.nodes.size());
   node_nests_.resize(graph.nodes.size());

@@ -85,8 +85,10 @@ class IoBounds {
   int64_t fused_ = 0;
   std::vector<BoundProblem> problems_;  // distinct problems of the graph's nests
   std::vector<std::vector<std::vector<double>>> candidates_;  // HBL exponents, per problem
-  std::vector<std::vector<int>> graph_nests_;  // per node: its problems in graph scope
-  std::vector<std::vector<int>> node_nests_;   // per node: its problems in node scope
+  // Per node: its problems in graph and in node scope; inline (a node has one or two nests),
+  // so that a 40,000-node graph does not make 80,000 heap blocks.
+  std::vector<SmallVec<int, 2>> graph_nests_;
+  std::vector<SmallVec<int, 2>> node_nests_;
   std::vector<std::pair<double, std::vector<int64_t>>> evaluated_;  // capacity -> per problem
 
   const std::vector<int64_t>& at(double capacity_bytes);
