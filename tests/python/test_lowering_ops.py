@@ -1063,6 +1063,24 @@ def test_scatter_with_a_smaller_index_is_refused_by_name():
     )
 
 
+def test_an_unproduced_result_read_by_another_operator_is_a_user_error():
+    # max_unpool2d decomposes into arithmetic on max_pool2d's indices (add the flat offset
+    # of each (n, c) plane, then index_put). The lowering does not produce the indices, and
+    # the add took them for a number: a TypeError traceback. Now the use is reported.
+    model, inputs, _ = _build(
+        lambda: (
+            f(lambda x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2)),
+            [R(2, 3, 8, 8)],
+        )
+    )
+    with pytest.raises(UserError) as e:
+        lower(capture_module(copy.deepcopy(model).to("meta"), inputs))
+    assert (
+        "the indices result of aten.max_pool2d_with_indices.default is used, but the lowering "
+        "does not produce it" in str(e.value)
+    ), str(e.value)
+
+
 def test_max_dim_without_indices_is_a_plain_reduction():
     *_, lowered = lowered_case("max_min_dim_values")
     assert "amax_mid(" in lowered.text and "max_dim_mid(" not in lowered.text

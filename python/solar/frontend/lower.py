@@ -15,6 +15,21 @@ from .builder import Builder, LoweredProgram, Value, frontend_error
 from .capture import Capture
 from .problem import constant_dim_names
 from .rules import RANDOM_OPS, RULES, source_operator
+from .values import _Unused, tensor
+
+# Rules that only pick an element of a tuple: they pass an unproduced result on to its user.
+_PASS_THROUGH = {"<built-in function getitem>"}
+
+
+def _check_produced(lw, args) -> None:
+    """Fails with the user error of `tensor` when an argument (or an element of a list
+    argument) is a result the lowering does not produce, such as max_pool2d's indices read by
+    max_unpool2d's decomposition, before a rule takes it for a number."""
+    for a in args:
+        for v in a if isinstance(a, (list, tuple)) else (a,):
+            if isinstance(v, _Unused):
+                tensor(lw, v)
+
 
 __all__ = ["LoweredProgram", "Lowerer", "Value", "ir_dtype", "lower"]
 
@@ -290,6 +305,8 @@ class Lowerer(Builder):
                 )
             args = [self.arg(a) for a in node.args]
             kwargs = {k: self.arg(v) for k, v in node.kwargs.items()}
+            if key not in _PASS_THROUGH:
+                _check_produced(self, [*args, *kwargs.values()])
             self.values[node.name] = rule(self, *args, **kwargs)
         self._close_unit(group, fp32_math, unit_modes)
         if unit_modes:
