@@ -121,6 +121,42 @@ def test_contiguous_of_a_strided_slice_copies_the_slice():
     assert r.unfused.bytes == 2 * 4096
 
 
+def test_repeat_interleave_writes_its_output():
+    # x.repeat_interleave(2, dim=1) on [64, 32] fp32: core ATen's unsqueeze, expand, clone,
+    # view. Eager reads x (8,192 B) and writes the [64, 64] result (16,384 B): 24,576 B in both
+    # modes. On bbc4a70 the decomposition's clone was free, the output a view of x: 0 B.
+    r = analyze(Unary(lambda x: x.repeat_interleave(2, dim=1)), [torch.randn(64, 32)])
+    assert r.unfused.bytes == 8192 + 16384
+    assert r.fused.bytes == 8192 + 16384
+
+
+def test_a_transpose_reshaped_into_the_output_is_written():
+    # x.transpose(0, 1).reshape(32 * 64) on [64, 32]: the reshape of a transposed tensor
+    # cannot be a view, so eager copies once: 8,192 B read, 8,192 B written. The lowering's
+    # permute is that copy; the decomposition's clone after it adds none (not 3 * 8,192 B).
+    r = analyze(Unary(lambda x: x.transpose(0, 1).reshape(32 * 64)), [torch.randn(64, 32)])
+    assert r.fused.bytes == 2 * 8192
+
+
+def test_an_expand_returned_as_it_is_stays_a_view():
+    # x.expand(4, 64, 32): eager returns a stride-0 view of x; nothing moves (0 B).
+    r = analyze(Unary(lambda x: x.expand(4, 64, 32)), [torch.randn(64, 32)])
+    assert r.fused.bytes == 0 and r.unfused.bytes == 0
+
+
+def test_a_transposed_operand_of_a_batched_matmul_is_read_in_place():
+    # q @ k.transpose(-2, -1) on [2, 4, 16, 8] each: core ATen's matmul clones the transposed
+    # k before bmm (eager copies it inside matmul). The copy stays inside the matmul's unit
+    # and is no node of its own: the fused bytes are q, k (4,096 B each) and the [2, 4, 16,
+    # 16] scores (8,192 B): 16,384 B, and no node is a copy.
+    r = analyze(
+        Binary(lambda q, k: q @ k.transpose(-2, -1)),
+        [torch.randn(2, 4, 16, 8), torch.randn(2, 4, 16, 8)],
+    )
+    assert r.fused.bytes == 4096 + 4096 + 8192
+    assert not [n for n in r.graph.nodes if n.op == "copy"]
+
+
 # --- math modes ------------------------------------------------------------------------------
 
 

@@ -254,14 +254,68 @@ _COPIED = {"aten.permute.default", "aten.t.default", "aten.transpose.int"}
 def _clone(lw, x, *args, **kwargs):
     """A real copy when the program asked for one (`x.clone()`, `.contiguous()` of a
     non-contiguous view): eager reads and writes the tensor, so the unfused mode counts that
-    copy. Clones that decompositions introduce (dropout in eval mode) are free, as in eager."""
+    copy. A clone that a decomposition introduces is free where eager makes none (dropout in
+    eval mode; a transposed matmul operand, read in place) and a copy where eager must
+    materialise: a broadcast input (`repeat_interleave`), or a non-contiguous one returned
+    through views."""
     _, label = source_operator(lw.node)
     src = lw.node.args[0]
-    if label not in ("aten.clone", "aten.contiguous") or isinstance(x, Transposed):
+    if isinstance(x, Transposed):
         return x
     if getattr(src, "op", "") == "call_function" and str(src.target) in _COPIED:
+        return x  # the IR's permute already copies
+    if label not in ("aten.clone", "aten.contiguous") and not _materialises(src, lw.node):
         return x
     return elementwise(lw, "copy", [x])
+
+
+# Operators whose result is a view of their input (no data moves).
+_VIEW_OPS = {
+    f"aten.{op}"
+    for op in (
+        "view.default",
+        "_unsafe_view.default",
+        "reshape.default",
+        "unsqueeze.default",
+        "squeeze.dim",
+        "squeeze.dims",
+        "squeeze.default",
+        "permute.default",
+        "transpose.int",
+        "t.default",
+        "expand.default",
+        "slice.Tensor",
+        "select.int",
+        "alias.default",
+    )
+}
+
+
+def _materialises(src, clone) -> bool:
+    """Whether a clone that a decomposition introduced is a copy that eager makes too (the
+    clones of a program's own `.clone()` and `.contiguous()` always are). Free where the input
+    is contiguous (eager's dropout in eval mode returns its input). A copy where the input is
+    broadcast (a zero stride over more than one element: repeat_interleave's and repeat_kv's
+    expand, clone and view; nothing can hold that as a view) or is non-contiguous and the clone
+    reaches the program's outputs through views only (the output cannot be its input). A
+    permuted input read by a computation stays a view (matmul's clone before bmm): eager's
+    copy there stays inside the operator's unit, and a fused implementation reads in place."""
+    val = getattr(src, "meta", {}).get("val")
+    if not hasattr(val, "is_contiguous") or val.is_contiguous():
+        return False
+    if any(st == 0 and n > 1 for st, n in zip(val.stride(), val.shape, strict=True)):
+        return True
+    users, seen = list(clone.users), set()
+    while users:
+        u = users.pop()
+        if u in seen:
+            continue
+        seen.add(u)
+        if u.op == "output":
+            return True
+        if u.op == "call_function" and (str(u.target) in _VIEW_OPS or u.target is operator.getitem):
+            users.extend(u.users)
+    return False
 
 
 @rule("aten._to_copy.default")
