@@ -776,7 +776,7 @@ class Tracer {
   }
 
   Value py_minmax(const std::string& fn, const CallArgs& args, Loc loc) const {
-    std::vector<Value> vals = args.positional;
+    std::vector<Value> vals(args.positional.begin(), args.positional.end());
     if (vals.size() == 1 && vals[0].is_seq()) vals = vals[0].items;
     if (vals.empty()) ctx_.fail(ErrorKind::kCallArity, loc, fn + "() of nothing");
     Value best = vals[0];
@@ -792,11 +792,14 @@ class Tracer {
   }
 
   // Matches arguments to parameters: positional first, then keywords, then defaults.
-  template <typename ParamName>
-  std::vector<const Value*> match_args(const std::string& fn, size_t nparams, ParamName param_name,
-                                       const CallArgs& args, std::vector<bool> has_default,
+  // `param_name(i)` and `has_default(i)` describe parameter i. The result is inline: a
+  // kernel call of a large program is made tens of thousands of times, and its few heap
+  // blocks each were a measurable part of tracing.
+  template <typename ParamName, typename HasDefault>
+  SmallVec<const Value*, 8> match_args(const std::string& fn, size_t nparams, ParamName param_name,
+                                       const CallArgs& args, HasDefault has_default,
                                        Loc loc) const {
-    std::vector<const Value*> out(nparams, nullptr);
+    SmallVec<const Value*, 8> out(nparams, nullptr);
     auto signature = [&] {
       std::string s = fn + "(";
       for (size_t i = 0; i < nparams; ++i) s += (i ? ", " : "") + param_name(i);
@@ -821,7 +824,7 @@ class Tracer {
       out[i] = &value;
     }
     for (size_t i = 0; i < nparams; ++i) {
-      if (!out[i] && !has_default[i]) {
+      if (!out[i] && !has_default(i)) {
         ctx_.fail(ErrorKind::kCallArity, loc,
                   signature() + " is missing argument '" + param_name(i) + "' (got " +
                       std::to_string(args.positional.size() + args.keywords.size()) +
@@ -837,11 +840,9 @@ class Tracer {
       ctx_.fail(ErrorKind::kRecursion, loc,
                 "helper calls nest deeper than " + std::to_string(kMaxCallDepth));
     }
-    std::vector<bool> has_default;
-    for (const auto& p : def.params) has_default.push_back(p.default_value != nullptr);
     auto matched = match_args(
         def.name, def.params.size(), [&](size_t i) { return def.params[i].name; }, args,
-        has_default, loc);
+        [&](size_t i) { return def.params[i].default_value != nullptr; }, loc);
     Frame frame;
     frame.fn = def.name;
     for (size_t i = 0; i < def.params.size(); ++i) {
@@ -854,11 +855,9 @@ class Tracer {
   }
 
   Value call_kernel(const Kernel& k, const CallArgs& args, Loc loc) {
-    std::vector<bool> has_default;
-    for (const auto& p : k.params) has_default.push_back(p.default_value != nullptr);
     auto matched = match_args(
-        k.name, k.params.size(), [&](size_t i) { return k.params[i].name; }, args, has_default,
-        loc);
+        k.name, k.params.size(), [&](size_t i) { return k.params[i].name; }, args,
+        [&](size_t i) { return k.params[i].default_value != nullptr; }, loc);
     KernelCall kc;
     kc.kernel = &k;
     kc.loc = loc;
@@ -903,7 +902,7 @@ class Tracer {
     const NodeId node_id = node.id;
     const LiftedCall& lifted = lift_cached(kc);
     // Outputs.
-    std::vector<TensorId> outputs;
+    TensorIds outputs;
     SmallVec<TensorId, 8> kernel_to_graph(k.tensors.size(), -1);
     for (size_t i = 0; i < k.params.size(); ++i)
       if (k.params[i].kind == ParamKind::kTensor)
@@ -932,7 +931,7 @@ class Tracer {
     n.kernel = program_.kernel_index.at(k.name);
     n.scalar_args.assign(kc.scalar_args.begin(), kc.scalar_args.end());
     // Traffic: each distinct parameter tensor read, once; each returned tensor, once.
-    std::vector<TensorId> counted;
+    TensorIds counted;
     size_t slot = 0;
     for (size_t i = 0; i < k.params.size(); ++i) {
       if (k.params[i].kind != ParamKind::kTensor) continue;
