@@ -70,17 +70,34 @@ def _scalar(v):
 def fold(lw, eqn, args):
     """Evaluates an equation whose operands are all known numbers (rank-0 results only):
     a loop counter, a scale computed from sizes. JAX itself computes it."""
-    vals = [
-        np.asarray(a, dtype=v.aval.dtype) if hasattr(v, "aval") else np.asarray(a)
-        for a, v in zip(args, eqn.invars, strict=True)
-    ]
+    vals = [_host(a, v) for a, v in zip(args, eqn.invars, strict=True)]
     out = eqn.primitive.bind(*vals, **eqn.params)
     outs = out if eqn.primitive.multiple_results else [out]
-    return [_python(np.asarray(o)) for o in outs]
+    return [_python(o) for o in outs]
+
+
+def _is_key(value) -> bool:
+    """Whether `value` is a typed PRNG key array (jax.random.key), which has no NumPy value."""
+    import jax
+
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)
+
+
+def _host(a, var):
+    """An operand of a folded equation as NumPy (in its variable's dtype); a PRNG key (a
+    program that draws with jax.random inside the function) as it is."""
+    aval = getattr(var, "aval", None)
+    if _is_key(a) or _is_key(aval):
+        return a
+    return np.asarray(a, dtype=aval.dtype) if aval is not None else np.asarray(a)
 
 
 def _python(value):
-    """A rank-0 value as a Python number (bool, int, float); other arrays as they are."""
+    """A rank-0 value as a Python number (bool, int, float); other arrays (and PRNG keys)
+    as they are."""
+    if _is_key(value):
+        return value
     arr = np.asarray(value)
     if arr.ndim != 0:
         return arr
