@@ -161,6 +161,63 @@ def test_a_key_made_inside_the_function_is_a_lowering_error(tmp_path):
     assert "has no lowering to the IR" in d.message and "random" in d.message
 
 
+@pytest.mark.parametrize(
+    "body, nbytes",
+    [
+        # x [64, 64] fp32 (16,384 B) read once; the output written in full.
+        ("jnp.broadcast_to(x[None], (4, 64, 64))", 16384 + 4 * 16384),
+        ("jnp.tile(x[:, None, :], (1, 4, 1))", 16384 + 4 * 16384),
+        ("jnp.repeat(x, 2, axis=1)", 16384 + 2 * 16384),
+        ("x.reshape(4096)", 2 * 16384),
+    ],
+    ids=["broadcast_to", "tile", "repeat", "reshape"],
+)
+def test_an_output_viewing_an_input_is_written(tmp_path, body, nbytes):
+    # JAX returns new arrays: XLA writes such an output. Before, a view of an input returned
+    # as it is wrote nothing (0 B fused), and jnp.tile had no rule.
+    path = write(
+        tmp_path,
+        "view_out.py",
+        f"""\
+        import jax
+        import jax.numpy as jnp
+
+
+        def forward(x):
+            return {body}
+
+
+        def get_inputs(key):
+            return [jax.random.normal(key, (64, 64))]
+        """,
+    )
+    r = analyze_jax(path)
+    assert r.validation.status == "full", r.validation.detail
+    assert totals(r)["bytes"]["fused"] == nbytes
+
+
+def test_returning_an_input_as_it_is_keeps_its_shape(tmp_path):
+    # forward(x, y) = (x, y, x): each output a copy of its input, in its own shape (before,
+    # the copy was flat: out0 had shape [32] where JAX returns [4, 8]: validation failed).
+    path = write(
+        tmp_path,
+        "identity.py",
+        """\
+        import jax
+
+
+        def forward(x, y):
+            return x, y, x
+
+
+        def get_inputs(key):
+            return [jax.random.normal(key, (4, 8)), jax.random.normal(key, (3,))]
+        """,
+    )
+    r = analyze_jax(path)
+    assert r.validation.status == "full", r.validation.detail
+
+
 def test_a_data_dependent_shape_is_a_capture_error(tmp_path):
     path = write(
         tmp_path,

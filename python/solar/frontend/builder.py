@@ -111,6 +111,10 @@ def _names(n: int, prefix: str = "a") -> list[str]:
     return [f"{prefix}{i}" for i in range(n)]
 
 
+# A statement whose results are views of its first argument (docs/ir.md: no data moves).
+_VIEW_STATEMENT = re.compile(r"^([\w, ]+?) = (?:reshape|broadcast|slice|select|split)\((\w+)[,)]")
+
+
 class Builder:
     """Emits the statements of model() and collects its kernels, dims and parameters."""
 
@@ -126,6 +130,7 @@ class Builder:
         self.signature: list[str] = []
         self.params: list = []
         self._where = (None, ("", 0, ""))
+        self._view_of: dict[str, str] = {}  # a view's variable -> the variable it views
 
     # ---------------------------------------------------------------- language hooks
     def _find_where(self) -> tuple[str, int, str]:
@@ -189,11 +194,21 @@ class Builder:
         return Value(name, shape, dtype)
 
     # ---------------------------------------------------------------- statements
+    def viewed(self, var: str) -> str:
+        """The variable whose memory `var` views, through any chain of views (`var` itself
+        when it is no view)."""
+        while var in self._view_of:
+            var = self._view_of[var]
+        return var
+
     def fresh(self, prefix: str = "t") -> str:
         self.counter += 1
         return f"{prefix}{self.counter}"
 
     def emit(self, text: str) -> None:
+        if m := _VIEW_STATEMENT.match(text):
+            for var in m.group(1).split(","):
+                self._view_of[var.strip()] = m.group(2)
         file, line, code = self.where()
         comment = f"  # {Path(file or self.source).name}:{line}: {code}" if line else ""
         self.lines.append(f"    {text}{comment}")

@@ -184,8 +184,12 @@ class JaxLowerer(Builder):
                 v = T._const_typed(self, float(value), shape, dtype)
             if not v.var:
                 raise frontend_error("lower", f"output {i} is an empty array", file=self.source)
-            if v.var in names or v.var in {p[0] for p in self.params}:
-                v = self.call("copy", [self.flat(v).var], (v.numel,), v.dtype)
+            # JAX returns new arrays: an output that is a parameter, a view of one (a
+            # broadcast_to, a reshape: XLA writes its result), or an output already returned
+            # is a copy.
+            if v.var in names or self.viewed(v.var) in {p[0] for p in self.params}:
+                copied = self.call("copy", [self.flat(v).var], (v.numel,), v.dtype)
+                v = self.reshape(copied, v.shape) if len(v.shape) != 1 else copied
             names.append(v.var)
         if not names:
             raise frontend_error(

@@ -334,6 +334,22 @@ def _broadcast_in_dim(lw, eqn, x, *dyn):
     return lw.broadcast_to(lw.reshape(x, tmp), shape)
 
 
+@rule("tile")
+def _tile(lw, eqn, x):
+    """jnp.tile: x viewed as [1, n0, 1, n1, ...], broadcast to [r0, n0, r1, n1, ...] and
+    reshaped to [r0 * n0, r1 * n1, ...] (views: a reader reads x; JAX's output is written
+    where the program returns it)."""
+    reps = tuple(int(r) for r in eqn.params["reps"])
+    if isinstance(x, Splat):
+        return Splat(x.value, lw.out_shape(), x.dtype)
+    x = tensor_of(lw, x)
+    if len(reps) != len(x.shape):
+        lw.fail(f"tile with {len(reps)} repetitions of a rank-{len(x.shape)} array")
+    pairs = [s for n in x.shape for s in (1, n)]
+    wide = [s for r, n in zip(reps, x.shape, strict=True) for s in (r, n)]
+    return lw.reshape(lw.broadcast_to(lw.reshape(x, pairs), wide), lw.out_shape())
+
+
 @rule("reshape", "squeeze", "expand_dims")
 def _reshape(lw, eqn, x, *dyn):
     if isinstance(x, Splat):
