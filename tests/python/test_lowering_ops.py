@@ -162,6 +162,14 @@ CASES = {
         f(lambda x: F.hardtanh(x, -0.5, 0.5) + F.relu6(x * 4) + x.clamp(min=0.1)),
         [R(3, 4)],
     ),
+    # F.hardtanh with its default bounds written as ints, on values beyond them: torch.export
+    # omits the integer arguments equal to ATen's defaults (-1.0, 1.0), and the shared clamp
+    # rule took the missing bounds for none (the output was x; KernelBench level 2 problem 16
+    # failed validation).
+    "hardtanh_defaults": lambda: (
+        f(lambda x: F.hardtanh(x, min_val=-1, max_val=1) + F.hardtanh(x * 3)),
+        [R(40) * 4],
+    ),
     "hardsigmoid_hardswish": lambda: (f(lambda x: F.hardsigmoid(x) + F.hardswish(x)), [R(20) * 4]),
     "softplus_softsign": lambda: (
         f(lambda x: F.softplus(x) + F.softplus(x, beta=2, threshold=3) + F.softsign(x)),

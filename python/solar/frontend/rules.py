@@ -139,10 +139,17 @@ def _elu(lw, x, alpha=1.0, scale=1.0, input_scale=1.0):
     return elementwise(lw, "elu", [x], [alpha, scale, input_scale])
 
 
-@rule("aten.hardtanh.default", "aten.clamp.default")
+@rule("aten.clamp.default")
 def _clamp(lw, x, lo=None, hi=None):
     lo = -math.inf if lo is None else lo
     hi = math.inf if hi is None else hi
+    return elementwise(lw, "clamp", [x], [lo, hi])
+
+
+@rule("aten.hardtanh.default")
+def _hardtanh(lw, x, lo=-1.0, hi=1.0):
+    """clamp(x, lo, hi) with ATen's defaults -1 and 1: torch.export omits arguments equal to
+    the defaults (F.hardtanh(x), nn.Hardtanh()), which the clamp rule took for no bound."""
     return elementwise(lw, "clamp", [x], [lo, hi])
 
 
