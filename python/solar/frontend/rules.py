@@ -148,8 +148,9 @@ def _clamp(lw, x, lo=None, hi=None):
 
 @rule("aten.hardtanh.default")
 def _hardtanh(lw, x, lo=-1.0, hi=1.0):
-    """clamp(x, lo, hi) with ATen's defaults -1 and 1: torch.export omits arguments equal to
-    the defaults (F.hardtanh(x), nn.Hardtanh()), which the clamp rule took for no bound."""
+    """clamp(x, lo, hi) with ATen's defaults -1 and 1: torch.export omits integer bounds
+    equal to them (F.hardtanh(x, min_val=-1, max_val=1)), which the clamp rule took for no
+    bound."""
     return elementwise(lw, "clamp", [x], [lo, hi])
 
 
