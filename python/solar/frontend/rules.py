@@ -309,10 +309,13 @@ def _materialises(src, clone) -> bool:
     permuted input read by a computation stays a view (matmul's clone before bmm): eager's
     copy there stays inside the operator's unit, and a fused implementation reads in place."""
     val = getattr(src, "meta", {}).get("val")
-    if not hasattr(val, "is_contiguous") or val.is_contiguous():
+    try:
+        if not hasattr(val, "is_contiguous") or val.is_contiguous():
+            return False
+        if any(st == 0 and n > 1 for st, n in zip(val.stride(), val.shape, strict=True)):
+            return True
+    except (RuntimeError, TypeError):  # a layout without strides: as before, free
         return False
-    if any(st == 0 and n > 1 for st, n in zip(val.stride(), val.shape, strict=True)):
-        return True
     users, seen = list(clone.users), set()
     while users:
         u = users.pop()
