@@ -129,8 +129,9 @@ def prepare(program, inputs, dims=None):
     overrides = dict(dim_overrides(dims)) if dims else _infer_dims(prog, arrays)
     graph = _core.trace(prog, list(overrides.items()))
     ordered = []
+    tensors = graph.tensors  # read once: each read of the property converts every tensor
     for (name, dim_names, _, _), tid in zip(params, graph.inputs, strict=True):
-        t = graph.tensors[tid]
+        t = tensors[tid]
         a = arrays[name]
         if tuple(a.shape) != tuple(t.shape):
             raise _error(
@@ -378,10 +379,11 @@ def _index_bounds(graph) -> dict[int, int]:
     """Graph tensor (by storage) -> rows of the dim it indexes, for tensors a gather or a
     scatter reads as indices (the table's or the base's dim)."""
     bound: dict[int, int] = {}
+    tensors = graph.tensors  # read once: each read of the property converts every tensor
     for node in graph.nodes:
         if node.op in ("gather", "scatter"):
-            table = graph.tensors[node.inputs[0]]
-            index = graph.tensors[node.inputs[1]]
+            table = tensors[node.inputs[0]]
+            index = tensors[node.inputs[1]]
             rows = table.shape[node.attributes["axis"]]  # rows of the gathered dim
             bound[index.storage] = min(bound.get(index.storage, rows), rows)
     return bound
@@ -400,8 +402,9 @@ def inputs_bytes(program, dims=None) -> int:
 
 def _inputs_bytes(graph) -> int:
     total, largest, widest = 0, 0, 0
+    tensors = graph.tensors  # read once: each read of the property converts every tensor
     for tid in graph.inputs:
-        t = graph.tensors[tid]
+        t = tensors[tid]
         n = 1
         for d in t.shape:
             n *= int(d)
@@ -434,8 +437,9 @@ def make_inputs(program, seed: int = 0, dims=None, max_bytes=None) -> dict[str, 
     rng = np.random.default_rng(seed)
     bound = _index_bounds(graph)
     result = {}
+    tensors = graph.tensors  # read once: each read of the property converts every tensor
     for (name, _, _, _), tid in zip(_core.model_inputs(prog), graph.inputs, strict=True):
-        t = graph.tensors[tid]
+        t = tensors[tid]
         dt = NUMPY_TYPES[t.dtype]
         if t.dtype in _FLOATS:
             draw = rng.standard_normal

@@ -193,16 +193,17 @@ class RoutingUpperEnd:
 def routing_upper_end(graph, analysis) -> RoutingUpperEnd | None:
     best, dense, sizes = {}, {}, {}
     gathers = 0
+    tensors = graph.tensors  # read once: each read of the property converts every tensor
     for node in graph.nodes:
         if node.op != "gather" or node.attributes["distinct"] <= 0:
             continue
         attributes = node.attributes  # GatherAttrs (graph/attrs.h)
         gathers += 1
-        table = graph.tensors[node.inputs[0]]
-        index = graph.tensors[node.inputs[1]]
+        table = tensors[node.inputs[0]]
+        index = tensors[node.inputs[1]]
         rows = table.shape[attributes["axis"]]
         storage = table.storage
-        sizes[storage] = graph.tensors[storage].bytes
+        sizes[storage] = tensors[storage].bytes
         row_bytes = table.bytes // rows
         best[storage] = best.get(storage, 0) + attributes["distinct"] * row_bytes  # as the tracer
         dense[storage] = dense.get(storage, 0) + min(index.elements, rows) * row_bytes

@@ -602,3 +602,26 @@ def test_pytorch_validation_measures_the_reference_response():
     assert "out0 is ill-conditioned" in r.validation.detail
     (c,) = r.validation.outputs
     assert c.response is not None and c.informative
+
+
+def test_output_budgets_reads_the_graph_tensors_once():
+    # graph.tensors converts every tensor at each read (a nanobind list). output_budgets read
+    # it three times per node, so its time grew with nodes x tensors: a 6-layer LSTM over
+    # 512 steps (KernelBench level 3 problem 35, 3,079 nodes) spent over 400 s there. The
+    # budget of the Figure 2 program must come from one read, whatever the node count.
+    class Counting:
+        def __init__(self, graph):
+            self._graph, self.reads = graph, 0
+
+        @property
+        def tensors(self):
+            self.reads += 1
+            return self._graph.tensors
+
+        def __getattr__(self, name):
+            return getattr(self._graph, name)
+
+    graph = solar.trace(str(FIG2))
+    counting = Counting(graph)
+    assert output_budgets(counting) == output_budgets(graph)
+    assert counting.reads == 1

@@ -30,8 +30,9 @@ def validation_bytes(graph, capture: Capture, backend: str) -> tuple[int, str]:
     from ..execution import estimate_bytes, storage_bytes_of
 
     peak = estimate_bytes(graph, backend, bounds_check=False)
-    ir_inputs = sum(storage_bytes_of(graph.tensors[t]) for t in graph.inputs)
-    outputs = [graph.tensors[t] for t in graph.outputs]
+    tensors = graph.tensors  # read once: each read of the property converts every tensor
+    ir_inputs = sum(storage_bytes_of(tensors[t]) for t in graph.inputs)
+    outputs = [tensors[t] for t in graph.outputs]
     largest = max((_elements(t.shape) for t in outputs), default=0)
     arrays = 2 * max(peak - ir_inputs, 0)
     total = capture.model_bytes + 2 * capture.input_bytes + arrays
