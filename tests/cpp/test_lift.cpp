@@ -75,10 +75,19 @@ TEST(Touched, WindowsThatCoverTheStrideReadEverything) {
 }
 
 TEST(Touched, GapsAndSharedRanksCountNoMoreThanTouched) {
-  // Stride 4 with a 2-wide window on 16: values {0,1,4,5,8,9,12,13} = 8 touched; the count
-  // takes one rank at a time (P alone: 0,4,8,12 = 4), a lower bound.
+  // Stride 4 with a 2-wide window on 16: values {0,1,4,5,8,9,12,13} = 8 touched, counted
+  // exactly (8 combinations enumerated; one rank at a time gave P alone: 4).
   const Einsum gaps = access({{"P", 4}, {"R", 2}}, {{{"P", 4}, {"R", 1}}}, {0});
-  EXPECT_EQ(touched_elements(gaps, gaps.inputs[0], {16}), 4);
+  EXPECT_EQ(touched_elements(gaps, gaps.inputs[0], {16}), 8);
+  // KernelBench's dilated 3-D max pooling per dim: 2p - 1 + 3r, p < 63, r < 3, on 128 rows.
+  // r = 0: odd 1..123 (-1 is padding); r = 1: even 2..126; r = 2: odd 5..127. Together every
+  // row but 0: 127 (one rank at a time: 63).
+  const Einsum dilated = access({{"P", 63}, {"R", 3}}, {{{"P", 2}, {"R", 3}}}, {-1});
+  EXPECT_EQ(touched_elements(dilated, dilated.inputs[0], {128}), 127);
+  // Beyond 2^20 combinations the count takes one rank at a time, a lower bound: 4p + 8192r
+  // for p < 2048, r < 1024 touches 2^21 values; P alone gives 2,048.
+  const Einsum wide = access({{"P", 2048}, {"R", 1024}}, {{{"P", 4}, {"R", 8192}}}, {0});
+  EXPECT_EQ(touched_elements(wide, wide.inputs[0], {int64_t{1} << 23}), 2048);
   // The diagonal X[i, i] of an 8 x 8 tensor touches 8 elements, not 64.
   const Einsum diag = access({{"I", 8}}, {{{"I", 1}}, {{"I", 1}}}, {0, 0});
   EXPECT_EQ(touched_elements(diag, diag.inputs[0], {8, 8}), 8);
