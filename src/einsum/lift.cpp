@@ -320,12 +320,15 @@ int64_t distinct_in_range(const std::vector<std::pair<int64_t, int64_t>>& terms,
     return b < a ? 0 : static_cast<int64_t>(b - a + 1);
   }
   // Gaps: count the distinct values exactly when there are few combinations to enumerate
-  // (a dilated pooling window: 2o - 1 + 3k over o < 63, k < 3 covers every row of 128, where
+  // (a dilated pooling window: 2o - 1 + 3k over o < 63, k < 3 covers 127 rows of 128, where
   // one rank at a time finds 63 of them: KernelBench's dilated 3-D max pooling was charged an
   // eighth of its input). Otherwise the values of one rank with the others at 0 are touched:
   // take the most, a lower bound.
   Wide combinations = 1;
-  for (const auto& [c, size] : live) combinations *= size;
+  for (const auto& [c, size] : live) {
+    combinations *= size;  // at most 2^20 * 2^63 before the check: no overflow
+    if (combinations > kMaxEnumerated) break;
+  }
   if (combinations <= kMaxEnumerated && hi - lo < kMaxEnumerated * 64) {
     std::vector<bool> seen(static_cast<size_t>(hi - lo + 1), false);
     std::vector<int64_t> k(terms.size(), 0);
