@@ -8,6 +8,7 @@ statement per operator, each commented with the source line that produced it.
 
 from __future__ import annotations
 
+import operator
 import re
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from .rules import RANDOM_OPS, RULES, source_operator
 from .values import _Unused, tensor
 
 # Rules that only pick an element of a tuple: they pass an unproduced result on to its user.
-_PASS_THROUGH = {"<built-in function getitem>"}
+_PASS_THROUGH = {str(operator.getitem)}
 
 
 def _check_produced(lw, args) -> None:
