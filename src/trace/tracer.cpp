@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string_view>
 #include <unordered_map>
 
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "solar/base/checked.h"
 #include "solar/einsum/lift.h"
 #include "solar/ir/printer.h"
@@ -216,8 +219,62 @@ using ast::StmtKind;
 
 constexpr int kMaxCallDepth = 256;
 
+// A frame's variables: names and values in binding order, found through a flat index of their
+// positions. model() of a 40,000-node program binds a name per statement; a node-based map
+// (std::unordered_map) then touched a node of an unrelated, long-evicted binding on every
+// lookup (its buckets point at the node before), which made tracing slower per node as
+// programs grow (bench/README.md, pipeline growth). Here a lookup reads the 4-byte slot and
+// the name of the binding, which a program mostly reads soon after binding it: still cached.
+// absl::flat_hash_set does the hashing; only the storage in binding order is ours.
+class Vars {
+ public:
+  Vars() : index_(0, Hash{this}, Eq{this}) {}
+  Vars(const Vars&) = delete;  // the index's functors point at this table
+  Vars& operator=(const Vars&) = delete;
+
+  void reserve(size_t n) {
+    names_.reserve(n);
+    values_.reserve(n);
+    index_.reserve(n);
+  }
+  const Value* find(std::string_view name) const {
+    auto it = index_.find(name);
+    return it == index_.end() ? nullptr : &values_[*it];
+  }
+  // The binding of `name`, made (None) when new.
+  Value& operator[](std::string_view name) {
+    auto it = index_.find(name);
+    if (it != index_.end()) return values_[*it];
+    names_.emplace_back(name);
+    values_.emplace_back();
+    index_.insert(static_cast<uint32_t>(names_.size() - 1));
+    return values_.back();
+  }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    const Vars* vars;
+    size_t operator()(std::string_view s) const { return absl::Hash<std::string_view>{}(s); }
+    size_t operator()(uint32_t i) const { return (*this)(vars->names_[i]); }
+  };
+  struct Eq {
+    using is_transparent = void;
+    const Vars* vars;
+    std::string_view name(std::string_view s) const { return s; }
+    std::string_view name(uint32_t i) const { return vars->names_[i]; }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return name(a) == name(b);
+    }
+  };
+  std::vector<std::string> names_;
+  std::vector<Value> values_;
+  absl::flat_hash_set<uint32_t, Hash, Eq> index_;
+};
+
 struct Frame {
-  std::unordered_map<std::string, Value> vars;
+  Vars vars;
   std::string fn;
 };
 
@@ -607,10 +664,9 @@ class Tracer {
   }
 
   Value lookup(const Expr& e, Frame& frame) {
-    auto it = frame.vars.find(e.text);
-    if (it != frame.vars.end()) {
-      ctx_.charge_steps(it->second.deep, e.loc);  // a list's copy costs its values
-      return it->second;
+    if (const Value* v = frame.vars.find(e.text)) {
+      ctx_.charge_steps(v->deep, e.loc);  // a list's copy costs its values
+      return *v;
     }
     auto c = program_.constants.find(e.text);
     if (c != program_.constants.end()) {
