@@ -129,7 +129,7 @@ def prepare(program, inputs, dims=None):
     overrides = dict(dim_overrides(dims)) if dims else _infer_dims(prog, arrays)
     graph = _core.trace(prog, list(overrides.items()))
     ordered = []
-    tensors = graph.tensors  # read once: each read of the property converts every tensor
+    tensors = graph.tensors
     for (name, dim_names, _, _), tid in zip(params, graph.inputs, strict=True):
         t = tensors[tid]
         a = arrays[name]
@@ -377,11 +377,11 @@ _DRAW_BLOCK = 1 << 20
 
 def _index_bounds(graph) -> dict[int, int]:
     """Graph tensor (by storage) -> rows of the dim it indexes, for tensors a gather or a
-    scatter reads as indices (the table's or the base's dim)."""
+    scatter (or scatter_add) reads as indices (the table's or the base's dim)."""
     bound: dict[int, int] = {}
-    tensors = graph.tensors  # read once: each read of the property converts every tensor
+    tensors = graph.tensors
     for node in graph.nodes:
-        if node.op in ("gather", "scatter"):
+        if node.op in ("gather", "scatter", "scatter_add"):
             table = tensors[node.inputs[0]]
             index = tensors[node.inputs[1]]
             rows = table.shape[node.attributes["axis"]]  # rows of the gathered dim
@@ -402,7 +402,7 @@ def inputs_bytes(program, dims=None) -> int:
 
 def _inputs_bytes(graph) -> int:
     total, largest, widest = 0, 0, 0
-    tensors = graph.tensors  # read once: each read of the property converts every tensor
+    tensors = graph.tensors
     for tid in graph.inputs:
         t = tensors[tid]
         n = 1
@@ -437,7 +437,7 @@ def make_inputs(program, seed: int = 0, dims=None, max_bytes=None) -> dict[str, 
     rng = np.random.default_rng(seed)
     bound = _index_bounds(graph)
     result = {}
-    tensors = graph.tensors  # read once: each read of the property converts every tensor
+    tensors = graph.tensors
     for (name, _, _, _), tid in zip(_core.model_inputs(prog), graph.inputs, strict=True):
         t = tensors[tid]
         dt = NUMPY_TYPES[t.dtype]

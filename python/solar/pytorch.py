@@ -193,7 +193,7 @@ class RoutingUpperEnd:
 def routing_upper_end(graph, analysis) -> RoutingUpperEnd | None:
     best, dense, sizes = {}, {}, {}
     gathers = 0
-    tensors = graph.tensors  # read once: each read of the property converts every tensor
+    tensors = graph.tensors
     for node in graph.nodes:
         if node.op != "gather" or node.attributes["distinct"] <= 0:
             continue

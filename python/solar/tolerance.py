@@ -196,13 +196,17 @@ def _nest_roundings(e, final: bool, elements: int = 0) -> list[tuple[float, floa
 
 def _node_roundings(tensors, node, final_tensors: set) -> list[tuple[float, float]]:
     """(u, n) pairs of one node; `tensors`: the graph's tensors (graph.tensors, read once by
-    the caller: each read of the property converts every tensor, which made output_budgets
-    quadratic: minutes for a 6-layer LSTM over 512 steps); `final_tensors`: its output
+    the caller); `final_tensors`: its output
     tensors that are (views of) the compared output, whose last store is counted as the
     final rounding."""
     if node.kind == "data_movement":
         t = tensors[node.outputs[0]]
         u = UNIT_ROUNDOFF.get(t.dtype, 0.0)
+        if node.op == "scatter_add":
+            # An output element takes at most as many adds as the index has positions along
+            # the scattered dim (all of them landing on it), each rounded to the dtype.
+            adds = tensors[node.inputs[1]].shape[node.attributes["axis"]]
+            return [(u, float(adds))] if u else []
         # A cast rounds to its format, a constant to its dtype; every other builtin moves
         # values unchanged.
         rounds = node.op == "cast" or node.op in ("constant", "iota") and u

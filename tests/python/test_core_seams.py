@@ -185,3 +185,27 @@ def test_graph_nodes_expose_typed_attributes():
         {"axis": 1, "k": 3, "largest": False},
         {"axis": 0, "before": 1, "after": 2, "fill": -1.5},
     ]
+
+
+def test_graph_tensors_and_nodes_are_views_that_index_without_converting():
+    # The paper's program: 4 parameters + linear's Y + matmul's Z = 6 tensors, in order of
+    # creation; one node per kernel call = 2 nodes. The attributes are views (not lists
+    # converted at each read, which made Python loops indexing them quadratic in the graph's
+    # size): indexing, negative indices, slices, iteration and len behave as a list's.
+    graph = solar.trace(solar.check(PAPER))
+    tensors, nodes = graph.tensors, graph.nodes
+    assert type(tensors).__name__ == "TensorList" and type(nodes).__name__ == "NodeList"
+    names = ["x", "fc_weight", "fc_bias", "D", "linear#0.Y", "matmul#0.Z"]
+    assert len(tensors) == 6 and [t.name for t in tensors] == names
+    assert tensors[-1].name == "matmul#0.Z" and tensors[4].shape == tensors[-2].shape
+    assert [t.name for t in tensors[1:5:2]] == ["fc_weight", "D"]
+    assert [n.name for n in reversed(nodes)] == ["matmul#0", "linear#0"]
+    assert repr(nodes) == "NodeList(2 items)"
+    with pytest.raises(IndexError, match="index out of range"):
+        tensors[6]
+    with pytest.raises(IndexError, match="index out of range"):
+        nodes[-3]
+    # An element read through the view keeps the graph alive.
+    z = graph.tensors[5]
+    del graph, tensors, nodes
+    assert z.name == "matmul#0.Z" and z.producer == 1

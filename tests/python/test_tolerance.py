@@ -605,10 +605,11 @@ def test_pytorch_validation_measures_the_reference_response():
 
 
 def test_output_budgets_reads_the_graph_tensors_once():
-    # graph.tensors converts every tensor at each read (a nanobind list). output_budgets read
-    # it three times per node, so its time grew with nodes x tensors: a 6-layer LSTM over
-    # 512 steps (KernelBench level 3 problem 35, 3,079 nodes) spent over 400 s there. The
-    # budget of the Figure 2 program must come from one read, whatever the node count.
+    # graph.tensors was a list converted at each read, and output_budgets read it three
+    # times per node, so its time grew with nodes x tensors: a 6-layer LSTM over 512 steps
+    # (KernelBench level 3 problem 35, 3,079 nodes) spent over 400 s there. The attribute is
+    # now a view (test_core_seams.py); the budget of the Figure 2 program still comes from
+    # one read, whatever the node count.
     class Counting:
         def __init__(self, graph):
             self._graph, self.reads = graph, 0

@@ -30,7 +30,7 @@ def validation_bytes(graph, capture: Capture, backend: str) -> tuple[int, str]:
     from ..execution import estimate_bytes, storage_bytes_of
 
     peak = estimate_bytes(graph, backend, bounds_check=False)
-    tensors = graph.tensors  # read once: each read of the property converts every tensor
+    tensors = graph.tensors
     ir_inputs = sum(storage_bytes_of(tensors[t]) for t in graph.inputs)
     outputs = [tensors[t] for t in graph.outputs]
     largest = max((_elements(t.shape) for t in outputs), default=0)

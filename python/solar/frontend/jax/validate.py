@@ -58,7 +58,7 @@ def _check_budget(graph, capture: JaxCapture, backend: str, max_bytes, max_secon
     from ...execution import estimate_bytes, estimate_seconds, storage_bytes_of
 
     peak = estimate_bytes(graph, backend, bounds_check=False)
-    tensors = graph.tensors  # read once: each read of the property converts every tensor
+    tensors = graph.tensors
     ir_inputs = sum(storage_bytes_of(tensors[t]) for t in graph.inputs)
     largest = max((int(np.prod(tensors[t].shape)) for t in graph.outputs), default=0)
     total = capture.argument_bytes + 2 * max(peak - ir_inputs, 0)
