@@ -193,6 +193,7 @@ nb::dict node_attributes(const solar::Node& n) {
     case Builtin::kConcat:
     case Builtin::kStack:
     case Builtin::kScatter:
+    case Builtin::kScatterAdd:
       d["axis"] = solar::AxisAttrs::of(n).axis;
       break;
     case Builtin::kSlice: {

@@ -347,7 +347,7 @@ class GraphRun {
       gather(node);
     } else if (op == Builtin::kTopk) {
       topk(node);
-    } else if (op == Builtin::kScatter) {
+    } else if (op == Builtin::kScatter || op == Builtin::kScatterAdd) {
       scatter(node);
     } else if (op == Builtin::kApplyMask) {
       Array out = new_output(node, 0);
@@ -441,11 +441,22 @@ class GraphRun {
     const int64_t rows = base.shape[a], n_index = index.shape[a];
     const int es = storage_bytes(base.dtype);
     const int64_t n = index.elements();
+    const bool add = node.builtin == Builtin::kScatterAdd;
     for (int64_t i = 0; i < n; ++i) {
       const int64_t r = index_value(node, index, i, a, rows);
       const int64_t q = i % post, p = i / post / n_index;  // i = (p * n_index + j) * post + q
-      std::memcpy(static_cast<std::byte*>(out.data) + ((p * rows + r) * post + q) * es,
-                  static_cast<const std::byte*>(src.data) + i * es, static_cast<size_t>(es));
+      const int64_t at = (p * rows + r) * post + q;
+      if (add) {
+        // In src order, rounded to the dtype after each add, as PyTorch's CPU kernel does:
+        // added in double and rounded once, which equals the dtype's own add for fp32, fp16
+        // and bf16 (53 >= 2p + 2 bits: double rounding is innocuous, Figueroa 1995).
+        detail::store_element(out.dtype, out.data, at,
+                              detail::load_element(out.dtype, out.data, at) +
+                                  detail::load_element(src.dtype, src.data, i));
+      } else {
+        std::memcpy(static_cast<std::byte*>(out.data) + at * es,
+                    static_cast<const std::byte*>(src.data) + i * es, static_cast<size_t>(es));
+      }
     }
   }
 

@@ -37,7 +37,8 @@ DimMapAttrs DimMapAttrs::of(const Node& node) {
 }
 
 AxisAttrs AxisAttrs::of(const Node& node) {
-  const auto& a = checked(node, {Builtin::kConcat, Builtin::kStack, Builtin::kScatter}, 1);
+  const auto& a = checked(
+      node, {Builtin::kConcat, Builtin::kStack, Builtin::kScatter, Builtin::kScatterAdd}, 1);
   return {axis_of(node, a[0])};
 }
 

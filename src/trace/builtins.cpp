@@ -193,6 +193,7 @@ class BuiltinCall {
     n.builtin = op_;
     n.attrs = std::move(attrs_);
     n.value = value_;
+    n.flops = flops_;
     if (!is_view) n.input_bytes = std::move(read_bytes);
     ctx_.finish_node(n, outputs, /*writes_outputs=*/!is_view);
     if (outputs.size() == 1 && op_ != Builtin::kSplit) return Value::of_tensor(outputs[0]);
@@ -244,6 +245,7 @@ class BuiltinCall {
       case Builtin::kTopk:
         return topk();
       case Builtin::kScatter:
+      case Builtin::kScatterAdd:
         return scatter();
       case Builtin::kApplyMask:
         return apply_mask();
@@ -606,7 +608,10 @@ class BuiltinCall {
   // replaced by index[p]) takes src[p]. index and src have base's shape except along `dim`.
   // Reads src, index and the base elements no index overwrites (at least base minus index
   // elements: duplicates overwrite fewer); writes the output.
+  // scatter: element p of src overwrites the base element index[p] points at; scatter_add:
+  // adds to it (torch.scatter_add: every src element is added, duplicates included).
   Value scatter() {
+    const bool add = op_ == Builtin::kScatterAdd;
     const TensorId base = tensor(0, "base");
     const TensorId index = tensor(1, "index");
     const TensorId src = tensor(2, "src");
@@ -616,9 +621,14 @@ class BuiltinCall {
     const TensorInfo& st = ctx_.tensor(src);
     const size_t a = axis(bt, 3);
     integer_index(it);
+    if (add && bt.dtype == DType::kBool) {
+      ctx_.fail(ErrorKind::kType, loc_,
+                "scatter_add(): base '" + bt.name + "' is bool, which has no addition",
+                "cast it to an integer or float dtype first");
+    }
     if (st.dtype != bt.dtype) {
       ctx_.fail(ErrorKind::kType, loc_,
-                "scatter(): src '" + st.name + "' is " + dtype_name(st.dtype) + " but base '" +
+                name_ + "(): src '" + st.name + "' is " + dtype_name(st.dtype) + " but base '" +
                     bt.name + "' is " + dtype_name(bt.dtype),
                 "cast src to the base's dtype first");
     }
@@ -629,9 +639,13 @@ class BuiltinCall {
       fail("index " + dims_text(it) + " and src " + dims_text(st) + " must have base's shape " +
            dims_text(bt) + " except along dim '" + bt.dims[a] + "'");
     }
-    const int64_t kept = std::max<int64_t>(0, bt.elements() - it.elements());
+    // scatter reads the base elements no index overwrites (at least base minus index
+    // elements: duplicates overwrite fewer); scatter_add reads every base element (each is
+    // copied or added to) and adds each src element once.
+    const int64_t kept = add ? bt.elements() : std::max<int64_t>(0, bt.elements() - it.elements());
     const int64_t base_read =
         std::min(checked_dtype_bytes(bt.dtype, kept).value_or(kMaxCount), ctx_.read_bytes(base));
+    if (add) flops_.add = it.elements();
     attrs_ = AxisAttrs{a}.flat();
     return finish({base, index, src}, {base_read, ctx_.read_bytes(index), ctx_.read_bytes(src)},
                   {{bt.dims, bt.shape}}, bt.dtype, view());
@@ -691,7 +705,8 @@ class BuiltinCall {
   const std::string& name_;
   const CallArgs& args_;
   Loc loc_;
-  NodeAttrs attrs_;  // execution attributes of the node (graph.h, Node::attrs)
+  NodeAttrs attrs_;   // execution attributes of the node (graph.h, Node::attrs)
+  FlopCounts flops_;  // its arithmetic (scatter_add's adds; the other builtins do none)
   double value_ = 0.0;
   std::vector<DType> out_dtypes_;  // per output, where they differ (topk: values, int64 indices)
 };

@@ -211,6 +211,48 @@ TEST(BuiltinDtypes, ScatterOfEveryBaseAndIndexDtype) {
   }
 }
 
+TEST(BuiltinDtypes, ScatterAddOfEveryBaseAndIndexDtype) {
+  // base [2, 3] (offset 0), index [2, 2] = ((2, 2), (0, 1)) (bool: ((1, 1), (0, 1))), src
+  // [2, 2] (offset 1): out = base, then out[r, index[r, k]] += src[r, k] for k = 0, 1 in
+  // order, rounded to the dtype after each add. Row 0 adds both of its src elements to one
+  // position: b[0, 2] = 2, + s[0, 0] = 1, + s[0, 1] = 2 -> 5 (nvfp4 has no 5: 3 + 2 rounds
+  // to 4, ties to even). A bool base has no addition: a type error.
+  for (DType dt : kAllDtypes) {
+    for (DType di : kAllDtypes) {
+      const std::string src = program(
+          tensor("b", "R,C", dt) + ", " + tensor("i", "R,K", di) + ", " + tensor("s", "R,K", dt),
+          "scatter_add(b, i, s, dim=\"C\")", dt, 6);
+      if (dtype_is_float(di) || dt == DType::kBool) {
+        testing::expect_user_error(
+            [&] { trace_program(load_program_source(src, "builtin.py"), {}); }, ErrorKind::kType,
+            dt == DType::kBool && !dtype_is_float(di)
+                ? "scatter_add(): base 'b' is bool, which has no addition"
+                : "must have an integer dtype");
+        continue;
+      }
+      const std::vector<int64_t> cols =
+          di == DType::kBool ? std::vector<int64_t>{1, 1, 0, 1} : std::vector<int64_t>{2, 2, 0, 1};
+      Array index = Array::allocate(di, {2, 2});
+      for (int64_t k = 0; k < 4; ++k)
+        index.store(k, static_cast<double>(cols[static_cast<size_t>(k)]));
+      Array rounding = Array::allocate(dt, {1});
+      auto rounded = [&](double v) {
+        rounding.store(0, v);
+        return rounding.load(0);
+      };
+      expect_runs(std::string("scatter_add ") + dtype_name(dt) + "[" + dtype_name(di) + "]", src,
+                  {input(dt, {2, 3}, 0), index, input(dt, {2, 2}, 1)}, dt, 6, [&](int64_t i) {
+                    const int64_t r = i / 3, c = i % 3;
+                    double out = value(dt, i, 0);
+                    for (int64_t k = 0; k < 2; ++k)
+                      if (cols[static_cast<size_t>(r * 2 + k)] == c)
+                        out = rounded(out + value(dt, r * 2 + k, 1));
+                    return out;
+                  });
+    }
+  }
+}
+
 TEST(BuiltinDtypes, ApplyMaskAndCastOfEveryDtypePair) {
   // apply_mask: x [2, 3] (offset 0) where mask [2, 3] (offset 1) is nonzero, else 0.
   // cast: x [2, 3] (offset 0) to every dtype: the same small integers (bool: nonzero -> 1).

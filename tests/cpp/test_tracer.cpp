@@ -336,6 +336,26 @@ def model(x: Tensor("T,E"), i: Tensor("T,K", dtype="int32"), s: Tensor("T,K")):
   EXPECT_EQ(scatter.bytes_written, 128);
 }
 
+TEST(Tracer, ScatterAddReadsTheWholeBaseAndAddsEachSrcElement) {
+  const char* src = R"(
+DIMS = {"T": 4, "E": 8, "K": 2}
+def model(x: Tensor("T,E"), i: Tensor("T,K", dtype="int32"), s: Tensor("T,K")):
+    return scatter_add(x, i, s, dim="E")
+)";
+  const Graph g = trace_program(load_program_source(src, "t.py"), {});
+  ASSERT_EQ(g.nodes.size(), 1u);
+  const Node& n = g.nodes[0];
+  EXPECT_EQ(n.op, "scatter_add");
+  // Every base element is copied or added to: all 32 fp32 (128 B) are read, unlike
+  // scatter's 24; the index (8 int32 = 32 B) and src (8 fp32 = 32 B); the output written
+  // whole (128 B). One add per src element: 4 x 2 = 8 FLOPs.
+  EXPECT_EQ(n.input_bytes, (Shape{128, 32, 32}));
+  EXPECT_EQ(n.bytes_written, 128);
+  EXPECT_EQ(n.flops.add, 8);
+  EXPECT_EQ(n.vector_flops(), 8);
+  EXPECT_EQ(AxisAttrs::of(n).axis, 1u);
+}
+
 TEST(Tracer, BuiltinsStoreTypedAttributesAndTheirViewsMoveNoBytes) {
   // x [T=4, E=8]: each builtin's attributes as the program states them, dims by position.
   const char* src = R"(

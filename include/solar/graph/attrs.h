@@ -23,7 +23,7 @@ struct DimMapAttrs {
   NodeAttrs flat() const { return {from.begin(), from.end()}; }
 };
 
-// concat, stack, scatter: the axis they join, stack or write along.
+// concat, stack, scatter, scatter_add: the axis they join, stack or write along.
 struct AxisAttrs {
   size_t axis = 0;
   static AxisAttrs of(const Node& node);
