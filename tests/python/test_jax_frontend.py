@@ -196,6 +196,47 @@ def test_an_output_viewing_an_input_is_written(tmp_path, body, nbytes):
     assert totals(r)["bytes"]["fused"] == nbytes
 
 
+@pytest.mark.parametrize(
+    "body, nbytes, adds",
+    [
+        # x [128, 32] fp32 (16,384 B) read whole (every row copied or added to), v [48, 32]
+        # (6,144 B) and the int32 index (192 B) read; the output written (16,384 B). One add
+        # per element of v: 48 x 32 = 1,536.
+        ("x.at[i].add(v)", 16384 + 6144 + 192 + 16384, 1536),
+        # The same rows of x^T along axis 1 (a transposed x is fused: no extra bytes).
+        ("x.T.at[:, i].add(v.T)", 16384 + 6144 + 192 + 16384, 1536),
+        # segment_sum of v into 64 segments: zeros (a constant: no bytes) + v + index +
+        # the [64, 32] output (8,192 B).
+        ("jax.ops.segment_sum(v, i % 64, num_segments=64)", 6144 + 192 + 8192, 1536),
+    ],
+    ids=["at-add", "at-add-axis1", "segment_sum"],
+)
+def test_scatter_add_rows_lower_to_the_builtin_and_validate(tmp_path, body, nbytes, adds):
+    # Before, lax's scatter-add had no rule (a lower error).
+    path = write(
+        tmp_path,
+        "scatter_add.py",
+        f"""\
+        import jax
+        import jax.numpy as jnp
+
+
+        def forward(x, v, i):
+            return {body}
+
+
+        def get_inputs(key):
+            return [jax.random.normal(key, (128, 32)), jax.random.normal(key, (48, 32)),
+                    jax.random.randint(key, (48,), 0, 128)]
+        """,
+    )
+    r = analyze_jax(path)
+    assert r.validation.status == "full", r.validation.detail
+    assert totals(r)["bytes"]["fused"] == nbytes
+    (node,) = [n for n in r.graph.nodes if n.op == "scatter_add"]
+    assert node.flops["add"] == adds
+
+
 def test_returning_an_input_as_it_is_keeps_its_shape(tmp_path):
     # forward(x, y) = (x, y, x): each output a copy of its input, in its own shape (before,
     # the copy was flat: out0 had shape [32] where JAX returns [4, 8]: validation failed).

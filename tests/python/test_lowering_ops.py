@@ -755,6 +755,26 @@ CASES = {
         ),
         [R(3, 5), R(3, 4)],
     ),
+    # Duplicate indices are summed (no unspecified winner); src larger than the index; alpha
+    # scales the source; index_put with accumulate is index_add along dim 0; an integer
+    # x[i] = v overwrites rows (distinct i).
+    "scatter_add": lambda: (
+        f(
+            lambda x, src, i: (
+                x.scatter_add(1, torch.tensor([[0, 0], [4, 1], [2, 2]]), src),
+                x.scatter_reduce(0, i, src[:2, :5], reduce="sum"),
+                x.index_add(0, torch.tensor([2, 0, 2]), src[:, :5] * 1.5, alpha=2.0),
+                x.index_put((torch.tensor([1, 1]),), src[:2, :5], accumulate=True),
+                x.index_put((torch.tensor([[2], [0]]),), src[0:1, :5], accumulate=True),
+                x.index_put((torch.tensor([2, 0]),), src[0, :5]),
+                torch.ops.aten.index_put(x, [None, torch.tensor([4, 1, 4])], src[:, :3], True),
+                (lambda y: (y.__setitem__((slice(None), torch.tensor([3, 0])), 2.0), y)[1])(
+                    x.clone()
+                ),
+            )
+        ),
+        [R(3, 5), R(3, 6), I(3, 2, 5)],
+    ),
     "index_tensor": lambda: (
         f(
             lambda x, i, j: (
@@ -882,6 +902,12 @@ CASES = {
 # Operators that the core-ATen capture decomposes; reached by capturing functional ATen
 # without the core decompositions (capture_functional), so that their rules are tested too.
 ALIAS_CASES = {
+    # index_add as captured (core ATen decomposes it into mul + index_put(accumulate)):
+    # along dim 1, with duplicates and alpha
+    "index_add": lambda: (
+        f(lambda x, s: x.index_add(1, torch.tensor([3, 0, 3], device=x.device), s, alpha=-0.5)),
+        [R(2, 5), R(2, 3)],
+    ),
     "t_transpose_squeeze_detach": lambda: (
         f(lambda x: x.t().transpose(0, 1).detach().unsqueeze(1).squeeze(1).squeeze() * 2),
         [R(3, 1)],
@@ -931,17 +957,16 @@ ERROR_CASES = {
     "sort": (lambda: (f(lambda x: torch.sort(x)[0]), [R(3, 4)]), "sorting"),
     "argsort": (lambda: (f(lambda x: torch.argsort(x)), [R(3, 4)]), "sorting"),
     "nonzero": (lambda: (f(lambda x: torch.nonzero(x > 0)), [R(3, 4)]), "size depends"),
-    "scatter_add": (
-        lambda: (f(lambda x, i: x.new_zeros(3, 4).scatter_add(1, i, x)), [R(3, 2), I(4, 3, 2)]),
-        "scatter",
+    "scatter_reduce_amax": (
+        lambda: (f(lambda x, i: x.scatter_reduce(1, i, x, reduce="amax")), [R(3, 4), I(4, 3, 4)]),
+        "scatter_reduce with reduce='amax', include_self=True is not expressible",
     ),
-    "index_put_integer": (
-        lambda: (f(lambda x, i: x.index_put((i,), x[:2] * 2)), [R(3, 4), I(3, 2)]),
-        "scatter",
-    ),
-    "index_add": (
-        lambda: (f(lambda x, i: x.index_add(0, i, x[:2] * 2)), [R(3, 4), I(3, 2)]),
-        "scatter",
+    "index_put_two_indices": (
+        lambda: (
+            f(lambda x, i: x.index_put((i, i), x[0, :2] * 2, accumulate=True)),
+            [R(3, 4), I(3, 2)],
+        ),
+        "with several index tensors",
     ),
 }
 
@@ -1424,6 +1449,7 @@ BUILTINS = {
     "broadcast",
     "gather",
     "scatter",
+    "scatter_add",
     "topk",
     "select",
     "apply_mask",
@@ -1441,8 +1467,9 @@ EXTRA_UNSUPPORTED = {
     "aten.fft_*": "not expressible (no complex dtype)",
     "aten.upsample_bicubic2d.vec": "not implemented yet (interpolate's 'area' mode is adaptive "
     "average pooling and is supported)",
-    "aten.index_put.default (integer indices)": "a scatter to data-chosen positions "
-    "(x[bool_mask] = scalar is supported)",
+    "aten.index_put.default (several index tensors)": "a write to data-chosen positions the "
+    "`scatter` builtins cannot express (x[bool_mask] = scalar and x[..., int_index] = v or "
+    "+= v along one dim are supported)",
 }
 
 

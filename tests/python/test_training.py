@@ -59,6 +59,29 @@ def test_gpt_block_training_step_validates_against_autograd():
     assert len(r.validation.outputs) == 13
 
 
+class EmbedProject(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50, 16)
+        self.proj = nn.Linear(16, 8)
+
+    def forward(self, tokens):
+        return self.proj(self.emb(tokens))
+
+
+def test_embedding_backward_sums_rows_into_the_table_gradient():
+    # The embedding's weight gradient adds each token's output-gradient row into its table
+    # row, duplicates summed (embedding_dense_backward: index_put with accumulate, the
+    # scatter_add builtin); before, it had no lowering. 4 x 12 tokens of 16 values: 768 adds.
+    torch.manual_seed(0)
+    tokens = torch.randint(0, 50, (4, 12))
+    r = solar.analyze(EmbedProject(), [tokens], training=True)
+    assert r.validation.status == "full", r.validation.detail
+    assert "out1 (gradient of emb.weight)" in [c.name for c in r.validation.outputs]
+    (scatter,) = [n for n in r.graph.nodes if n.op == "scatter_add"]
+    assert scatter.flops["add"] == 768
+
+
 class ResBlock(nn.Module):
     def __init__(self, c=16):
         super().__init__()

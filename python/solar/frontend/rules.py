@@ -1122,13 +1122,57 @@ def _topk(lw, x, k, dim=-1, largest=True, sorted=True):
 def _scatter(lw, x, dim, index, src):
     """torch.scatter (no reduce): the `scatter` builtin. `src` is cut to index's shape (PyTorch
     reads only that corner of it); a scalar src is a constant of index's shape."""
+    return _scatter_into(lw, "scatter", x, dim, index, src)
+
+
+@rule("aten.scatter_add.default")
+def _scatter_add(lw, x, dim, index, src):
+    """torch.scatter_add: the `scatter_add` builtin (every src element is added, duplicate
+    indices included; one add each). `src` is cut to index's shape as for scatter."""
+    return _scatter_into(lw, "scatter_add", x, dim, index, src)
+
+
+@rule("aten.scatter_reduce.two")
+def _scatter_reduce(lw, x, dim, index, src, reduce, include_self=True):
+    """torch.scatter_reduce with reduce="sum" and include_self=True: scatter_add. The other
+    reductions (prod, mean, amax, amin, or sum without self) are not expressible: the
+    `scatter_add` builtin only adds into the base."""
+    if reduce != "sum" or not include_self:
+        lw.fail(
+            f"scatter_reduce with reduce={reduce!r}, include_self={include_self} is not "
+            f"expressible in the IR: {_SCATTER}; reduce='sum' with include_self=True is "
+            "(scatter_add)",
+            "docs/pytorch-operators.md lists the unsupported operators",
+        )
+    return _scatter_into(lw, "scatter_add", x, dim, index, src)
+
+
+@rule("aten.index_add.default")
+def _index_add(lw, x, dim, index, source, alpha=1):
+    """torch.index_add: x with alpha * source[..., j, ...] added at x[..., index[j], ...] along
+    dim: the `scatter_add` builtin with the 1-D index broadcast to source's shape (a view: the
+    index is read once) and source scaled first when alpha is not 1."""
+    x, index, source = tensor(lw, x), tensor(lw, index), tensor(lw, source)
+    axis = _axis(dim, len(x.shape))
+    if alpha != 1:  # at source's shape (elementwise() would broadcast to the output's)
+        n = source.numel
+        args = [lw.flat(source).var, repr(float(alpha))]
+        scaled = lw.call("mul_scalar", args, (n,), source.dtype, kernel_dtype=source.dtype)
+        source = lw.reshape(scaled, source.shape)
+    shape = (1,) * axis + (index.numel,) + (1,) * (len(source.shape) - axis - 1)
+    index = lw.broadcast_to(lw.reshape(index, shape), source.shape)
+    return _scatter_into(lw, "scatter_add", x, axis, index, source)
+
+
+def _scatter_into(lw, builtin, x, dim, index, src):
+    """`builtin`(x, index, src) along dim: scatter or scatter_add."""
     x, index = tensor(lw, x), tensor(lw, index)
     axis = _axis(dim, len(x.shape))
     if len(index.shape) != len(x.shape) or any(
         i != s for d, (i, s) in enumerate(zip(index.shape, x.shape, strict=True)) if d != axis
     ):
         lw.fail(
-            f"scatter with an index of shape {list(index.shape)} into {list(x.shape)} along "
+            f"{builtin} with an index of shape {list(index.shape)} into {list(x.shape)} along "
             f"dim {axis}: only an index of the input's shape except along dim is supported"
         )
     if isinstance(src, Value | Transposed):
@@ -1143,7 +1187,7 @@ def _scatter(lw, x, dim, index, src):
     else:
         src = _const_typed(lw, src, index.shape, x.dtype)
     var = lw.fresh()
-    lw.emit(f"{var} = scatter({x.var}, {index.var}, {src.var}, dim={axis})")
+    lw.emit(f"{var} = {builtin}({x.var}, {index.var}, {src.var}, dim={axis})")
     return Value(var, x.shape, x.dtype)
 
 
@@ -1619,14 +1663,29 @@ def _diagonal(lw, x, offset=0, dim1=0, dim2=1):
 @rule("aten.index_put.default")
 def _index_put(lw, x, indices, values, accumulate=False):
     """x[mask] = v (or += v) with one boolean mask over leading dims and one value: a select
-    (`where`). Integer indices scatter to data-chosen positions: not expressible."""
+    (`where`). x[..., i] = v (or += v, accumulate=True) with one integer index i of one dim
+    (x[i], x[:, i], ...): slices of x along that dim overwritten (`scatter`) or added to
+    (`scatter_add`: every slice of v, duplicate indices included), i flattened and v
+    broadcast to the indexed shape. Several index tensors are not expressible."""
     x, values = tensor(lw, x), tensor(lw, values)
     idx = [i for i in indices if i is not None]
+    axis = len(indices) - 1
+    if len(idx) == 1 and indices[axis] is not None and tensor(lw, idx[0]).dtype != "bool":
+        index = tensor(lw, idx[0])
+        before, after = x.shape[:axis], x.shape[axis + 1 :]
+        values = lw.cast(values, x.dtype)
+        values = lw.broadcast_to(values, before + tuple(index.shape) + after)
+        values = lw.reshape(values, before + (index.numel,) + after)
+        shape = (1,) * axis + (index.numel,) + (1,) * len(after)
+        index = lw.broadcast_to(lw.reshape(index, shape), values.shape)
+        builtin = "scatter_add" if accumulate else "scatter"
+        return _scatter_into(lw, builtin, x, axis, index, values)
     mask = tensor(lw, idx[0]) if len(idx) == 1 and len(indices) == 1 else None
     if mask is None or mask.dtype != "bool" or values.numel != 1:
         lw.fail(
-            f"{lw.node.target} with integer indices or a tensor of values is not expressible "
-            f"in the IR: {_SCATTER}; x[bool_mask] = scalar is supported",
+            f"{lw.node.target} with several index tensors or a tensor of values under a mask "
+            f"is not expressible in the IR: {_SCATTER}; x[bool_mask] = scalar and "
+            "x[..., int_index] = v (or +=) are supported",
             "docs/pytorch-operators.md lists the unsupported operators",
         )
     rank = len(x.shape)
@@ -1794,8 +1853,8 @@ def _not_expressible(reason: str):
 _ORDER = "sorting: the order of the result depends on the data, and kernels index only affinely"
 _SIZE = "the output's size depends on the data; IR shapes are static"
 _SCATTER = (
-    "a reduction into data-chosen positions; kernels write only at affine positions and the "
-    "`scatter` builtin only overwrites"
+    "a write into data-chosen positions other than an overwrite (`scatter`) or a sum "
+    "(`scatter_add`); kernels write only at affine positions"
 )
 _RANDOM = "random numbers; the IR is deterministic (no random source)"
 UNSUPPORTED = {
@@ -1806,9 +1865,6 @@ UNSUPPORTED = {
     "aten.unique.default": _SIZE,
     "aten._unique2.default": _SIZE,
     "aten.masked_select.default": _SIZE,
-    "aten.scatter_add.default": _SCATTER,
-    "aten.scatter_reduce.two": _SCATTER,
-    "aten.index_add.default": _SCATTER,
     "aten.multinomial.default": _RANDOM,
 }
 for _op, _why in UNSUPPORTED.items():

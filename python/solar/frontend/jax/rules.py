@@ -923,6 +923,40 @@ def _gather(lw, eqn, table, index):
     return lw.reshape(T._gather(lw, table, axis, idx), out)
 
 
+@rule("scatter", "scatter-add")
+def _scatter(lw, eqn, x, index, updates):
+    """Whole rows of one axis overwritten or added to: x.at[idx].set(v) / .add(v),
+    jax.ops.segment_sum. The `scatter` / `scatter_add` builtins along that axis, with the
+    updates' scatter dims flattened and put at the axis and the index broadcast to them (a
+    view: read once). Indices out of range are a bounds error when the IR program runs
+    (lax's default mode drops those updates)."""
+    dn = eqn.params["dimension_numbers"]
+    x, index, updates = tensor_of(lw, x), tensor_of(lw, index), tensor_of(lw, updates)
+    inserted = tuple(dn.inserted_window_dims)
+    window = tuple(dn.update_window_dims)
+    if (
+        len(inserted) != 1
+        or tuple(dn.scatter_dims_to_operand_dims) != inserted
+        or index.shape[-1:] != (1,)
+        or tuple(getattr(dn, "operand_batching_dims", ()))
+    ):
+        lw.fail("this scatter pattern is not supported (whole rows of one axis, x.at[i], are)")
+    axis = inserted[0]
+    rest = tuple(d for i, d in enumerate(x.shape) if i != axis)
+    scatter_dims = [d for d in range(len(updates.shape)) if d not in window]
+    if tuple(updates.shape[d] for d in window) != rest:
+        lw.fail("a scatter of partial rows is not supported (whole rows are)")
+    rows = math.prod(updates.shape[d] for d in scatter_dims)
+    # updates -> [rows, rest...] -> rest[:axis] + [rows] + rest[axis:]
+    src = lw.reshape(lw.permute(updates, scatter_dims + list(window)), (rows,) + rest)
+    order = list(range(1, axis + 1)) + [0] + list(range(axis + 1, len(rest) + 1))
+    src = lw.permute(src, order)
+    idx = lw.reshape(index, (1,) * axis + (rows,) + (1,) * (len(rest) - axis))
+    idx = lw.broadcast_to(idx, src.shape)
+    builtin = "scatter_add" if eqn.primitive.name == "scatter-add" else "scatter"
+    return T._scatter_into(lw, builtin, x, axis, idx, src)
+
+
 @rule("top_k")
 def _top_k(lw, eqn, x):
     k = int(eqn.params["k"])
