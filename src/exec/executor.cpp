@@ -478,7 +478,9 @@ class GraphRun {
     std::vector<int64_t> order(static_cast<size_t>(n));
     auto before = [&](int64_t i, int64_t j) {
       const double u = row[static_cast<size_t>(i)], v = row[static_cast<size_t>(j)];
-      if (std::isnan(u) || std::isnan(v)) return std::isnan(u) && !std::isnan(v);
+      // NaN ranks above every number (PyTorch): first when largest, last when smallest.
+      if (std::isnan(u) || std::isnan(v))
+        return largest ? std::isnan(u) && !std::isnan(v) : !std::isnan(u) && std::isnan(v);
       return largest ? u > v : u < v;
     };
     for (int64_t p = 0; p < pre; ++p) {

@@ -12,8 +12,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "solar/exec/executor.h"
@@ -207,6 +209,33 @@ TEST(BuiltinDtypes, ScatterOfEveryBaseAndIndexDtype) {
                       if (cols[static_cast<size_t>(r * 2 + k)] == c) return value(dt, r * 2 + k, 1);
                     return value(dt, i, 0);
                   });
+    }
+  }
+}
+
+TEST(BuiltinDtypes, TopkRanksNanAboveEveryNumberBothWays) {
+  // x = [nan, 1, 2, -1] (PyTorch 2.13): topk(k=2) gives [nan, 2] at [0, 2]; with largest=0
+  // [-1, 1] at [3, 1] (NaN is never among the smallest; it was first before).
+  Array x = Array::allocate(DType::kFp32, {4});
+  const double in[] = {std::nan(""), 1.0, 2.0, -1.0};
+  for (int64_t i = 0; i < 4; ++i) x.store(i, in[i]);
+  const std::string p = "R: Tensor(\"C\", role=\"input\", dtype=\"fp32\")";
+  for (const auto& [largest, values, at] :
+       {std::tuple{1, std::vector<double>{std::nan(""), 2.0}, std::vector<double>{0, 2}},
+        std::tuple{0, std::vector<double>{-1.0, 1.0}, std::vector<double>{3, 1}}}) {
+    const std::string call = "topk(R, k=2, dim=\"C\", largest=" + std::to_string(largest) + ")";
+    const std::string src = "DIMS = {\"C\": 4}\ndef model(" + p + "):\n    return " + call + "\n";
+    SCOPED_TRACE(call);
+    const Program prog = load_program_source(src, "topk.py");
+    const Graph g = trace_program(prog, {});
+    for (Backend backend : {Backend::kInterpreter, Backend::kNative}) {
+      const std::vector<Array> out = execute(prog, g, {x}, options(backend));
+      ASSERT_EQ(out.size(), 2u);
+      for (int64_t k = 0; k < 2; ++k) {
+        const double v = out[0].load(k), want = values[static_cast<size_t>(k)];
+        EXPECT_TRUE(std::isnan(want) ? std::isnan(v) : v == want) << "value " << k << ": " << v;
+        EXPECT_EQ(out[1].load(k), at[static_cast<size_t>(k)]) << "index " << k;
+      }
     }
   }
 }
