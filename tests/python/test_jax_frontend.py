@@ -237,6 +237,32 @@ def test_scatter_add_rows_lower_to_the_builtin_and_validate(tmp_path, body, nbyt
     assert node.flops["add"] == adds
 
 
+def test_sorts_lower_to_topk_and_validate(tmp_path):
+    # jnp.sort, argsort both ways and along axis 0, sort_key_val; NaN sorts last. Before,
+    # every sort was a lower error. x [6, 8] fp32: 192 B.
+    path = write(
+        tmp_path,
+        "sorts.py",
+        """\
+        import jax
+        import jax.numpy as jnp
+
+
+        def forward(x):
+            return (jnp.sort(x), jnp.argsort(x, axis=0), jnp.argsort(x, descending=True),
+                    jnp.sort(x, descending=True), jax.lax.sort_key_val(x, x * 2.0)[1],
+                    jnp.sort(jnp.where(x > 1.0, jnp.nan, x)))
+
+
+        def get_inputs(key):
+            return [jax.random.normal(key, (6, 8))]
+        """,
+    )
+    r = analyze_jax(path)
+    assert r.validation.status == "full", r.validation.detail
+    assert sum(n.op == "topk" for n in r.graph.nodes) == 6
+
+
 def test_returning_an_input_as_it_is_keeps_its_shape(tmp_path):
     # forward(x, y) = (x, y, x): each output a copy of its input, in its own shape (before,
     # the copy was flat: out0 had shape [32] where JAX returns [4, 8]: validation failed).
@@ -557,12 +583,12 @@ def test_batch_statistics_are_outputs_only_when_written():
             "lax.cond on a value computed from arrays is not supported",
         ),
         (
-            "def forward(x):\n    return jnp.sort(x)\n\n\ndef get_inputs(key):\n"
-            "    return [jnp.ones(4)]\n",
-            "sorting (jnp.sort, argsort) is not supported",
+            "def forward(x):\n    return jax.lax.sort((x, x * 2), num_keys=2)\n\n\n"
+            "def get_inputs(key):\n    return [jnp.ones(4)]\n",
+            "a sort on several keys (lax.sort with num_keys > 1) is not supported",
         ),
     ],
-    ids=["no-forward", "inputs-not-a-list", "while", "traced-cond", "sort"],
+    ids=["no-forward", "inputs-not-a-list", "while", "traced-cond", "sort-two-keys"],
 )
 def test_programs_solar_refuses_say_why(tmp_path, body, message):
     path = write(tmp_path, "p.py", "import jax\nimport jax.numpy as jnp\n\n\n" + body)

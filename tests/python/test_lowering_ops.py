@@ -755,6 +755,21 @@ CASES = {
         ),
         [R(3, 5), R(3, 4)],
     ),
+    # Floats (no ties) both ways and along dim 0; integers with ties by a stable sort (ties
+    # in index order, as the `topk` builtin orders them); NaN last ascending, first descending.
+    "sort": lambda: (
+        f(
+            lambda x, i: (
+                *torch.sort(x),
+                *torch.sort(x, dim=0, descending=True),
+                torch.argsort(x, dim=1, descending=True),
+                *torch.sort(i, stable=True),
+                torch.argsort(i, dim=0, stable=True, descending=True),
+                *torch.sort(torch.where(x > 1.0, float("nan"), x), dim=1),
+            )
+        ),
+        [R(5, 6), I(3, 5, 6)],
+    ),
     # Duplicate indices are summed (no unspecified winner); src larger than the index; alpha
     # scales the source; index_put with accumulate is index_add along dim 0; an integer
     # x[i] = v overwrites rows (distinct i).
@@ -954,8 +969,6 @@ ALIAS_CASES = {
 
 # Operators that are known not to lower, with the message they must give.
 ERROR_CASES = {
-    "sort": (lambda: (f(lambda x: torch.sort(x)[0]), [R(3, 4)]), "sorting"),
-    "argsort": (lambda: (f(lambda x: torch.argsort(x)), [R(3, 4)]), "sorting"),
     "nonzero": (lambda: (f(lambda x: torch.nonzero(x > 0)), [R(3, 4)]), "size depends"),
     "scatter_reduce_amax": (
         lambda: (f(lambda x, i: x.scatter_reduce(1, i, x, reduce="amax")), [R(3, 4), I(4, 3, 4)]),

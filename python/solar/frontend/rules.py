@@ -1118,6 +1118,24 @@ def _topk(lw, x, k, dim=-1, largest=True, sorted=True):
     )
 
 
+@rule("aten.sort.default", "aten.sort.stable", "aten.argsort.default", "aten.argsort.stable")
+def _sort(lw, x, *args, dim=-1, descending=False, stable=False):
+    """torch.sort / argsort: the `topk` builtin with k = the size of dim (largest = descending):
+    values and int64 indices, ties in index order (a stable sort, which is also a valid
+    unstable one; validating a non-stable sort of integers compares with PyTorch's own tie
+    order, which is unspecified: pass stable=True). NaN last ascending, first descending, as
+    in PyTorch. Data movement: read x, write both (argsort's sort writes the values too)."""
+    if args:  # sort.default / argsort.default: (dim, descending); sort.stable: keywords
+        dim, *rest = args
+        descending = rest[0] if rest else descending
+    x = tensor(lw, x)
+    axis = _axis(dim, len(x.shape))
+    values, indices = _topk(lw, x, x.shape[axis] if x.shape else 1, axis, bool(descending))
+    if "argsort" in str(lw.node.target):
+        return indices
+    return values, indices
+
+
 @rule("aten.scatter.src", "aten.scatter.value")
 def _scatter(lw, x, dim, index, src):
     """torch.scatter (no reduce): the `scatter` builtin. `src` is cut to index's shape (PyTorch
@@ -1536,9 +1554,13 @@ def _gather(lw, x, dim, index, sparse_grad=False):
     """torch.gather: out[.., j, ..] = x[.., index[.., j, ..], ..] along `dim`. The element
     index of each output in the flattened x is computed by an integer kernel (gather_rows)
     and fetched with the `gather` builtin (one element per row)."""
-    x, index = tensor(lw, x), tensor(lw, index)
+    return take_along(lw, tensor(lw, x), dim, tensor(lw, index), lw.out_shape())
+
+
+def take_along(lw, x, dim, index, shape):
+    """x's elements at `index` along dim (torch.gather), reshaped to `shape`."""
     if not x.shape:
-        return lw.reshape(x, lw.out_shape())
+        return lw.reshape(x, shape)
     rank = len(x.shape)
     axis = _axis(dim, rank)
     for d in range(rank):  # index may be smaller than x in the other dims: a view of x
@@ -1549,7 +1571,7 @@ def _gather(lw, x, dim, index, sparse_grad=False):
     i3 = lw.reshape(index, (a, index.shape[axis], b))
     rows = lw.call("gather_rows", [i3.var, x.shape[axis]], i3.shape, "int64", kernel_dtype="fp32")
     y = _gather_rows(lw, lw.flat(x), rows, 0)
-    return lw.reshape(y, lw.out_shape())
+    return lw.reshape(y, shape)
 
 
 @rule("aten.index.Tensor")
@@ -1850,7 +1872,6 @@ def _not_expressible(reason: str):
     return lower
 
 
-_ORDER = "sorting: the order of the result depends on the data, and kernels index only affinely"
 _SIZE = "the output's size depends on the data; IR shapes are static"
 _SCATTER = (
     "a write into data-chosen positions other than an overwrite (`scatter`) or a sum "
@@ -1858,9 +1879,6 @@ _SCATTER = (
 )
 _RANDOM = "random numbers; the IR is deterministic (no random source)"
 UNSUPPORTED = {
-    "aten.sort.default": _ORDER,
-    "aten.sort.stable": _ORDER,
-    "aten.argsort.default": _ORDER,
     "aten.nonzero.default": _SIZE,
     "aten.unique.default": _SIZE,
     "aten._unique2.default": _SIZE,

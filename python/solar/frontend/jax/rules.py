@@ -920,7 +920,7 @@ def _gather(lw, eqn, table, index):
     # take_along_axis: batching dims are every other axis, one element each
     if sorted(batching + collapsed) != list(range(len(table.shape))) or any(s != 1 for s in sizes):
         lw.fail("this batched gather pattern is not supported (take_along_axis is)")
-    return lw.reshape(T._gather(lw, table, axis, idx), out)
+    return T.take_along(lw, table, axis, idx, out)
 
 
 @rule("scatter", "scatter-add")
@@ -1029,8 +1029,20 @@ def _while(lw, eqn, *args):
 
 
 @rule("sort")
-def _sort(lw, eqn, *args):
-    lw.fail("sorting (jnp.sort, argsort) is not supported: its cost depends on the values")
+def _sort(lw, eqn, *operands):
+    """jnp.sort, argsort, lax.sort_key_val: one key sorted ascending along `dimension` with the
+    `topk` builtin (k = the dim's size; stable, NaN last as in lax.sort); each further operand
+    (argsort's iota, sort_key_val's values) is taken along the same permutation (the `gather`
+    of torch.gather). Several keys are not supported."""
+    if int(eqn.params["num_keys"]) != 1:
+        lw.fail("a sort on several keys (lax.sort with num_keys > 1) is not supported")
+    key = tensor_of(lw, operands[0])
+    axis = int(eqn.params["dimension"]) % max(len(key.shape), 1)
+    values, indices = T._topk(lw, key, key.shape[axis], axis, False)
+    outs = [values]
+    for payload in operands[1:]:
+        outs.append(T.take_along(lw, tensor_of(lw, payload), axis, indices, key.shape))
+    return outs
 
 
 # ---------------------------------------------------------------------------- library calls
