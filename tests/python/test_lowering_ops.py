@@ -770,6 +770,18 @@ CASES = {
         ),
         [R(5, 6), I(3, 5, 6)],
     ),
+    # Bags of one size (a 2-D input): sum, mean, max, and a weighted sum.
+    "embedding_bag": lambda: (
+        f(
+            lambda i, w, t: (
+                F.embedding_bag(i, t, mode="sum"),
+                F.embedding_bag(i, t, mode="mean"),
+                F.embedding_bag(i, t, mode="max"),
+                F.embedding_bag(i, t, mode="sum", per_sample_weights=w),
+            )
+        ),
+        [I(9, 4, 3), R(4, 3), R(9, 5)],
+    ),
     # Duplicate indices are summed (no unspecified winner); src larger than the index; alpha
     # scales the source; index_put with accumulate is index_add along dim 0; an integer
     # x[i] = v overwrites rows (distinct i).
@@ -970,6 +982,13 @@ ALIAS_CASES = {
 # Operators that are known not to lower, with the message they must give.
 ERROR_CASES = {
     "nonzero": (lambda: (f(lambda x: torch.nonzero(x > 0)), [R(3, 4)]), "size depends"),
+    "embedding_bag_offsets": (
+        lambda: (
+            f(lambda i, t: F.embedding_bag(i, t, torch.tensor([0, 2], device=i.device))),
+            [I(9, 5), R(9, 4)],
+        ),
+        "embedding_bag with bags of data-dependent sizes",
+    ),
     "scatter_reduce_amax": (
         lambda: (f(lambda x, i: x.scatter_reduce(1, i, x, reduce="amax")), [R(3, 4), I(4, 3, 4)]),
         "scatter_reduce with reduce='amax', include_self=True is not expressible",

@@ -1093,6 +1093,66 @@ def _embedding(lw, weight, indices, *args):
     return Value(var, lw.out_shape(), weight.dtype)
 
 
+@rule("aten._embedding_bag.default", "aten._embedding_bag_forward_only.default")
+def _embedding_bag(
+    lw,
+    weight,
+    indices,
+    offsets,
+    scale_grad_by_freq=False,
+    mode=0,
+    sparse=False,
+    per_sample_weights=None,
+    include_last_offset=False,
+    padding_idx=-1,
+):
+    """nn.EmbeddingBag / F.embedding_bag with bags of one size L (a 2-D input, whose offsets
+    PyTorch makes as arange(0, N·L, L)): `gather` of the N·L rows, then each bag's sum, mean
+    or max (`sum_mid`, `mean_mid`, `amax_mid`), per_sample_weights multiplying the rows
+    first (`mul`). Bags of data-dependent sizes (a 1-D input with offsets) and padding_idx
+    are not expressible: the rows a bag reduces would depend on the data."""
+    weight, indices = tensor(lw, weight), tensor(lw, indices)
+    bags = None if include_last_offset else _regular_bags(lw.node.args[2], indices.numel)
+    if bags is None or padding_idx not in (None, -1) or len(weight.shape) != 2:
+        lw.fail(
+            "embedding_bag with bags of data-dependent sizes (a 1-D input with offsets) or a "
+            "padding_idx is not expressible in the IR; bags of one size (a 2-D input) are",
+            "pass the indices as [bags, bag size]",
+        )
+    size, dim = indices.numel // bags, weight.shape[1]
+    rows = _gather_rows(lw, weight, lw.flat(indices), 0)  # [bags * size, dim]
+    if per_sample_weights is not None:
+        w = lw.broadcast_to(
+            lw.reshape(tensor(lw, per_sample_weights), (rows.shape[0], 1)), rows.shape
+        )
+        n = rows.shape[0] * dim
+        rows = lw.call("mul", [lw.flat(rows).var, lw.flat(w).var], (n,), weight.dtype)
+    kernel = {0: "sum_mid", 1: "mean_mid", 2: "amax_mid"}[int(mode)]
+    mid = lw.reshape(rows, (bags, size, dim))
+    y = lw.call(kernel, [mid.var], (bags, dim), weight.dtype)
+    return y, *(_unused(lw, w) for w in ("offset2bag", "bag_size", "max_indices"))
+
+
+def _regular_bags(offsets, total: int):
+    """The number of bags when `offsets` (an FX node) is arange(0, total, L) with L dividing
+    total (PyTorch's offsets for a 2-D input), else None."""
+    target = str(getattr(offsets, "target", ""))
+    args = list(getattr(offsets, "args", ()))
+    if target == "aten.arange.start_step" and len(args) == 3:
+        start, end, step = args
+    elif target == "aten.arange.start" and len(args) == 2:
+        (start, end), step = args, 1
+    elif target == "aten.arange.default" and len(args) == 1:
+        start, (end,), step = 0, args, 1
+    else:
+        return None
+    if not all(isinstance(v, int) for v in (start, end, step)) or start != 0 or step <= 0:
+        return None
+    if end != total or total % step:
+        return None
+    return total // step
+
+
 @rule(*RANDOM_OPS)
 def _random(lw, *args, **kwargs):
     """Random numbers (a random initial state, noise): a model() input of role `generated`,
