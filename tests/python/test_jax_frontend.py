@@ -263,6 +263,31 @@ def test_sorts_lower_to_topk_and_validate(tmp_path):
     assert sum(n.op == "topk" for n in r.graph.nodes) == 6
 
 
+def test_cummax_and_cummin_lower_and_validate(tmp_path):
+    # Before, both primitives were lower errors. One compare per element: 4 x 6 = 24 each.
+    path = write(
+        tmp_path,
+        "cummax.py",
+        """\
+        import jax
+        import jax.numpy as jnp
+
+
+        def forward(x):
+            return (jax.lax.cummax(x, axis=1), jax.lax.cummin(x, axis=0, reverse=True),
+                    jax.lax.cummax(jnp.where(x > 1.0, jnp.nan, x), axis=1))
+
+
+        def get_inputs(key):
+            return [jax.random.normal(key, (4, 6))]
+        """,
+    )
+    r = analyze_jax(path)
+    assert r.validation.status == "full", r.validation.detail
+    cum = [n for n in r.graph.nodes if n.name.startswith(("cummax_mid", "cummin_mid"))]
+    assert [n.flops["compare"] for n in cum] == [24, 24, 24]
+
+
 def test_returning_an_input_as_it_is_keeps_its_shape(tmp_path):
     # forward(x, y) = (x, y, x): each output a copy of its input, in its own shape (before,
     # the copy was flat: out0 had shape [32] where JAX returns [4, 8]: validation failed).

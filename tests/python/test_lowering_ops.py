@@ -770,6 +770,17 @@ CASES = {
         ),
         [R(5, 6), I(3, 5, 6)],
     ),
+    # Ties (integer-valued floats) take the later position; a NaN is kept once met.
+    "cummax_cummin": lambda: (
+        f(
+            lambda x: (
+                *torch.cummax(torch.round(x), dim=1),
+                *torch.cummin(x, dim=0),
+                *torch.cummax(torch.where(x > 1.0, float("nan"), x), dim=1),
+            )
+        ),
+        [R(4, 7)],
+    ),
     # Bags of one size (a 2-D input): sum, mean, max, and a weighted sum.
     "embedding_bag": lambda: (
         f(

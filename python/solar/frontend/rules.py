@@ -1543,6 +1543,19 @@ def _var(lw, x, dims=None, *, correction=None, keepdim=False):
     return lw.reshape(y, lw.out_shape())
 
 
+@rule("aten.cummax.default", "aten.cummin.default")
+def _cummax(lw, x, dim):
+    """torch.cummax / cummin: the running extreme along dim and the position it was taken
+    from (`cummax_idx_mid`, `cummin_idx_mid`; ties take the later position, NaN propagates)."""
+    x = tensor(lw, x)
+    kernel = "cummax_idx_mid" if "cummax" in str(lw.node.target) else "cummin_idx_mid"
+    mid, (a, r, b) = _mid(lw, x, [dim] if x.shape else [])
+    values, indices = call_multi(
+        lw, kernel, [mid.var], [(a, r, b)] * 2, [x.dtype, "int64"], x.dtype
+    )
+    return lw.reshape(values, x.shape), lw.reshape(indices, x.shape)
+
+
 @rule("aten.var_mean.correction")
 def _var_mean(lw, x, dims=None, *, correction=None, keepdim=False):
     x = tensor(lw, x)

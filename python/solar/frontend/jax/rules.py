@@ -799,6 +799,8 @@ def _cumulative(kernel: str):
 
 RULES["cumsum"] = _cumulative("cumsum_mid")
 RULES["cumprod"] = _cumulative("cumprod_mid")
+RULES["cummax"] = _cumulative("cummax_mid")
+RULES["cummin"] = _cumulative("cummin_mid")
 
 
 # ---------------------------------------------------------------------------- pooling

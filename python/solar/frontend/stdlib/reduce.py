@@ -175,6 +175,69 @@ def cumprod_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
     return Y
 
 
+# Running maximum / minimum along R (torch.cummax / cummin values, lax.cummax / cummin): one
+# compare per element; NaN propagates as in both frameworks (max and min of the IR do).
+@kernel
+def cummax_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
+    Y = Tensor(A=X.shape[0], R=X.shape[1], B=X.shape[2], dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                if r == 0:
+                    Y[a, r, b] = X[a, r, b]
+                else:
+                    Y[a, r, b] = max(Y[a, r - 1, b], X[a, r, b])
+    return Y
+
+
+@kernel
+def cummin_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
+    Y = Tensor(A=X.shape[0], R=X.shape[1], B=X.shape[2], dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                if r == 0:
+                    Y[a, r, b] = X[a, r, b]
+                else:
+                    Y[a, r, b] = min(Y[a, r - 1, b], X[a, r, b])
+    return Y
+
+
+# torch.cummax / cummin with indices: the running extreme and the position it was last taken
+# from (a tie takes the later position, a NaN is taken and then kept, as PyTorch does): the
+# position by compare, NaN test and select, the value from it (whether it moved, and select).
+@kernel
+def cummax_idx_mid(X: Tensor("A,R,B")) -> (Tensor("A,R,B", dtype="fp32"), Tensor("A,R,B", dtype="int64")):
+    Y = Tensor(A=X.shape[0], R=X.shape[1], B=X.shape[2], dtype="fp32")
+    I = Tensor(A=X.shape[0], R=X.shape[1], B=X.shape[2], dtype="int64")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                if r == 0:
+                    Y[a, r, b] = X[a, r, b]
+                    I[a, r, b] = 0
+                else:
+                    I[a, r, b] = select((X[a, r, b] >= Y[a, r - 1, b]) + (X[a, r, b] != X[a, r, b]), r, I[a, r - 1, b])
+                    Y[a, r, b] = select(I[a, r, b] == r, X[a, r, b], Y[a, r - 1, b])
+    return Y, I
+
+
+@kernel
+def cummin_idx_mid(X: Tensor("A,R,B")) -> (Tensor("A,R,B", dtype="fp32"), Tensor("A,R,B", dtype="int64")):
+    Y = Tensor(A=X.shape[0], R=X.shape[1], B=X.shape[2], dtype="fp32")
+    I = Tensor(A=X.shape[0], R=X.shape[1], B=X.shape[2], dtype="int64")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R"):
+            for b in Dim("B", parallel=True):
+                if r == 0:
+                    Y[a, r, b] = X[a, r, b]
+                    I[a, r, b] = 0
+                else:
+                    I[a, r, b] = select((X[a, r, b] <= Y[a, r - 1, b]) + (X[a, r, b] != X[a, r, b]), r, I[a, r - 1, b])
+                    Y[a, r, b] = select(I[a, r, b] == r, X[a, r, b], Y[a, r - 1, b])
+    return Y, I
+
+
 # Variance with Bessel-style correction, in one pass: a sum and a sum of squares (3 per
 # element), then (sum(x^2) - sum(x)^2 / R) / (R - correction) per output (exact enough in fp64).
 @kernel
