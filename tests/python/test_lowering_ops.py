@@ -940,6 +940,11 @@ CASES = {
 # Operators that the core-ATen capture decomposes; reached by capturing functional ATen
 # without the core decompositions (capture_functional), so that their rules are tested too.
 ALIAS_CASES = {
+    # argsort as captured (core ATen decomposes it into sort): both directions, stable.
+    "argsort": lambda: (
+        f(lambda x: (torch.argsort(x, dim=0), torch.argsort(x, descending=True, stable=True))),
+        [R(4, 5)],
+    ),
     # index_add as captured (core ATen decomposes it into mul + index_put(accumulate)):
     # along dim 1, with duplicates and alpha
     "index_add": lambda: (
@@ -1037,6 +1042,11 @@ def capture_functional(model, inputs) -> Capture:
 # solar.analyze(..., training=True)'s capture; their values are checked against autograd in
 # tests/python/test_training.py.
 TRAINING_CASES = {
+    # Bags of one size: the forward (_embedding_bag with grad) and its weight gradient.
+    "embedding_bag_backward": lambda: (
+        m(lambda e, i: e(i), nn.EmbeddingBag(9, 4, mode="mean")),
+        [I(9, 3, 5)],
+    ),
     "conv2d_backward": lambda: (
         m(lambda c, x: c(x), nn.Conv2d(4, 6, 3, stride=2, padding=1)),
         [R(2, 4, 9, 9)],

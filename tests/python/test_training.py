@@ -82,6 +82,20 @@ def test_embedding_backward_sums_rows_into_the_table_gradient():
     assert scatter.flops["add"] == 768
 
 
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+def test_embedding_bag_backward_for_bags_of_one_size(mode):
+    # EmbeddingBag's weight gradient: each bag's gradient row (/ 5 for mean) added into the
+    # table rows of its 5 indices; before, _embedding_bag_backward had no lowering. 3 bags x
+    # 5 indices x 4 values: 60 adds.
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.EmbeddingBag(9, 4, mode=mode), nn.Linear(4, 2))
+    r = solar.analyze(model, [torch.randint(0, 9, (3, 5))], training=True)
+    assert r.validation.status == "full", r.validation.detail
+    assert "out1 (gradient of 0.weight)" in [c.name for c in r.validation.outputs]
+    (scatter,) = [n for n in r.graph.nodes if n.op == "scatter_add"]
+    assert scatter.flops["add"] == 60
+
+
 class ResBlock(nn.Module):
     def __init__(self, c=16):
         super().__init__()

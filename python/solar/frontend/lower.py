@@ -306,7 +306,8 @@ class Lowerer(Builder):
                 )
             args = [self.arg(a) for a in node.args]
             kwargs = {k: self.arg(v) for k, v in node.kwargs.items()}
-            if key not in _PASS_THROUGH:
+            # A rule marked `ignores_unused` takes unproduced results and never reads them.
+            if key not in _PASS_THROUGH and not getattr(rule, "ignores_unused", False):
                 _check_produced(self, [*args, *kwargs.values()])
             self.values[node.name] = rule(self, *args, **kwargs)
         self._close_unit(group, fp32_math, unit_modes)

@@ -1133,6 +1133,44 @@ def _embedding_bag(
     return y, *(_unused(lw, w) for w in ("offset2bag", "bag_size", "max_indices"))
 
 
+@rule("aten._embedding_bag_backward.default")
+def _embedding_bag_backward(
+    lw, grad, indices, offsets, offset2bag, bag_size, max_indices, num_weights, *args, **kw
+):
+    """The weight gradient of embedding_bag with bags of one size L, sum or mean: each bag's
+    gradient row (divided by L for mean) added into the table row of each of its L indices
+    (`scatter_add` into zeros, the index broadcast over the row: a view). Max mode's
+    gradient goes to the rows that won, which the forward lowering does not produce."""
+    names = ("scale_grad_by_freq", "mode", "sparse", "per_sample_weights", "padding_idx")
+    opts = dict(zip(names, args, strict=False)) | kw  # the tail may be omitted
+    mode, weights = int(opts.get("mode", 0)), opts.get("per_sample_weights")
+    grad, indices = tensor(lw, grad), tensor(lw, indices)
+    bags = _regular_bags(lw.node.args[2], indices.numel)
+    if bags is None or mode == 2 or weights is not None or opts.get("padding_idx", -1) >= 0:
+        lw.fail(
+            "the gradient of embedding_bag is lowered for bags of one size in sum or mean "
+            "mode without per_sample_weights or padding_idx only"
+        )
+    size, dim = indices.numel // bags, grad.shape[-1]
+    rows = lw.reshape(
+        lw.broadcast_to(lw.reshape(grad, (bags, 1, dim)), (bags, size, dim)), (bags * size, dim)
+    )
+    if mode == 1:
+        n = bags * size * dim
+        rows = lw.reshape(
+            lw.call("mul_scalar", [lw.flat(rows).var, repr(1.0 / size)], (n,), grad.dtype),
+            rows.shape,
+        )
+    index = lw.broadcast_to(lw.reshape(indices, (bags * size, 1)), rows.shape)
+    zeros = _const_typed(lw, 0.0, (int(num_weights), dim), grad.dtype)
+    return _scatter_into(lw, "scatter_add", zeros, 0, index, rows)
+
+
+# offset2bag, bag_size and max_indices (results the forward lowering does not produce) are
+# arguments it never reads.
+_embedding_bag_backward.ignores_unused = True
+
+
 def _regular_bags(offsets, total: int):
     """The number of bags when `offsets` (an FX node) is arange(0, total, L) with L dividing
     total (PyTorch's offsets for a 2-D input), else None."""
