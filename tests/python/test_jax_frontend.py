@@ -263,6 +263,38 @@ def test_sorts_lower_to_topk_and_validate(tmp_path):
     assert sum(n.op == "topk" for n in r.graph.nodes) == 6
 
 
+def test_the_gradient_of_an_embedding_lookup_validates(tmp_path):
+    # jax.grad through jnp.take: the table's gradient is a scatter-add of the [4, 12, 16]
+    # row gradients (two scatter dims, flattened to 48 rows) into a [50, 16] zero table:
+    # 48 x 16 = 768 adds. Before, scatter-add had no lowering.
+    path = write(
+        tmp_path,
+        "embed_grad.py",
+        """\
+        import jax
+        import jax.numpy as jnp
+
+
+        def loss(table, w, tokens):
+            return jnp.mean((jnp.take(table, tokens, axis=0) @ w) ** 2)
+
+
+        def forward(table, w, tokens):
+            return jax.grad(loss, argnums=(0, 1))(table, w, tokens)
+
+
+        def get_inputs(key):
+            k1, k2, k3 = jax.random.split(key, 3)
+            return [jax.random.normal(k1, (50, 16)), jax.random.normal(k2, (16, 8)),
+                    jax.random.randint(k3, (4, 12), 0, 50)]
+        """,
+    )
+    r = analyze_jax(path)
+    assert r.validation.status == "full", r.validation.detail
+    (node,) = [n for n in r.graph.nodes if n.op == "scatter_add"]
+    assert node.flops["add"] == 768
+
+
 def test_cummax_and_cummin_lower_and_validate(tmp_path):
     # Before, both primitives were lower errors. One compare per element: 4 x 6 = 24 each.
     path = write(
