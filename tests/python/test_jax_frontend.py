@@ -295,6 +295,37 @@ def test_the_gradient_of_an_embedding_lookup_validates(tmp_path):
     assert node.flops["add"] == 768
 
 
+def test_interior_padding_and_associative_scans_validate(tmp_path):
+    # lax.pad with interior padding (before: a lower error) and associative_scan, whose
+    # jaxpr pads with interior 1 and, for a length of 16, slices arrays with no elements
+    # (left out: no node). x [4, 7] padded ((1, 2, 1), (0, -1, 2)): 4 + 3 + 3 = 10 rows,
+    # 7 + 6 * 2 - 1 = 18 columns.
+    path = write(
+        tmp_path,
+        "scans.py",
+        """\
+        import jax
+        import jax.numpy as jnp
+
+
+        def forward(x, a, b):
+            step = lambda l, r: (l[0] * r[0], r[0] * l[1] + r[1])
+            return (jax.lax.pad(x, 0.5, ((1, 2, 1), (0, -1, 2))),
+                    jax.lax.associative_scan(jnp.add, x, axis=1),
+                    jax.lax.associative_scan(step, (a, b), axis=1)[1])
+
+
+        def get_inputs(key):
+            k1, k2, k3 = jax.random.split(key, 3)
+            return [jax.random.normal(k1, (4, 7)), jax.random.uniform(k2, (2, 16)),
+                    jax.random.normal(k3, (2, 16))]
+        """,
+    )
+    r = analyze_jax(path)
+    assert r.validation.status == "full", r.validation.detail
+    assert r.graph.tensors[r.graph.outputs[0]].shape == [10, 18]
+
+
 def test_cummax_and_cummin_lower_and_validate(tmp_path):
     # Before, both primitives were lower errors. One compare per element: 4 x 6 = 24 each.
     path = write(

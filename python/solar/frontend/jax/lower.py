@@ -23,7 +23,7 @@ from .. import rules as T
 from ..builder import NUMPY_DTYPES, Builder, LoweredProgram, Value, frontend_error
 from ..problem import constant_dim_names
 from .capture import JaxCapture
-from .rules import RULES, Splat, _python, fold, lower_pattern
+from .rules import EMPTY, RULES, Splat, _python, fold, lower_pattern
 
 # Calls whose jaxpr is inlined: the parameter holding it.
 NESTED = {
@@ -287,6 +287,10 @@ class JaxLowerer(Builder):
             outs = self.inline(sub, args, group=self.grouping and not _library(eqn))
         elif all(isinstance(a, (bool, int, float)) for a in args) and _rank0(eqn):
             outs = fold(self, eqn, args)
+        elif name != "concatenate" and all(_empty(v) for v in eqn.outvars):
+            # Arrays with no elements (associative_scan slices some for even lengths): no
+            # node; a concatenate leaves them out, any other use of one is an error.
+            outs = [EMPTY] * len(eqn.outvars)
         else:
             rule = RULES.get(name)
             fallback = getattr(self.capture, "fallback", None)
@@ -321,6 +325,11 @@ class JaxLowerer(Builder):
         outs = self.lower_jaxpr(jaxpr, args, group=group)
         self.node = node
         return outs
+
+
+def _empty(var) -> bool:
+    shape = getattr(getattr(var, "aval", None), "shape", None)
+    return shape is not None and 0 in tuple(shape)
 
 
 def _is_literal(v) -> bool:

@@ -42,6 +42,16 @@ class Splat:
     dtype: str
 
 
+class _Empty:
+    """The value of an array with no elements (a zero-size dim), which the IR has not."""
+
+    def __repr__(self) -> str:
+        return "EMPTY"
+
+
+EMPTY = _Empty()
+
+
 def tensor_of(lw, v, shape=None, dtype=None) -> Value:
     """A concrete Value: a folded transpose materialised, a Splat or a Python number as a
     `constant` of `shape` (default: the current result's)."""
@@ -55,6 +65,8 @@ def tensor_of(lw, v, shape=None, dtype=None) -> Value:
     if isinstance(v, Splat):
         # one element, broadcast as a view: a kernel reads 4 bytes (PyTorch's scalar_tensor)
         return lw.broadcast_to(T._const_typed(lw, v.value, (), v.dtype), v.shape)
+    if v is EMPTY:
+        lw.fail("an array with no elements (a zero-size dim) is used here; the IR has none")
     lw.fail(f"expected an array operand, got {type(v).__name__}")
 
 
@@ -376,6 +388,8 @@ def _concatenate(lw, eqn, *xs):
     dtype = lw.out_dtype()
     parts = []
     for v, var in zip(xs, eqn.invars, strict=True):
+        if 0 in tuple(var.aval.shape):  # an array with no elements adds nothing
+            continue
         parts.append(tensor_of(lw, v, tuple(var.aval.shape), dtype))
     return T._concat(lw, parts, axis)
 
@@ -392,8 +406,8 @@ def _pad(lw, eqn, x, value):
         lw.fail("pad with a padding value computed from arrays is not supported")
     x = tensor_of(lw, x)
     for axis, (lo, hi, interior) in enumerate(eqn.params["padding_config"]):
-        if interior:
-            lw.fail("interior padding (lax.pad with interior > 0) is not supported")
+        if interior and x.shape[axis] > 1:
+            x = _pad_interior(lw, x, axis, int(interior), float(_scalar(value)))
         if lo > 0 or hi > 0:
             var = lw.fresh()
             lw.emit(
@@ -407,6 +421,24 @@ def _pad(lw, eqn, x, value):
             n = x.shape[axis]
             x = T._slice_view(lw, x, axis, max(-lo, 0), n - max(-hi, 0))
     return x
+
+
+def _pad_interior(lw, x: Value, axis: int, interior: int, value: float) -> Value:
+    """`interior` values between neighbours along axis (lax.pad's interior padding, which
+    associative_scan emits): x as [.., R, 1, ..], padded after by `interior` along the new
+    dim (the `pad` builtin), flattened to [.., R·(1 + interior), ..] and cut before the last
+    `interior` (a view). One copy: read x, write the output."""
+    n = x.shape[axis]
+    inner = lw.reshape(x, x.shape[: axis + 1] + (1,) + x.shape[axis + 1 :])
+    var = lw.fresh()
+    lw.emit(
+        f"{var} = pad({inner.var}, dim={axis + 1}, before=0, after={interior}, value={value!r})"
+    )
+    spread = inner.shape[: axis + 1] + (1 + interior,) + inner.shape[axis + 2 :]
+    flat = lw.reshape(
+        Value(var, spread, x.dtype), x.shape[:axis] + (n * (1 + interior),) + x.shape[axis + 1 :]
+    )
+    return T._slice_view(lw, flat, axis, 0, n * (1 + interior) - interior)
 
 
 def _static_slice(lw, x: Value, starts, limits, strides=None) -> Value:
