@@ -263,6 +263,38 @@ def test_sorts_lower_to_topk_and_validate(tmp_path):
     assert sum(n.op == "topk" for n in r.graph.nodes) == 6
 
 
+def test_a_gradient_through_a_value_used_twice_validates(tmp_path):
+    # h = x @ w feeds both factors of h * tanh(h), and tanh(h) its derivative: jax.grad
+    # sums h's three cotangents with two add_any (before: "primitive add_any has no
+    # lowering", so every gradient of a value used twice failed, a Flax transformer block's
+    # training step among them).
+    path = write(
+        tmp_path,
+        "grad_twice.py",
+        """\
+        import jax
+        import jax.numpy as jnp
+
+
+        def loss(w, x):
+            h = x @ w
+            return jnp.sum(h * jnp.tanh(h))
+
+
+        def forward(w, x):
+            return jax.grad(loss)(w, x)
+
+
+        def get_inputs(key):
+            k1, k2 = jax.random.split(key)
+            return [jax.random.normal(k1, (16, 4)), jax.random.normal(k2, (8, 16))]
+        """,
+    )
+    r = analyze_jax(path)
+    assert r.validation.status == "full", r.validation.detail
+    assert r.ops["add_any"] == 2
+
+
 def test_the_gradient_of_an_embedding_lookup_validates(tmp_path):
     # jax.grad through jnp.take: the table's gradient is a scatter-add of the [4, 12, 16]
     # row gradients (two scatter dims, flattened to 48 rows) into a [50, 16] zero table:

@@ -265,6 +265,8 @@ def _binary(prim):
 
 for _prim in BINARY:
     RULES[_prim] = _binary(_prim)
+# jax.grad's sum of the cotangents of a value used more than once: an add.
+RULES["add_any"] = RULES["add"]
 
 
 @rule("div")
