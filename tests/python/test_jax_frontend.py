@@ -358,6 +358,35 @@ def test_interior_padding_and_associative_scans_validate(tmp_path):
     assert r.graph.tensors[r.graph.outputs[0]].shape == [10, 18]
 
 
+def test_the_gradient_of_a_max_pool_goes_to_each_windows_first_maximum(tmp_path):
+    # jax.grad through Flax's max_pool: select_and_scatter_add (before: a lower error). The
+    # ReLU makes ties (all-zero windows): XLA's `ge` selection gives the gradient to the
+    # first maximum, and so must the lowering. Overlapping windows stay an error.
+    path = write(
+        tmp_path,
+        "pool_grad.py",
+        """\
+        import jax
+        import jax.numpy as jnp
+        import flax.linen as nn
+
+
+        def forward(x):
+            loss = lambda x: jnp.sum(nn.max_pool(jax.nn.relu(x), (2, 2), (2, 2)) ** 2)
+            return jax.grad(loss)(x)
+
+
+        def get_inputs(key):
+            return [jax.random.normal(key, (2, 8, 6, 3)) - 0.5]
+        """,
+    )
+    r = analyze_jax(path)
+    assert r.validation.status == "full", r.validation.detail
+    assert r.ops["select_and_scatter_add"] == 1
+    (node,) = [n for n in r.graph.nodes if n.name.startswith("scatter_to_index_mid")]
+    assert node.bytes_written == 2 * 8 * 6 * 3 * 4  # the input's gradient, fp32
+
+
 def test_cummax_and_cummin_lower_and_validate(tmp_path):
     # Before, both primitives were lower errors. One compare per element: 4 x 6 = 24 each.
     path = write(

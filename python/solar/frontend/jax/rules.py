@@ -914,6 +914,48 @@ def _divisor(lw, eqn, count: int):
     return div if isinstance(value, (int, float)) and float(value) == float(count) else None
 
 
+@rule("select_and_scatter_add")
+def _select_and_scatter_add(lw, eqn, source, operand):
+    """The gradient of a max pool (reduce_window_max under jax.grad) whose windows do not
+    overlap (stride = window, no padding): each window's gradient goes to its first
+    maximum. The windows' elements brought together ([windows, window size]; a copy),
+    `argmax_mid` (first occurrence, as XLA's `ge` selection), then `scatter_to_index_mid`
+    and the inverse copy. Overlapping or padded windows are not supported."""
+    p = eqn.params
+    win = [int(v) for v in p["window_dimensions"]]
+    strides = [int(v) for v in p["window_strides"]]
+    pads = [tuple(int(v) for v in pad) for pad in p["padding"]]
+    x, g = tensor_of(lw, operand), tensor_of(lw, source)
+    if getattr(p["select_prim"], "name", "") != "ge":
+        lw.fail("select_and_scatter_add other than a max pool's gradient is not supported")
+    if (
+        strides != win
+        or any(pad != (0, 0) for pad in pads)
+        or any(n % k for n, k in zip(x.shape, win, strict=True))
+    ):
+        lw.fail(
+            "the gradient of a max pool with overlapping or padded windows is not supported "
+            "(windows that tile the input are)"
+        )
+    split, outer, inner = [], [], []
+    for n, k in zip(x.shape, win, strict=True):
+        if k > 1:
+            outer.append(len(split))
+            inner.append(len(split) + 1)
+            split += [n // k, k]
+        else:
+            outer.append(len(split))
+            split.append(n)
+    order = outer + inner
+    windows = lw.permute(lw.reshape(x, tuple(split)), order)
+    a, r = math.prod(split[i] for i in outer), math.prod(split[i] for i in inner)
+    idx = lw.call("argmax_mid", [lw.reshape(windows, (a, r, 1)).var], (a, 1), "int64", "fp32")
+    y = lw.call("scatter_to_index_mid", [lw.reshape(g, (a, 1)).var, idx.var, r], (a, r, 1), g.dtype)
+    y = lw.reshape(y, windows.shape)
+    inverse = [order.index(i) for i in range(len(order))]
+    return lw.reshape(lw.permute(y, inverse), x.shape)
+
+
 @rule("reduce_window_max")
 def _reduce_window_max(lw, eqn, x):
     return _window(lw, eqn, x, "max")

@@ -158,3 +158,16 @@ def adaptive_avg_rows(G: Tensor("P,K,A,B"), M: Tensor("P,K"), C: Tensor("P")) ->
             for b in Dim("B", parallel=True):
                 Y[a, p, b] = S[a, p, b] / C[p]
     return Y
+
+
+# The gradient of a max pool whose windows do not overlap (XLA's select_and_scatter_add):
+# row a of G goes to position I[a, b] of its window of n positions, zeros elsewhere: one
+# select (and its compare) per input element.
+@kernel
+def scatter_to_index_mid(G: Tensor("A,B"), I: Tensor("A,B"), n: int) -> Tensor("A,R,B", dtype="fp32"):
+    Y = Tensor(A=G.shape[0], R=n, B=G.shape[1], dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for r in Dim("R", parallel=True):
+            for b in Dim("B", parallel=True):
+                Y[a, r, b] = select(I[a, b] == r, G[a, b], 0.0)
+    return Y
