@@ -1042,6 +1042,11 @@ def capture_functional(model, inputs) -> Capture:
 # solar.analyze(..., training=True)'s capture; their values are checked against autograd in
 # tests/python/test_training.py.
 TRAINING_CASES = {
+    # Overlapping windows (ResNet's stem): the backward scatters to the forward's indices.
+    "max_pool_backward": lambda: (
+        m(lambda s, x: s(x), nn.Sequential(nn.Conv2d(2, 3, 3), nn.MaxPool2d(3, 2, 1))),
+        [R(2, 2, 9, 9)],
+    ),
     # Bags of one size: the forward (_embedding_bag with grad) and its weight gradient.
     "embedding_bag_backward": lambda: (
         m(lambda e, i: e(i), nn.EmbeddingBag(9, 4, mode="mean")),

@@ -96,6 +96,33 @@ def test_embedding_bag_backward_for_bags_of_one_size(mode):
     assert scatter.flops["add"] == 60
 
 
+@pytest.mark.parametrize("pool", [(2, 2, 0), (3, 2, 1)], ids=["tiled", "resnet-stem"])
+def test_max_pool_backward_scatters_to_the_forward_indices(pool):
+    # Conv, ReLU (ties of zeros in a window), max pool, linear. The pool's backward adds each
+    # output's gradient at its window's first maximum: the forward computes the indices only
+    # for a training step (max_pool2d_idx), the backward is a scatter_add (before:
+    # max_pool2d_with_indices_backward had no lowering). Inference keeps max_pool2d.
+    torch.manual_seed(0)
+    k, s, p = pool
+    side = (8 + 2 * p - k) // s + 1
+    model = nn.Sequential(
+        nn.Conv2d(3, 8, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(k, s, p),
+        nn.Flatten(),
+        nn.Linear(8 * side * side, 10),
+    )
+    r = solar.analyze(model, [torch.randn(2, 3, 8, 8)], training=True)
+    assert r.validation.status == "full", r.validation.detail
+    ops = [n.op for n in r.graph.nodes]
+    assert "max_pool2d_idx" in ops and "scatter_add" in ops
+    # 2 x 8 planes of side x side outputs, one add each.
+    (scatter,) = [n for n in r.graph.nodes if n.op == "scatter_add"]
+    assert scatter.flops["add"] == 16 * side * side
+    inference = solar.analyze(model, [torch.randn(2, 3, 8, 8)], validate=False)
+    assert "max_pool2d" in [n.op for n in inference.graph.nodes]
+
+
 class ResBlock(nn.Module):
     def __init__(self, c=16):
         super().__init__()

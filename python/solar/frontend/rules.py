@@ -956,19 +956,39 @@ def _avg_bounds(sizes, padding, count_include_pad):
 @rule("aten.max_pool2d_with_indices.default", "aten.max_pool3d_with_indices.default")
 def _max_pool(lw, x, kernel, stride=(), padding=0, dilation=1, ceil_mode=False):
     """Max pooling (ceil_mode included: the output size comes from PyTorch, and taps outside
-    the input are skipped by the guards). The indices output is not produced."""
+    the input are skipped by the guards). The indices (of the first maximum, flat in the
+    input plane) are produced only when the program reads them, as a training step's
+    backward does (2-D: `max_pool2d_idx`)."""
     x = tensor(lw, x)
     nd = 3 if "3d" in str(lw.node.target) else 2
     kernel, stride, padding, dilation = _pool_args(kernel, stride, padding, nd, dilation)
     out = lw.out_shape(0)
     xf = _fold_spatial(lw, x, nd)
-    y = lw.call(
-        f"max_pool{nd}d",
-        [xf.var, *kernel, *stride, *padding, *dilation, *out[-nd:]],
-        (xf.shape[0], *out[-nd:]),
-        lw.out_dtype(0),
-    )
+    args = [xf.var, *kernel, *stride, *padding, *dilation, *out[-nd:]]
+    oshape = (xf.shape[0], *out[-nd:])
+    if nd == 2 and any(
+        u.target is operator.getitem and u.args[1] == 1 for u in getattr(lw.node, "users", ())
+    ):
+        y, idx = call_multi(
+            lw, "max_pool2d_idx", args, [oshape] * 2, [lw.out_dtype(0), "int64"], lw.out_dtype(0)
+        )
+        return lw.reshape(y, out), lw.reshape(idx, out)
+    y = lw.call(f"max_pool{nd}d", args, oshape, lw.out_dtype(0))
     return (lw.reshape(y, out), _unused(lw, "indices"))
+
+
+@rule("aten.max_pool2d_with_indices_backward.default")
+def _max_pool_backward(lw, grad, x, kernel, stride, padding, dilation, ceil_mode, indices):
+    """The input gradient of a 2-D max pool: each output's gradient added at the position its
+    window took the maximum from (the forward's indices, flat in the input plane), into
+    zeros: `scatter_add` along the plane (overlapping windows add up, as in PyTorch)."""
+    grad, x, indices = tensor(lw, grad), tensor(lw, x), tensor(lw, indices)
+    planes, area = math.prod(x.shape[:-2]), x.shape[-2] * x.shape[-1]
+    taken = math.prod(grad.shape[-2:])
+    zeros = _const_typed(lw, 0.0, (planes, area), grad.dtype)
+    index = lw.reshape(indices, (planes, taken))
+    src = lw.reshape(grad, (planes, taken))
+    return lw.reshape(_scatter_into(lw, "scatter_add", zeros, 1, index, src), x.shape)
 
 
 @rule("aten.avg_pool2d.default", "aten.avg_pool3d.default")

@@ -171,3 +171,23 @@ def scatter_to_index_mid(G: Tensor("A,B"), I: Tensor("A,B"), n: int) -> Tensor("
             for b in Dim("B", parallel=True):
                 Y[a, r, b] = select(I[a, b] == r, G[a, b], 0.0)
     return Y
+
+
+# Max pooling that also gives, per output, the flat position (h * W + w) in its input plane
+# of the first maximum of its window (torch.max_pool2d_with_indices: strict > keeps the
+# first): for a training step, whose backward scatters the gradient to those positions.
+# Per tap, the max's compare and the select's.
+@kernel
+def max_pool2d_idx(X: Tensor("N,H,W"), kh: int, kw: int, sh: int, sw: int, ph: int, pw: int, dh: int, dw: int, oh: int, ow: int) -> (Tensor("N,P,Q", dtype="fp32"), Tensor("N,P,Q", dtype="int64")):
+    Win = Tensor(R=kh, S=kw)
+    Y = Tensor(N=X.shape[0], P=oh, Q=ow, fill=-inf, dtype="fp32")
+    I = Tensor(N=X.shape[0], P=oh, Q=ow, dtype="int64")
+    for n in Dim("N", parallel=True):
+        for p in Dim("P", parallel=True):
+            for q in Dim("Q", parallel=True):
+                for r in Dim("R"):
+                    for s in Dim("S"):
+                        if 0 <= p * sh + r * dh - ph and p * sh + r * dh - ph < size("H") and 0 <= q * sw + s * dw - pw and q * sw + s * dw - pw < size("W"):
+                            I[n, p, q] = select(X[n, p * sh + r * dh - ph, q * sw + s * dw - pw] > Y[n, p, q], (p * sh + r * dh - ph) * size("W") + q * sw + s * dw - pw, I[n, p, q])
+                            Y[n, p, q] = max(Y[n, p, q], X[n, p * sh + r * dh - ph, q * sw + s * dw - pw])
+    return Y, I
