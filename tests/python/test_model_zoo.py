@@ -472,11 +472,11 @@ def test_missing_package_is_named(tmp_path):
 
 
 def test_unsupported_operator_names_the_library_line(tmp_path, monkeypatch):
-    # A model library's module sorts (a data-dependent order): the error names the library's
-    # line that called torch.sort, not only the operator.
+    # A model library's module samples (random numbers, which the IR has not): the error
+    # names the library's line that called torch.multinomial, not only the operator.
     (tmp_path / "ranking_lib.py").write_text(
         "import torch\n\n\nclass Ranker(torch.nn.Module):\n"
-        "    def forward(self, x):\n        return torch.sort(x, dim=-1)[0]\n"
+        "    def forward(self, x):\n        return torch.multinomial(x.softmax(-1), 2).float()\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     import ranking_lib
@@ -484,8 +484,8 @@ def test_unsupported_operator_names_the_library_line(tmp_path, monkeypatch):
     model = torch.nn.Sequential(ranking_lib.Ranker(), torch.nn.ReLU())
     with pytest.raises(UserError) as e:
         solar.analyze(model, [torch.randn(2, 8)], validate=False)
-    assert "aten.sort.default is not expressible" in str(e.value)
-    assert "ranking_lib.py:6: return torch.sort(x, dim=-1)[0]" in str(e.value)
+    assert "aten.multinomial.default is not expressible" in str(e.value)
+    assert "ranking_lib.py:6: return torch.multinomial(x.softmax(-1), 2).float()" in str(e.value)
 
 
 RANDN_IN_FORWARD = """
