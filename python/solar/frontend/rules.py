@@ -1150,7 +1150,7 @@ def _embedding_bag(
     kernel = {0: "sum_mid", 1: "mean_mid", 2: "amax_mid"}[int(mode)]
     mid = lw.reshape(rows, (bags, size, dim))
     y = lw.call(kernel, [mid.var], (bags, dim), weight.dtype)
-    return y, *(_unused(lw, w) for w in ("offset2bag", "bag_size", "max_indices"))
+    return y, *(_unused(lw, what) for what in ("offset2bag", "bag_size", "max_indices"))
 
 
 @rule("aten._embedding_bag_backward.default")
