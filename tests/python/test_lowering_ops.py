@@ -781,6 +781,12 @@ CASES = {
         ),
         [R(4, 7)],
     ),
+    # max_unpool2d: the pooling indices (max_pool2d_idx) plus each plane's offset, then
+    # index_put into zeros (a scatter).
+    "max_unpool2d": lambda: (
+        f(lambda x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2)),
+        [R(2, 3, 8, 8)],
+    ),
     # Bags of one size (a 2-D input): sum, mean, max, and a weighted sum.
     "embedding_bag": lambda: (
         f(
@@ -1155,19 +1161,20 @@ def test_scatter_with_a_smaller_index_is_refused_by_name():
 
 
 def test_an_unproduced_result_read_by_another_operator_is_a_user_error():
-    # max_unpool2d decomposes into arithmetic on max_pool2d's indices (add the flat offset
-    # of each (n, c) plane, then index_put). The lowering does not produce the indices, and
-    # the add took them for a number: a TypeError traceback. Now the use is reported.
+    # max_unpool3d decomposes into arithmetic on max_pool3d's indices (add the flat offset
+    # of each (n, c) volume, then index_put). The lowering produces 3-D pooling indices for
+    # no one (2-D: max_pool2d_idx, the `max_unpool2d` case), and the add took them for a
+    # number: a TypeError traceback. Now the use is reported.
     model, inputs, _ = _build(
         lambda: (
-            f(lambda x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2)),
-            [R(2, 3, 8, 8)],
+            f(lambda x: F.max_unpool3d(*F.max_pool3d(x, 2, return_indices=True), 2)),
+            [R(1, 2, 4, 4, 4)],
         )
     )
     with pytest.raises(UserError) as e:
         lower(capture_module(copy.deepcopy(model).to("meta"), inputs))
     assert (
-        "the indices result of aten.max_pool2d_with_indices.default is used, but the lowering "
+        "the indices result of aten.max_pool3d_with_indices.default is used, but the lowering "
         "does not produce it" in str(e.value)
     ), str(e.value)
 
