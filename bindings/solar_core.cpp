@@ -67,7 +67,8 @@ solar::Fp32Math fp32_math_option(const std::string& s) {
                          "--fp32-math must be fp32 or tf32, got '" + s + "'");
 }
 
-// A read-only, indexable view of a graph's tensors or nodes (graph.tensors, graph.nodes). A
+// A read-only, indexable view of a graph's tensors or nodes (graph.tensors, graph.nodes) and
+// of an analysis's per-node bounds (analysis.nodes, which the HTML report indexes per node). A
 // converted list made every read of the attribute build a wrapper per element, so a Python
 // loop that indexed graph.tensors was quadratic in the graph's size (stop 29: validating a
 // 3,079-node LSTM took 400 s, 31 s after hoisting the read). Here indexing is O(1) and an
@@ -567,6 +568,7 @@ NB_MODULE(_core, m) {
   nb::class_<solar::Bottleneck>(m, "Bottleneck")
       .def_ro("kind", &solar::Bottleneck::kind)
       .def_ro("unit", &solar::Bottleneck::unit);
+  bind_seq_view<solar::NodeSol>(m, "NodeSolList");
   nb::class_<solar::NodeSol>(m, "NodeSol")
       .def_ro("node", &solar::NodeSol::node)
       .def_ro("matrix_seconds", &solar::NodeSol::matrix_seconds)
@@ -628,7 +630,9 @@ NB_MODULE(_core, m) {
       .def_ro("dram_bytes_per_second", &solar::Analysis::dram_bytes_per_second)
       .def_ro("ridge_matrix", &solar::Analysis::ridge_matrix)
       .def_ro("ridge_vector", &solar::Analysis::ridge_vector)
-      .def_ro("nodes", &solar::Analysis::nodes)
+      .def_prop_ro(
+          "nodes", [](const solar::Analysis& a) { return SeqView<solar::NodeSol>{&a.nodes}; },
+          nb::keep_alive<0, 1>())
       .def_ro("units", &solar::Analysis::units)
       .def_ro("math_modes", &solar::Analysis::math_modes)
       .def_ro("unfused", &solar::Analysis::unfused)

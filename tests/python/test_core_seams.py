@@ -205,6 +205,11 @@ def test_graph_tensors_and_nodes_are_views_that_index_without_converting():
         tensors[6]
     with pytest.raises(IndexError, match="index out of range"):
         nodes[-3]
+    # The analysis's per-node bounds too (the HTML report indexes them per node: at 2,992
+    # nodes its table took 2.6 s, 0.06 s with the view).
+    sols = _core.analyze(graph, solar.load_arch("H100_PCIe")).nodes
+    assert type(sols).__name__ == "NodeSolList" and len(sols) == 2
+    assert sols[-1].seconds == sols[1].seconds > 0
     # An element read through the view keeps the graph alive.
     z = graph.tensors[5]
     del graph, tensors, nodes
