@@ -736,8 +736,33 @@ def test_batch_statistics_are_outputs_only_when_written():
             "def get_inputs(key):\n    return [jnp.ones(4)]\n",
             "a sort on several keys (lax.sort with num_keys > 1) is not supported",
         ),
+        (
+            "def forward(x):\n    f = lambda x: jnp.sum(jax.lax.reduce_window(x, -jnp.inf, "
+            "jax.lax.max, (3, 3), (2, 2), 'VALID'))\n    return jax.grad(f)(x)\n\n\n"
+            "def get_inputs(key):\n    return [jnp.ones((7, 7))]\n",
+            "the gradient of a max pool with overlapping or padded windows is not supported",
+        ),
+        (
+            "def forward(x, v):\n    return x.at[jnp.array([1, 3]), :2].set(v)\n\n\n"
+            "def get_inputs(key):\n    return [jnp.ones((4, 5)), jnp.ones((2, 2))]\n",
+            "this scatter pattern is not supported (whole rows of one axis, x.at[i], are)",
+        ),
+        (
+            "def forward(x):\n    return jnp.sum(x[:, 2:2], axis=1) + x[:, 0]\n\n\n"
+            "def get_inputs(key):\n    return [jnp.ones((4, 5))]\n",
+            "an array with no elements (a zero-size dim) is used here; the IR has none",
+        ),
     ],
-    ids=["no-forward", "inputs-not-a-list", "while", "traced-cond", "sort-two-keys"],
+    ids=[
+        "no-forward",
+        "inputs-not-a-list",
+        "while",
+        "traced-cond",
+        "sort-two-keys",
+        "overlapping-pool-gradient",
+        "scatter-of-two-indices",
+        "empty-array-read",
+    ],
 )
 def test_programs_solar_refuses_say_why(tmp_path, body, message):
     path = write(tmp_path, "p.py", "import jax\nimport jax.numpy as jnp\n\n\n" + body)

@@ -123,6 +123,13 @@ def test_max_pool_backward_scatters_to_the_forward_indices(pool):
     assert "max_pool2d" in [n.op for n in inference.graph.nodes]
 
 
+def test_embedding_bag_backward_in_max_mode_says_what_is_lowered():
+    # Max mode's gradient goes to the rows that won, which the forward does not produce.
+    model = nn.Sequential(nn.EmbeddingBag(9, 4, mode="max"), nn.Linear(4, 2))
+    with pytest.raises(solar.UserError, match="lowered for bags of one size in sum or mean"):
+        solar.analyze(model, [torch.randint(0, 9, (3, 5))], training=True, validate=False)
+
+
 class ResBlock(nn.Module):
     def __init__(self, c=16):
         super().__init__()

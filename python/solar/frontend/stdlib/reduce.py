@@ -175,8 +175,8 @@ def cumprod_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
     return Y
 
 
-# Running maximum / minimum along R (torch.cummax / cummin values, lax.cummax / cummin): one
-# compare per element; NaN propagates as in both frameworks (max and min of the IR do).
+# Running maximum / minimum along R (lax.cummax / cummin; PyTorch's also give indices, below):
+# one compare per element; NaN propagates, as the IR's max and min do.
 @kernel
 def cummax_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
     Y = Tensor(A=X.shape[0], R=X.shape[1], B=X.shape[2], dtype="fp32")
