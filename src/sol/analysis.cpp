@@ -9,6 +9,7 @@
 #include "solar/base/error.h"
 #include "solar/sol/cache_aware.h"
 #include "solar/sol/io_bound.h"
+#include "solar/sol/traffic.h"
 
 namespace solar {
 namespace {
@@ -143,11 +144,14 @@ double vector_peak(const ArchSpec& arch, DType dtype) {
 
 int64_t fused_bytes(const Graph& graph) {
   // Each graph input/weight crosses DRAM once: what its readers fetch of it (directly or
-  // through views: disjoint slices add up), capped at its size (a tensor read twice is
-  // fetched once with unlimited on-chip capacity).
+  // through views), each element once: storage_union_bytes (disjoint slices add up, a tensor
+  // read twice is fetched once with unlimited on-chip capacity), capped at its size.
   // Dense by tensor id (a model has thousands of weights): summed in id order below, as an
-  // ordered map would, without a tree node per tensor.
-  std::vector<int64_t> read(graph.tensors.size(), -1);  // -1: not read
+  // ordered map would, without a tree node per tensor. Most storages are read through one
+  // tensor (first_view); the reads of the others gather in `more`.
+  const size_t n = graph.tensors.size();
+  std::vector<StorageAccess> first(n);  // tensor -1: not read
+  std::vector<std::pair<TensorId, StorageAccess>> more;
   for (const Node& node : graph.nodes) {
     SOLAR_INTERNAL_CHECK(node.input_bytes.size() == node.inputs.size(),
                          "node '" + node.name + "' has " + std::to_string(node.inputs.size()) +
@@ -156,10 +160,18 @@ int64_t fused_bytes(const Graph& graph) {
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const TensorId storage = graph.tensors.at(node.inputs[i]).storage;
       if (graph.tensors.at(storage).producer != kNoNode) continue;  // an intermediate
-      int64_t& bytes = read[static_cast<size_t>(storage)];
-      bytes = saturating_add(std::max<int64_t>(bytes, 0), node.input_bytes[i]);  // capped below
+      if (node.input_bytes[i] <= 0) continue;                       // a view fetches nothing
+      StorageAccess& f = first[static_cast<size_t>(storage)];
+      if (f.tensor < 0 || f.tensor == node.inputs[i]) {
+        f.tensor = node.inputs[i];
+        f.bytes = std::max(f.bytes, node.input_bytes[i]);
+      } else {
+        more.push_back({storage, {node.inputs[i], node.input_bytes[i]}});
+      }
     }
   }
+  std::stable_sort(more.begin(), more.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   // Each term is at most a tensor's bytes, which fit; their sum may not.
   int64_t total = 0;
   auto add = [&](int64_t bytes, TensorId tensor) {
@@ -169,22 +181,33 @@ int64_t fused_bytes(const Graph& graph) {
           "fused bytes (the sum overflows at tensor '" + graph.tensors.at(tensor).name + "')");
     });
   };
-  for (size_t t = 0; t < read.size(); ++t)
-    if (read[t] >= 0) add(std::min(read[t], graph.tensors[t].bytes()), static_cast<TensorId>(t));
+  std::vector<StorageAccess> accesses;
+  auto next = more.begin();
+  for (size_t t = 0; t < n; ++t) {
+    if (first[t].tensor < 0) continue;
+    const auto id = static_cast<TensorId>(t);
+    if (next == more.end() || next->first != id) {
+      add(std::min(first[t].bytes, graph.tensors[t].bytes()), id);
+      continue;
+    }
+    accesses.assign(1, first[t]);
+    for (; next != more.end() && next->first == id; ++next) accesses.push_back(next->second);
+    add(storage_union_bytes(graph, id, accesses), id);
+  }
   // Each output is written once, through its views: what the views cover (disjoint slices
-  // add up), capped at the storage's size. An output that is a view of a graph input (x.t(),
-  // x.unfold(...) returned as they are) aliases memory already there and writes nothing.
+  // add up, overlapping ones count their union), capped at the storage's size. An output that
+  // is a view of a graph input (x.t(), x.unfold(...) returned as they are) aliases memory
+  // already there and writes nothing.
   std::vector<TensorId> outputs = graph.outputs;
   std::sort(outputs.begin(), outputs.end());
   outputs.erase(std::unique(outputs.begin(), outputs.end()), outputs.end());
-  std::map<TensorId, int64_t> written;
+  std::map<TensorId, std::vector<StorageAccess>> written;
   for (TensorId t : outputs) {
     const TensorId storage = graph.tensors.at(t).storage;
     if (graph.tensors.at(storage).producer == kNoNode) continue;  // a view of an input
-    written[storage] = saturating_add(written[storage], graph.tensors.at(t).bytes());
+    written[storage].push_back({t, graph.tensors.at(t).bytes()});
   }
-  for (const auto& [tensor, bytes] : written)
-    add(std::min(bytes, graph.tensors.at(tensor).bytes()), tensor);
+  for (auto& [tensor, views] : written) add(storage_union_bytes(graph, tensor, views), tensor);
   return total;
 }
 
@@ -237,17 +260,16 @@ std::pair<int64_t, int64_t> unit_bytes(const Graph& graph, const Unit& unit) {
                        "unit '" + unit.name + "' lists its nodes out of execution order");
   // Reads: every tensor whose memory lives outside the unit, once, at what the unit's nodes
   // fetch of it (through views too), capped at its storage's size.
-  std::map<TensorId, int64_t> read;
+  std::map<TensorId, std::vector<StorageAccess>> read;
   // Writes: every tensor the unit produces (memory of its own) that a later node reads or the
   // graph returns, through its views, capped at the storage's size.
-  std::map<TensorId, int64_t> written;
+  std::map<TensorId, std::vector<StorageAccess>> written;
   for (NodeId id : unit.nodes) {
     const Node& node = graph.nodes.at(static_cast<size_t>(id));
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const TensorId storage = graph.tensors.at(node.inputs[i]).storage;
       if (inside(graph.tensors.at(storage).producer)) continue;  // on chip inside the unit
-      int64_t& bytes = read[storage];
-      bytes = saturating_add(bytes, node.input_bytes.at(i));  // capped at the storage below
+      read[storage].push_back({node.inputs[i], node.input_bytes.at(i)});
     }
     for (TensorId t : node.outputs) {
       const TensorInfo& info = graph.tensors.at(t);
@@ -255,17 +277,14 @@ std::pair<int64_t, int64_t> unit_bytes(const Graph& graph, const Unit& unit) {
       const bool used_after =
           info.is_output || std::any_of(info.consumers.begin(), info.consumers.end(),
                                         [&](NodeId c) { return !inside(c); });
-      if (used_after) {
-        int64_t& bytes = written[info.storage];
-        bytes = saturating_add(bytes, info.bytes());  // capped at the storage below
-      }
+      if (used_after) written[info.storage].push_back({t, info.bytes()});
     }
   }
   const Node& last = graph.nodes.at(static_cast<size_t>(unit.nodes.back()));
-  auto sum = [&](const std::map<TensorId, int64_t>& parts, const char* quantity) {
+  auto sum = [&](std::map<TensorId, std::vector<StorageAccess>>& parts, const char* quantity) {
     int64_t total = 0;
-    for (const auto& [tensor, bytes] : parts) {
-      total = count_add(total, std::min(bytes, graph.tensors.at(tensor).bytes()), [&] {
+    for (auto& [tensor, accesses] : parts) {
+      total = count_add(total, storage_union_bytes(graph, tensor, accesses), [&] {
         return total_overflow(graph, last, std::string(quantity) + " of unit '" + unit.name + "'");
       });
     }

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "solar/graph/graph.h"
 
@@ -43,5 +44,26 @@ void set_unfused_traffic(const Graph& graph, Node& node, bool writes_outputs,
   count_add(node.bytes_read, node.bytes_written,
             [&] { return overflow("bytes (read + written)"); });
 }
+
+}  // namespace solar
+
+namespace solar {
+
+// One read (or write) of a storage through one of its views: the tensor read (the storage
+// itself or a view of it) and the bytes fetched of it.
+struct StorageAccess {
+  TensorId tensor = -1;
+  int64_t bytes = 0;
+};
+
+// The bytes of storage `storage` that `accesses` (each through a view of it, or the storage
+// itself) need at least, with unlimited on-chip capacity: each distinct element once. The
+// union of what they fetch is not known in general, so the rule is a lower bound of it
+// (docs/ir.md, "Graph traffic"): one tensor accessed several times counts its largest access;
+// accesses whose regions are disjoint add up, and whole slices of one frame count the volume
+// of their union (two slices that overlap share their common part); any other overlap counts
+// the largest. Capped at the storage's bytes. `accesses` is reordered.
+int64_t storage_union_bytes(const Graph& graph, TensorId storage,
+                            std::vector<StorageAccess>& accesses);
 
 }  // namespace solar
