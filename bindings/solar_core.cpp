@@ -197,7 +197,8 @@ nb::dict node_attributes(const solar::Node& n) {
     case Builtin::kScatterAdd:
       d["axis"] = solar::AxisAttrs::of(n).axis;
       break;
-    case Builtin::kSlice: {
+    case Builtin::kSlice:
+    case Builtin::kUpdate: {
       const auto a = solar::SliceAttrs::of(n);
       d["axis"] = a.axis;
       d["start"] = a.start;

@@ -334,6 +334,20 @@ class GraphRun {
       const int es = storage_bytes(x.dtype);
       interior.data = static_cast<std::byte*>(out.data) + at.before * os[at.axis] * es;
       scatter_copy(x, interior, os);
+    } else if (op == Builtin::kUpdate) {
+      // base, then src over elements start, start + step, ... of the axis (out of place
+      // here: the analysis, not the executor, counts it as in place).
+      Array out = new_output(node, 0);
+      const Array& src = value(node.inputs[1]);
+      const SliceAttrs at = SliceAttrs::of(node);
+      if (x.nbytes() > 0) std::memcpy(out.data, x.data, static_cast<size_t>(x.nbytes()));
+      std::vector<int64_t> os = strides_of(out.shape);
+      Array region = out;
+      region.shape = src.shape;
+      region.data =
+          static_cast<std::byte*>(out.data) + at.start * os[at.axis] * storage_bytes(out.dtype);
+      os[at.axis] *= at.step;
+      scatter_copy(src, region, os);
     } else if (op == Builtin::kBroadcast) {
       Array out = new_output(node, 0);
       std::vector<int64_t> s;

@@ -43,7 +43,7 @@ AxisAttrs AxisAttrs::of(const Node& node) {
 }
 
 SliceAttrs SliceAttrs::of(const Node& node) {
-  const auto& a = checked(node, {Builtin::kSlice}, 3);
+  const auto& a = checked(node, {Builtin::kSlice, Builtin::kUpdate}, 3);
   return {axis_of(node, a[0]), a[1], a[2]};
 }
 

@@ -181,19 +181,37 @@ int64_t fused_bytes(const Graph& graph) {
           "fused bytes (the sum overflows at tensor '" + graph.tensors.at(tensor).name + "')");
     });
   };
+  // In-place updates of an input or weight (`update`: a KV cache's new entries) write their
+  // elements into its memory: the caller sees them, so they cross DRAM. The elements they
+  // write need not be read from DRAM by a later reader of the result (they are on chip), so
+  // the storage's reads count at most its reads less what was written (a lower bound of the
+  // old elements read).
+  std::map<TensorId, int64_t> inplace;
+  for (const Node& node : graph.nodes) {
+    if (node.builtin != Builtin::kUpdate || node.outputs.empty()) continue;
+    const TensorId storage = graph.tensors.at(node.outputs[0]).storage;
+    if (graph.tensors.at(storage).producer != kNoNode) continue;  // an intermediate's memory
+    int64_t& w = inplace[storage];
+    w = std::min(saturating_add(w, node.bytes_written), graph.tensors.at(storage).bytes());
+  }
+  auto less_written = [&](TensorId storage, int64_t read) {
+    const auto it = inplace.find(storage);
+    return it == inplace.end() ? read : std::max<int64_t>(0, read - it->second);
+  };
   std::vector<StorageAccess> accesses;
   auto next = more.begin();
   for (size_t t = 0; t < n; ++t) {
     if (first[t].tensor < 0) continue;
     const auto id = static_cast<TensorId>(t);
     if (next == more.end() || next->first != id) {
-      add(std::min(first[t].bytes, graph.tensors[t].bytes()), id);
+      add(less_written(id, std::min(first[t].bytes, graph.tensors[t].bytes())), id);
       continue;
     }
     accesses.assign(1, first[t]);
     for (; next != more.end() && next->first == id; ++next) accesses.push_back(next->second);
-    add(storage_union_bytes(graph, id, accesses), id);
+    add(less_written(id, storage_union_bytes(graph, id, accesses)), id);
   }
+  for (const auto& [storage, bytes] : inplace) add(bytes, storage);
   // Each output is written once, through its views: what the views cover (disjoint slices
   // add up, overlapping ones count their union), capped at the storage's size. An output that
   // is a view of a graph input (x.t(), x.unfold(...) returned as they are) aliases memory
@@ -264,6 +282,9 @@ std::pair<int64_t, int64_t> unit_bytes(const Graph& graph, const Unit& unit) {
   // Writes: every tensor the unit produces (memory of its own) that a later node reads or the
   // graph returns, through its views, capped at the storage's size.
   std::map<TensorId, std::vector<StorageAccess>> written;
+  // In-place updates (`update`) of memory outside the unit: written, and not read back from
+  // DRAM by the unit's later readers (as in fused_bytes).
+  std::map<TensorId, int64_t> inplace;
   for (NodeId id : unit.nodes) {
     const Node& node = graph.nodes.at(static_cast<size_t>(id));
     for (size_t i = 0; i < node.inputs.size(); ++i) {
@@ -273,6 +294,11 @@ std::pair<int64_t, int64_t> unit_bytes(const Graph& graph, const Unit& unit) {
     }
     for (TensorId t : node.outputs) {
       const TensorInfo& info = graph.tensors.at(t);
+      if (node.builtin == Builtin::kUpdate && !inside(graph.tensors.at(info.storage).producer)) {
+        int64_t& w = inplace[info.storage];  // in place, into memory outside the unit
+        w = std::min(saturating_add(w, node.bytes_written), graph.tensors.at(info.storage).bytes());
+        continue;
+      }
       if (!inside(graph.tensors.at(info.storage).producer)) continue;  // a view of outside memory
       const bool used_after =
           info.is_output || std::any_of(info.consumers.begin(), info.consumers.end(),
@@ -281,16 +307,23 @@ std::pair<int64_t, int64_t> unit_bytes(const Graph& graph, const Unit& unit) {
     }
   }
   const Node& last = graph.nodes.at(static_cast<size_t>(unit.nodes.back()));
-  auto sum = [&](std::map<TensorId, std::vector<StorageAccess>>& parts, const char* quantity) {
+  auto sum = [&](std::map<TensorId, std::vector<StorageAccess>>& parts, bool reads,
+                 const char* quantity) {
+    auto error = [&] {
+      return total_overflow(graph, last, std::string(quantity) + " of unit '" + unit.name + "'");
+    };
     int64_t total = 0;
     for (auto& [tensor, accesses] : parts) {
-      total = count_add(total, storage_union_bytes(graph, tensor, accesses), [&] {
-        return total_overflow(graph, last, std::string(quantity) + " of unit '" + unit.name + "'");
-      });
+      int64_t bytes = storage_union_bytes(graph, tensor, accesses);
+      const auto w = inplace.find(tensor);
+      if (reads && w != inplace.end()) bytes = std::max<int64_t>(0, bytes - w->second);
+      total = count_add(total, bytes, error);
     }
+    if (!reads)
+      for (const auto& [tensor, bytes] : inplace) total = count_add(total, bytes, error);
     return total;
   };
-  return {sum(read, "bytes read"), sum(written, "bytes written")};
+  return {sum(read, true, "bytes read"), sum(written, false, "bytes written")};
 }
 
 int64_t unfused_bytes(const Graph& graph) {

@@ -123,6 +123,8 @@ Region view_region(const Graph& g, TensorId t) {
     const Node& p = g.nodes[static_cast<size_t>(v.producer)];
     const TensorInfo& in = g.tensors[static_cast<size_t>(p.inputs[0])];
     switch (p.builtin) {
+      case Builtin::kUpdate:
+        break;  // base's elements, some of them written in place
       case Builtin::kReshape:
         if (v.shape == in.shape) break;
         if (whole) {
@@ -244,6 +246,12 @@ int64_t frame_bytes(const TensorInfo& s, const std::vector<Region>& regions,
                     const std::vector<int64_t>& bytes, const std::vector<size_t>& members) {
   const size_t n = members.size();
   const size_t rank = regions[members.front()].lo.size();
+  auto largest_read = [&] {
+    int64_t most_bytes = 0;
+    for (size_t m : members) most_bytes = std::max(most_bytes, bytes[m]);
+    return most_bytes;
+  };
+  if (rank == 0) return largest_read();  // a scalar: every read is of its one element
   // Components by a sweep along the dim whose boxes start at the most places (a weight stack
   // read one layer at a time: each box alone there); pair checks are budgeted, and past the
   // budget every box is taken as overlapping every other (the largest counts: still a bound).
@@ -268,11 +276,7 @@ int64_t frame_bytes(const TensorInfo& s, const std::vector<Region>& regions,
     const Region& r = box(i);
     std::erase_if(active, [&](size_t a) { return box(a).hi[sweep] <= r.lo[sweep]; });
     for (size_t a : active) {
-      if (--checks < 0) {
-        int64_t most_bytes = 0;
-        for (size_t m : members) most_bytes = std::max(most_bytes, bytes[m]);
-        return most_bytes;
-      }
+      if (--checks < 0) return largest_read();
       if (overlap(box(a), r)) comp.join(a, i);
     }
     active.push_back(i);

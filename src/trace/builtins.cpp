@@ -194,8 +194,9 @@ class BuiltinCall {
     n.attrs = std::move(attrs_);
     n.value = value_;
     n.flops = flops_;
-    if (!is_view) n.input_bytes = std::move(read_bytes);
+    if (!is_view || inplace_written_ >= 0) n.input_bytes = std::move(read_bytes);
     ctx_.finish_node(n, outputs, /*writes_outputs=*/!is_view);
+    if (inplace_written_ >= 0) n.bytes_written = inplace_written_;  // update: in place
     if (outputs.size() == 1 && op_ != Builtin::kSplit) return Value::of_tensor(outputs[0]);
     std::vector<Value> items;
     for (TensorId t : outputs) items.push_back(Value::of_tensor(t));
@@ -247,6 +248,8 @@ class BuiltinCall {
       case Builtin::kScatter:
       case Builtin::kScatterAdd:
         return scatter();
+      case Builtin::kUpdate:
+        return update();
       case Builtin::kApplyMask:
         return apply_mask();
       case Builtin::kCast:
@@ -651,6 +654,59 @@ class BuiltinCall {
                   {{bt.dims, bt.shape}}, bt.dtype, view());
   }
 
+  // base with src written over elements start, start + step, ... of `dim` (torch's
+  // slice_scatter), in place: the result shares base's memory, so the node reads src and
+  // writes src's elements, as an in-place slice assignment (`cache[:, p] = k`) does in eager
+  // PyTorch; it reads nothing of base (docs/ir.md, update).
+  Value update() {
+    const TensorId base = tensor(0, "base");
+    const TensorId src = tensor(1, "src");
+    no_extra_keywords({"base", "src", "dim", "start", "step"}, false);
+    const TensorInfo& bt = ctx_.tensor(base);
+    const TensorInfo& st = ctx_.tensor(src);
+    const size_t a = axis(bt, 2);
+    const int64_t start = integer(3, "start", 0, false);
+    const int64_t step = integer(4, "step", 1, false);
+    if (st.dtype != bt.dtype) {
+      ctx_.fail(ErrorKind::kType, loc_,
+                "update(): src '" + st.name + "' is " + dtype_name(st.dtype) + " but base '" +
+                    bt.name + "' is " + dtype_name(bt.dtype),
+                "cast src to the base's dtype first");
+    }
+    bool same = st.shape.size() == bt.shape.size();
+    for (size_t d = 0; same && d < bt.shape.size(); ++d)
+      same = d == a || st.shape[d] == bt.shape[d];
+    if (!same) {
+      fail("src " + dims_text(st) + " must have base's shape " + dims_text(bt) +
+           " except along dim '" + bt.dims[a] + "'");
+    }
+    const int64_t n = st.shape[a];
+    if (step < 1) fail("step must be at least 1");
+    // The last element written, start + step (n - 1), must lie in base (no overflow: n and
+    // the sizes are at most 2^63 - 1, checked as a product).
+    const std::optional<int64_t> last =
+        n == 0 ? std::optional<int64_t>(start) : checked_mul(step, n - 1);
+    if (start < 0 || start > bt.shape[a] || !last || (n > 0 && (*last > bt.shape[a] - 1 - start))) {
+      fail("src's " + std::to_string(n) + " elements along dim '" + bt.dims[a] + "' from " +
+           std::to_string(start) + " in steps of " + std::to_string(step) +
+           " do not fit in base's " + std::to_string(bt.shape[a]));
+    }
+    // Writing back base's own elements at the same place (functionalisation's write-back of
+    // `y[:, 1:3] += 1`, whose add already updated y) changes nothing: the result is base.
+    const TensorInfo& sv = ctx_.tensor(src);
+    if (sv.producer != kNoNode) {
+      const Node& p = ctx_.graph().nodes[static_cast<size_t>(sv.producer)];
+      if (p.builtin == Builtin::kSlice && p.inputs.at(0) == base) {
+        const SliceAttrs s = SliceAttrs::of(p);
+        if (s.axis == a && s.start == start && s.step == step) return Value::of_tensor(base);
+      }
+    }
+    attrs_ = SliceAttrs{a, start, step}.flat();
+    inplace_written_ = checked_dtype_bytes(bt.dtype, st.elements()).value_or(kMaxCount);
+    return finish({base, src}, {0, ctx_.read_bytes(src)}, {{bt.dims, bt.shape}}, bt.dtype, true,
+                  bt.sparsity);
+  }
+
   Value apply_mask() {
     const TensorId x = tensor(0, "x");
     const TensorId m = tensor(1, "mask");
@@ -705,8 +761,9 @@ class BuiltinCall {
   const std::string& name_;
   const CallArgs& args_;
   Loc loc_;
-  NodeAttrs attrs_;   // execution attributes of the node (graph.h, Node::attrs)
-  FlopCounts flops_;  // its arithmetic (scatter_add's adds; the other builtins do none)
+  NodeAttrs attrs_;               // execution attributes of the node (graph.h, Node::attrs)
+  int64_t inplace_written_ = -1;  // update: the bytes it writes into base's memory
+  FlopCounts flops_;              // its arithmetic (scatter_add's adds; the other builtins do none)
   double value_ = 0.0;
   std::vector<DType> out_dtypes_;  // per output, where they differ (topk: values, int64 indices)
 };

@@ -282,6 +282,30 @@ TEST(BuiltinDtypes, ScatterAddOfEveryBaseAndIndexDtype) {
   }
 }
 
+TEST(BuiltinDtypes, UpdateOfEveryBaseAndSrcDtype) {
+  // base [2, 4] (offset 0), src [2, 2] (offset 1) written over columns 1 and 3 (start 1,
+  // step 2): out[r, c] = src[r, (c - 1) / 2] for c in {1, 3}, else base[r, c]. Different
+  // dtypes: a type error naming both.
+  for (DType db : kAllDtypes) {
+    for (DType ds : kAllDtypes) {
+      const std::string src = program(tensor("b", "R,V", db) + ", " + tensor("s", "R,K", ds),
+                                      "update(b, s, dim=\"V\", start=1, step=2)", db, 8);
+      if (db != ds) {
+        testing::expect_user_error(
+            [&] { trace_program(load_program_source(src, "builtin.py"), {}); }, ErrorKind::kType,
+            std::string("update(): src 's' is ") + dtype_name(ds) + " but base 'b' is " +
+                dtype_name(db));
+        continue;
+      }
+      expect_runs(std::string("update ") + dtype_name(db), src,
+                  {input(db, {2, 4}, 0), input(ds, {2, 2}, 1)}, db, 8, [&](int64_t i) {
+                    const int64_t r = i / 4, c = i % 4;
+                    return c == 1 || c == 3 ? value(ds, r * 2 + (c - 1) / 2, 1) : value(db, i, 0);
+                  });
+    }
+  }
+}
+
 TEST(BuiltinDtypes, ApplyMaskAndCastOfEveryDtypePair) {
   // apply_mask: x [2, 3] (offset 0) where mask [2, 3] (offset 1) is nonzero, else 0.
   // cast: x [2, 3] (offset 0) to every dtype: the same small integers (bool: nonzero -> 1).

@@ -1487,7 +1487,9 @@ NOTES = {
     "aten.upsample_bilinear2d.vec": "separable: per dim, two gathered source rows blended "
     "(align_corners either way)",
     "aten.repeat.default": "a broadcast view (a reader fetches the source once)",
-    "aten.slice_scatter.default": "step 1 only: the untouched slices and the source concatenated",
+    "aten.slice_scatter.default": "in place (`update`) where eager PyTorch assigns in place "
+    "(docs/pytorch.md, In-place updates); otherwise, step 1 only, the untouched slices and the "
+    "source concatenated",
     "aten.select_scatter.default": "as slice_scatter with one index",
     "aten.copy.default": "the source broadcast to the destination's shape and dtype",
     "aten.empty.memory_format": "zeros (the values are overwritten before use)",
@@ -1502,6 +1504,7 @@ NOTES = {
     "as batch norm without running statistics over a [1, N*C, ...] view",
 }
 BUILTINS = {
+    "update",
     "unfold",
     "permute_view",
     "reshape",

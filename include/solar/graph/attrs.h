@@ -30,7 +30,7 @@ struct AxisAttrs {
   NodeAttrs flat() const { return {static_cast<int64_t>(axis)}; }
 };
 
-// slice: elements start, start + step, ... of `axis`.
+// slice: elements start, start + step, ... of `axis` (update: the elements it writes).
 struct SliceAttrs {
   size_t axis = 0;
   int64_t start = 0, step = 1;

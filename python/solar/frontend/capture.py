@@ -361,7 +361,7 @@ def export_module(model, tensors: list, source: str, training: bool = False):
             warnings.simplefilter("ignore")
             exported = torch.export.export(model, args)
             if not training:
-                exported = exported.run_decompositions()
+                exported = exported.run_decompositions(_decompositions())
         if training:
             # The joint forward-backward graph AOTAutograd builds (core ATen): the loss and
             # the gradients of every parameter and floating input that needs one. It makes
@@ -539,6 +539,17 @@ def capture_problem(
         mode=mode,
         training=training,
     )
+
+
+def _decompositions():
+    """Core ATen's decompositions, but `select_scatter` (`x[:, p] = v`) stays: decomposed it
+    is a `where` over the whole of x, while eager PyTorch writes the selected elements in
+    place, and its rule lowers it to the in-place `update` (rules.py, _in_place)."""
+    import torch
+
+    table = torch.export.default_decompositions()
+    table.pop(torch.ops.aten.select_scatter.default, None)
+    return table
 
 
 def capture_module(

@@ -230,6 +230,19 @@ class Lowerer(Builder):
             for s in sig.output_specs
             if s.kind == OutputKind.BUFFER_MUTATION and hasattr(s.arg, "name")
         ]
+        # The placeholders whose memory the program updates (a buffer it assigns into, a
+        # user input it mutates): an in-place update of them is what eager PyTorch runs.
+        mutated_targets = {
+            s.target
+            for s in sig.output_specs
+            if s.kind in (OutputKind.BUFFER_MUTATION, OutputKind.USER_INPUT_MUTATION)
+        }
+        self.mutated = {
+            s.arg.name
+            for s in sig.input_specs
+            if s.target in mutated_targets or s.arg.name in mutated_targets
+        }
+        self.order = {n: i for i, n in enumerate(graph.nodes)}
         needed = set()
         self.needed = needed
         by_name = {n.name: n for n in graph.nodes}

@@ -1854,10 +1854,60 @@ def _copy(lw, dst, src, non_blocking=False):
     return lw.cast(lw.broadcast_to(src, dst.shape), dst.dtype)
 
 
+# Views in the ATen graph: an in-place update of one writes into the memory of the tensor it
+# views (_in_place follows them to that tensor).
+_VIEW_OPS = {
+    "aten.slice.Tensor",
+    "aten.select.int",
+    "aten.view.default",
+    "aten._unsafe_view.default",
+    "aten.alias.default",
+    "aten.unsqueeze.default",
+    "aten.squeeze.dim",
+    "aten.squeeze.dims",
+    "aten.permute.default",
+    "aten.transpose.int",
+    "aten.t.default",
+    "aten.expand.default",
+}
+
+
+def _in_place(lw) -> bool:
+    """Whether the scatter being lowered (slice_scatter, select_scatter: torch.export's
+    functional form of `x[:, p] = v`) can update its base in place, as eager PyTorch does:
+    no operator after it reads the old base or the tensor whose memory it views, and that
+    memory is an intermediate or a buffer or input the program updates (docs/pytorch.md,
+    "In-place updates")."""
+    node = getattr(lw, "node", None)
+    order = getattr(lw, "order", None)
+    if node is None or order is None or not node.args:
+        return False
+    at = order[node]
+    chain, cur = [], node.args[0]
+    while True:
+        chain.append(cur)
+        if cur.op != "call_function" or str(cur.target) not in _VIEW_OPS:
+            break
+        cur = cur.args[0]
+    if cur.op == "placeholder" and cur.name not in getattr(lw, "mutated", ()):
+        return False
+    if cur.op not in ("placeholder", "call_function"):
+        return False
+    return all(order[u] <= at for t in chain for u in t.users if u not in chain)
+
+
+def _update(lw, base: Value, src: Value, axis: int, start: int, step: int) -> Value:
+    """`update`: base with src over elements start, start + step, ... of axis, in place."""
+    var = lw.fresh()
+    src = lw.cast(src, base.dtype)
+    lw.emit(f"{var} = update({base.var}, {src.var}, dim={axis}, start={start}, step={step})")
+    return Value(var, tuple(base.shape), base.dtype)
+
+
 @rule("aten.slice_scatter.default")
 def _slice_scatter(lw, base, src, dim=0, start=None, end=None, step=1):
-    """base with base[start:end] along dim replaced by src: the untouched slices of base and
-    src concatenated."""
+    """base with base[start:end:step] along dim replaced by src: in place (`update`) where
+    eager PyTorch assigns in place, else the untouched slices of base and src concatenated."""
     base, src = tensor(lw, base), tensor(lw, src)
     axis = _axis(dim, len(base.shape))
     n = base.shape[axis]
@@ -1865,6 +1915,10 @@ def _slice_scatter(lw, base, src, dim=0, start=None, end=None, step=1):
     end = n if end is None else end
     start = max(0, min(n, start + n if start < 0 else start))
     end = max(start, min(n, end + n if end < 0 else end))
+    if tuple(src.shape) == tuple(base.shape):  # the whole of base: src is the result
+        return lw.cast(src, base.dtype)
+    if _in_place(lw):
+        return _update(lw, base, src, axis, start, step)
     if step != 1:
         lw.fail("slice_scatter with a step other than 1 is not supported yet")
     parts = [
@@ -1883,6 +1937,8 @@ def _select_scatter(lw, base, src, dim, index):
     index = index + n if index < 0 else index
     shape = list(base.shape)
     shape[axis] = 1
+    if _in_place(lw):
+        return _update(lw, base, lw.reshape(src, shape), axis, index, 1)
     parts = [
         _slice_view(lw, base, axis, 0, index),
         lw.cast(lw.reshape(src, shape), base.dtype),
