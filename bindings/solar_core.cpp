@@ -196,6 +196,8 @@ nb::dict node_attributes(const solar::Node& n) {
     case Builtin::kScatter:
     case Builtin::kScatterAdd:
       d["axis"] = solar::AxisAttrs::of(n).axis;
+      if (n.builtin == Builtin::kScatter || n.builtin == Builtin::kScatterAdd)
+        d["inplace"] = solar::AxisAttrs::of(n).inplace;
       break;
     case Builtin::kSlice:
     case Builtin::kUpdate: {

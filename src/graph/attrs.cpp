@@ -38,8 +38,8 @@ DimMapAttrs DimMapAttrs::of(const Node& node) {
 
 AxisAttrs AxisAttrs::of(const Node& node) {
   const auto& a = checked(
-      node, {Builtin::kConcat, Builtin::kStack, Builtin::kScatter, Builtin::kScatterAdd}, 1);
-  return {axis_of(node, a[0])};
+      node, {Builtin::kConcat, Builtin::kStack, Builtin::kScatter, Builtin::kScatterAdd}, 1, true);
+  return {axis_of(node, a[0]), a.size() > 1 && a[1] != 0};
 }
 
 SliceAttrs SliceAttrs::of(const Node& node) {

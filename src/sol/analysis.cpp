@@ -188,7 +188,7 @@ int64_t fused_bytes(const Graph& graph) {
   // old elements read).
   std::map<TensorId, int64_t> inplace;
   for (const Node& node : graph.nodes) {
-    if (node.builtin != Builtin::kUpdate || node.outputs.empty()) continue;
+    if (!writes_in_place(graph, node)) continue;
     const TensorId storage = graph.tensors.at(node.outputs[0]).storage;
     if (graph.tensors.at(storage).producer != kNoNode) continue;  // an intermediate's memory
     int64_t& w = inplace[storage];
@@ -294,7 +294,7 @@ std::pair<int64_t, int64_t> unit_bytes(const Graph& graph, const Unit& unit) {
     }
     for (TensorId t : node.outputs) {
       const TensorInfo& info = graph.tensors.at(t);
-      if (node.builtin == Builtin::kUpdate && !inside(graph.tensors.at(info.storage).producer)) {
+      if (writes_in_place(graph, node) && !inside(graph.tensors.at(info.storage).producer)) {
         int64_t& w = inplace[info.storage];  // in place, into memory outside the unit
         w = std::min(saturating_add(w, node.bytes_written), graph.tensors.at(info.storage).bytes());
         continue;

@@ -124,7 +124,9 @@ Region view_region(const Graph& g, TensorId t) {
     const TensorInfo& in = g.tensors[static_cast<size_t>(p.inputs[0])];
     switch (p.builtin) {
       case Builtin::kUpdate:
-        break;  // base's elements, some of them written in place
+      case Builtin::kScatter:
+      case Builtin::kScatterAdd:
+        break;  // base's elements, some of them written in place (an in-place scatter)
       case Builtin::kReshape:
         if (v.shape == in.shape) break;
         if (whole) {
@@ -307,6 +309,13 @@ int64_t frame_bytes(const TensorInfo& s, const std::vector<Region>& regions,
 }
 
 }  // namespace
+
+bool writes_in_place(const Graph& graph, const Node& node) {
+  if (node.kind != NodeKind::kDataMovement || node.outputs.empty() || node.bytes_written <= 0)
+    return false;
+  const TensorId out = node.outputs.front();
+  return graph.tensors[static_cast<size_t>(out)].storage != out;
+}
 
 int64_t storage_union_bytes(const Graph& graph, TensorId storage,
                             std::vector<StorageAccess>& accesses) {

@@ -618,11 +618,13 @@ class BuiltinCall {
     const TensorId base = tensor(0, "base");
     const TensorId index = tensor(1, "index");
     const TensorId src = tensor(2, "src");
-    no_extra_keywords({"base", "index", "src", "dim"}, false);
+    no_extra_keywords({"base", "index", "src", "dim", "inplace"}, false);
     const TensorInfo& bt = ctx_.tensor(base);
     const TensorInfo& it = ctx_.tensor(index);
     const TensorInfo& st = ctx_.tensor(src);
     const size_t a = axis(bt, 3);
+    const int64_t inplace = integer(4, "inplace", 0, false);
+    if (inplace != 0 && inplace != 1) fail("inplace must be 0 or 1");
     integer_index(it);
     if (add && bt.dtype == DType::kBool) {
       ctx_.fail(ErrorKind::kType, loc_,
@@ -645,13 +647,22 @@ class BuiltinCall {
     // scatter reads the base elements no index overwrites (at least base minus index
     // elements: duplicates overwrite fewer); scatter_add reads every base element (each is
     // copied or added to) and adds each src element once.
-    const int64_t kept = add ? bt.elements() : std::max<int64_t>(0, bt.elements() - it.elements());
+    // In place (`inplace=1`: into base's memory, as index_put_ / index_copy_ run in eager
+    // PyTorch): scatter reads nothing of base, scatter_add the elements it adds to (at most
+    // one per index element), and each writes one element per index element.
+    const int64_t kept =
+        inplace ? (add ? std::min(it.elements(), bt.elements()) : 0)
+                : (add ? bt.elements() : std::max<int64_t>(0, bt.elements() - it.elements()));
     const int64_t base_read =
         std::min(checked_dtype_bytes(bt.dtype, kept).value_or(kMaxCount), ctx_.read_bytes(base));
     if (add) flops_.add = it.elements();
-    attrs_ = AxisAttrs{a}.flat();
+    attrs_ = AxisAttrs{a, inplace != 0}.flat();
+    if (inplace) {
+      inplace_written_ =
+          std::min(checked_dtype_bytes(bt.dtype, it.elements()).value_or(kMaxCount), bt.bytes());
+    }
     return finish({base, index, src}, {base_read, ctx_.read_bytes(index), ctx_.read_bytes(src)},
-                  {{bt.dims, bt.shape}}, bt.dtype, view());
+                  {{bt.dims, bt.shape}}, bt.dtype, inplace != 0 || view());
   }
 
   // base with src written over elements start, start + step, ... of `dim` (torch's

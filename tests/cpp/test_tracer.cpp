@@ -356,6 +356,43 @@ def model(x: Tensor("T,E"), i: Tensor("T,K", dtype="int32"), s: Tensor("T,K")):
   EXPECT_EQ(AxisAttrs::of(n).axis, 1u);
 }
 
+TEST(Tracer, InPlaceScattersWriteOnlyWhatTheyIndex) {
+  // As above, with inplace=1 (index_put_ / index_copy_ in eager PyTorch): the result shares
+  // x's memory. scatter reads the index (32 B) and src (32 B), nothing of x, and writes one
+  // element per index element (8 fp32 = 32 B); scatter_add also reads the 8 elements it
+  // adds to (32 B) and adds 8.
+  for (const char* op : {"scatter", "scatter_add"}) {
+    const std::string src = std::string(R"(
+DIMS = {"T": 4, "E": 8, "K": 2}
+def model(x: Tensor("T,E"), i: Tensor("T,K", dtype="int32"), s: Tensor("T,K")):
+    return )") + op + R"((x, i, s, dim="E", inplace=1)
+)";
+    const Graph g = trace_program(load_program_source(src, "t.py"), {});
+    ASSERT_EQ(g.nodes.size(), 1u);
+    const Node& n = g.nodes[0];
+    const bool add = std::string(op) == "scatter_add";
+    EXPECT_EQ(n.input_bytes, (Shape{add ? 32 : 0, 32, 32})) << op;
+    EXPECT_EQ(n.bytes_written, 32) << op;
+    EXPECT_EQ(n.flops.add, add ? 8 : 0) << op;
+    EXPECT_TRUE(AxisAttrs::of(n).inplace) << op;
+    EXPECT_EQ(g.tensors[static_cast<size_t>(n.outputs[0])].storage, n.inputs[0]) << op;
+    // Fused: the index and src (64 B) and the 32 B written into x; x's reads (32 B for
+    // scatter_add) less the 32 B written: 0. 96 B.
+    EXPECT_EQ(fused_bytes(g), 96) << op;
+  }
+  testing::expect_user_error(
+      [&] {
+        trace_program(load_program_source(R"(
+DIMS = {"T": 4, "E": 8, "K": 2}
+def model(x: Tensor("T,E"), i: Tensor("T,K", dtype="int32"), s: Tensor("T,K")):
+    return scatter(x, i, s, dim="E", inplace=2)
+)",
+                                          "t.py"),
+                      {});
+      },
+      ErrorKind::kShape, "inplace must be 0 or 1");
+}
+
 TEST(Tracer, BuiltinsStoreTypedAttributesAndTheirViewsMoveNoBytes) {
   // x [T=4, E=8]: each builtin's attributes as the program states them, dims by position.
   const char* src = R"(

@@ -52,6 +52,39 @@ def test_a_kv_cache_assignment_writes_only_the_new_position():
         assert "update(b_cache" in r.ir_text
 
 
+class IndexCopyCache(nn.Module):
+    """transformers' StaticCache writes new keys with index_copy_."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("cache", torch.zeros(8, 4096, 128))
+
+    def forward(self, q, k, pos):
+        self.cache.index_copy_(1, pos, k)
+        return torch.softmax(q @ self.cache.transpose(1, 2), dim=-1)
+
+
+class IndexPutCache(SliceCache):
+    def forward(self, q, k, pos):
+        self.cache[:, pos] = k
+        return torch.softmax(q @ self.cache.transpose(1, 2), dim=-1)
+
+
+def test_a_kv_cache_written_at_a_tensor_position_writes_only_that_position():
+    # As above, with the position a tensor (int64 [1]: 8 B, read once through the broadcast
+    # index): an in-place scatter. Fused and unfused 8 B more than the slice assignment.
+    for model in (IndexCopyCache(), IndexPutCache()):
+        r = solar.analyze(
+            model,
+            [torch.randn(8, 1, 128), torch.randn(8, 1, 128), torch.tensor([100])],
+            arch="H100_PCIe",
+        )
+        assert r.validation.status == "full", r.validation.detail
+        assert r.fused.bytes == CACHE - ROW + 3 * ROW + 131_072 + 8
+        assert r.unfused.bytes == 2 * ROW + ROW + CACHE + 131_072 + 2 * 131_072 + 8
+        assert "inplace=1" in r.ir_text
+
+
 class ZeroColumns(nn.Module):
     def forward(self, x):
         x[:, :10] = 0

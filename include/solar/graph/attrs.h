@@ -23,11 +23,16 @@ struct DimMapAttrs {
   NodeAttrs flat() const { return {from.begin(), from.end()}; }
 };
 
-// concat, stack, scatter, scatter_add: the axis they join, stack or write along.
+// concat, stack, scatter, scatter_add: the axis they join, stack or write along; scatter and
+// scatter_add also whether they write in place (`inplace=1`: into base's memory).
 struct AxisAttrs {
   size_t axis = 0;
+  bool inplace = false;
   static AxisAttrs of(const Node& node);
-  NodeAttrs flat() const { return {static_cast<int64_t>(axis)}; }
+  NodeAttrs flat() const {
+    if (inplace) return {static_cast<int64_t>(axis), 1};
+    return {static_cast<int64_t>(axis)};
+  }
 };
 
 // slice: elements start, start + step, ... of `axis` (update: the elements it writes).

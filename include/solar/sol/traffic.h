@@ -66,4 +66,9 @@ struct StorageAccess {
 int64_t storage_union_bytes(const Graph& graph, TensorId storage,
                             std::vector<StorageAccess>& accesses);
 
+// Whether data-movement node `node` writes into the memory of its first input (`update`, an
+// in-place `scatter` or `scatter_add`): its output shares that memory and it writes
+// node.bytes_written there (docs/sol-modes.md, "In-place updates").
+bool writes_in_place(const Graph& graph, const Node& node);
+
 }  // namespace solar

@@ -1300,8 +1300,9 @@ def _index_add(lw, x, dim, index, source, alpha=1):
     return _scatter_into(lw, "scatter_add", x, axis, index, source)
 
 
-def _scatter_into(lw, builtin, x, dim, index, src):
-    """`builtin`(x, index, src) along dim: scatter or scatter_add."""
+def _scatter_into(lw, builtin, x, dim, index, src, inplace=False):
+    """`builtin`(x, index, src) along dim: scatter or scatter_add (`inplace`: into x's
+    memory, where eager PyTorch writes in place: docs/pytorch.md, In-place updates)."""
     x, index = tensor(lw, x), tensor(lw, index)
     axis = _axis(dim, len(x.shape))
     if len(index.shape) != len(x.shape) or any(
@@ -1323,7 +1324,8 @@ def _scatter_into(lw, builtin, x, dim, index, src):
     else:
         src = _const_typed(lw, src, index.shape, x.dtype)
     var = lw.fresh()
-    lw.emit(f"{var} = {builtin}({x.var}, {index.var}, {src.var}, dim={axis})")
+    flag = ", inplace=1" if inplace else ""
+    lw.emit(f"{var} = {builtin}({x.var}, {index.var}, {src.var}, dim={axis}{flag})")
     return Value(var, x.shape, x.dtype)
 
 
@@ -1819,7 +1821,8 @@ def _index_put(lw, x, indices, values, accumulate=False):
     (`where`). x[..., i] = v (or += v, accumulate=True) with one integer index i of one dim
     (x[i], x[:, i], ...): slices of x along that dim overwritten (`scatter`) or added to
     (`scatter_add`: every slice of v, duplicate indices included), i flattened and v
-    broadcast to the indexed shape. Several index tensors are not expressible."""
+    broadcast to the indexed shape; in place (`inplace=1`) where eager PyTorch writes in
+    place (_in_place). Several index tensors are not expressible."""
     x, values = tensor(lw, x), tensor(lw, values)
     idx = [i for i in indices if i is not None]
     axis = len(indices) - 1
@@ -1832,7 +1835,7 @@ def _index_put(lw, x, indices, values, accumulate=False):
         shape = (1,) * axis + (index.numel,) + (1,) * len(after)
         index = lw.broadcast_to(lw.reshape(index, shape), values.shape)
         builtin = "scatter_add" if accumulate else "scatter"
-        return _scatter_into(lw, builtin, x, axis, index, values)
+        return _scatter_into(lw, builtin, x, axis, index, values, _in_place(lw))
     mask = tensor(lw, idx[0]) if len(idx) == 1 and len(indices) == 1 else None
     if mask is None or mask.dtype != "bool" or values.numel != 1:
         lw.fail(
