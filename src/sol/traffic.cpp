@@ -310,6 +310,33 @@ int64_t frame_bytes(const TensorInfo& s, const std::vector<Region>& regions,
 
 }  // namespace
 
+bool inputs_share_memory(const Graph& graph, const Node& node) {
+  const auto& in = node.inputs;
+  for (size_t i = 0; i < in.size(); ++i)
+    for (size_t j = i + 1; j < in.size(); ++j)
+      if (graph.tensors[static_cast<size_t>(in[i])].storage ==
+          graph.tensors[static_cast<size_t>(in[j])].storage)
+        return true;
+  return false;
+}
+
+std::vector<int64_t> union_read_bytes(const Graph& graph, const Node& node) {
+  std::vector<int64_t> out;
+  std::vector<TensorId> done;
+  std::vector<StorageAccess> accesses;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const TensorId s = graph.tensors[static_cast<size_t>(node.inputs[i])].storage;
+    if (std::find(done.begin(), done.end(), s) != done.end()) continue;
+    done.push_back(s);
+    accesses.clear();
+    for (size_t j = i; j < node.inputs.size(); ++j)
+      if (graph.tensors[static_cast<size_t>(node.inputs[j])].storage == s)
+        accesses.push_back({node.inputs[j], node.input_bytes[j]});
+    out.push_back(storage_union_bytes(graph, s, accesses));
+  }
+  return out;
+}
+
 bool writes_in_place(const Graph& graph, const Node& node) {
   if (node.kind != NodeKind::kDataMovement || node.outputs.empty() || node.bytes_written <= 0)
     return false;

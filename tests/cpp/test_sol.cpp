@@ -513,6 +513,13 @@ def neg(X: Tensor("A,B")) -> Tensor("A,B"):
             Y[a, b] = 0.0 - X[a, b]
     return Y
 @kernel
+def sub(X: Tensor("A,B"), Z: Tensor("A,B")) -> Tensor("A,B"):
+    Y = Tensor(A=X.shape[0], B=X.shape[1])
+    for a in Dim("A", parallel=True):
+        for b in Dim("B", parallel=True):
+            Y[a, b] = X[a, b] - Z[a, b]
+    return Y
+@kernel
 def neg1(X: Tensor("B")) -> Tensor("B"):
     Y = Tensor(B=X.shape[0])
     for b in Dim("B", parallel=True):
@@ -600,6 +607,20 @@ TEST(SolFusedBytes, AScalarReadThroughTwoViewsIsReadOnce) {
 )",
                                 "", R"({"M": 1})");
   EXPECT_EQ(fused_bytes(g), 52);
+}
+
+TEST(SolUnfusedBytes, ANodeReadsTwoOverlappingViewsOfOneTensorOnce) {
+  // x[:, 1:] - x[:, :-1] (torch.diff): one node reads two views of x that share 1,022 of
+  // their 1,023 columns; alone it fetches x once, 64 x 1,024 x 4 = 262,144 B (the sum said
+  // 2 x 261,888 = 523,776, above eager's traffic), and writes 64 x 1,023 x 4 = 261,888 B.
+  const Graph g = views_program(R"(
+    return sub(slice(x, dim=1, start=1, stop=1024), slice(x, dim=1, start=0, stop=1023))
+)");
+  const Node& n = g.nodes.back();
+  EXPECT_EQ(n.op, "sub");
+  EXPECT_EQ(n.bytes_read, 262144);
+  EXPECT_EQ(n.bytes_written, 261888);
+  EXPECT_EQ(fused_bytes(g), 262144 + 261888);
 }
 
 TEST(SolUnfusedBytes, AUnitReadsASliceItsNodesShareOnce) {

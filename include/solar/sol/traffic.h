@@ -23,16 +23,30 @@ int64_t view_read_bytes(const Graph& graph, TensorId t);
 // at the tensor's bytes per element and density, capped at view_read_bytes.
 int64_t kernel_read_bytes(const Graph& graph, const Node& node, int slot, TensorId t);
 
-// Sets node.bytes_read (the sum of node.input_bytes) and node.bytes_written (each of
+// Whether two of node's inputs are (views of) one tensor's memory.
+bool inputs_share_memory(const Graph& graph, const Node& node);
+
+// What node reads of each memory its inputs view, each element once (storage_union_bytes),
+// one entry per distinct memory.
+std::vector<int64_t> union_read_bytes(const Graph& graph, const Node& node);
+
+// Sets node.bytes_read (the sum of node.input_bytes and node.bytes_written (each of
 // node.outputs once when `writes_outputs`, else 0: a view). A sum that does not fit in int64
 // throws the UserError overflow(quantity) returns ("bytes read", "bytes written",
 // "bytes (read + written)").
+// Inputs that share memory (two views of one tensor, `x[:, 1:] - x[:, :-1]`) count each
+// element once (storage_union_bytes).
 template <typename MakeError>
 void set_unfused_traffic(const Graph& graph, Node& node, bool writes_outputs,
                          MakeError&& overflow) {
   node.bytes_read = 0;
-  for (int64_t b : node.input_bytes)
-    node.bytes_read = count_add(node.bytes_read, b, [&] { return overflow("bytes read"); });
+  if (inputs_share_memory(graph, node)) {
+    for (int64_t b : union_read_bytes(graph, node))
+      node.bytes_read = count_add(node.bytes_read, b, [&] { return overflow("bytes read"); });
+  } else {
+    for (int64_t b : node.input_bytes)
+      node.bytes_read = count_add(node.bytes_read, b, [&] { return overflow("bytes read"); });
+  }
   node.bytes_written = 0;
   if (writes_outputs) {
     for (TensorId t : node.outputs) {
