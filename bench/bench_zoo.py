@@ -72,6 +72,7 @@ if sys.argv[1] in hf_zoo.MOE:
     over["experts_implementation"] = "eager"
 ref, ref_in = hf_zoo.build(sys.argv[1], **over)
 ref.eval()
+ref.requires_grad_(False)  # see tests/python/test_model_zoo.py, flop_counter_macs
 with torch.no_grad(), FlopCounterMode(display=False) as c:
     ref(**ref_in)
 print(json.dumps({"model": sys.argv[1], "seconds": seconds, "peak_mb": peak,
@@ -139,6 +140,7 @@ if name in hf_zoo.MOE:
     over["experts_implementation"] = "batched_mm"
 try:
     ref, _ = build(**over)
+    ref.requires_grad_(False)  # see tests/python/test_model_zoo.py, flop_counter_macs
     with torch.no_grad(), FlopCounterMode(display=False) as c:
         ref(**inputs)
     counted = c.get_total_flops() // 2

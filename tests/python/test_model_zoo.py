@@ -36,6 +36,11 @@ def flop_counter_macs(name: str) -> int:
         overrides["experts_implementation"] = "eager"
     model, inputs = hf_zoo.build(name, **overrides)
     model.eval()
+    # Parameters that need no gradient: FlopCounterMode's module tracker registers gradient
+    # hooks on module inputs that require one, and a view of a parameter made under no_grad
+    # (transformers >= 5.25's Mamba passes conv1d.weight.squeeze(1) to a hub-kernel layer)
+    # requires one but has no gradient function: "Expected gradient function to be set".
+    model.requires_grad_(False)
     with torch.no_grad(), FlopCounterMode(display=False) as counter:
         model(**inputs)
     return counter.get_total_flops() // 2
