@@ -148,7 +148,7 @@ int64_t fused_bytes(const Graph& graph) {
   // read twice is fetched once with unlimited on-chip capacity), capped at its size.
   // Dense by tensor id (a model has thousands of weights): summed in id order below, as an
   // ordered map would, without a tree node per tensor. Most storages are read through one
-  // tensor (first_view); the reads of the others gather in `more`.
+  // tensor (`first`); the reads of the others gather in `more`.
   const size_t n = graph.tensors.size();
   std::vector<StorageAccess> first(n);  // tensor -1: not read
   std::vector<std::pair<TensorId, StorageAccess>> more;
@@ -181,11 +181,11 @@ int64_t fused_bytes(const Graph& graph) {
           "fused bytes (the sum overflows at tensor '" + graph.tensors.at(tensor).name + "')");
     });
   };
-  // In-place updates of an input or weight (`update`: a KV cache's new entries) write their
-  // elements into its memory: the caller sees them, so they cross DRAM. The elements they
-  // write need not be read from DRAM by a later reader of the result (they are on chip), so
-  // the storage's reads count at most its reads less what was written (a lower bound of the
-  // old elements read).
+  // In-place updates of an input or weight (writes_in_place: `update`, an in-place scatter; a
+  // KV cache's new entries) write their elements into its memory: the caller sees them, so
+  // they cross DRAM. The elements they write need not be read from DRAM by a later reader of
+  // the result (they are on chip), so the storage's reads count at most its reads less what
+  // was written (a lower bound of the old elements read).
   std::map<TensorId, int64_t> inplace;
   for (const Node& node : graph.nodes) {
     if (!writes_in_place(graph, node)) continue;
@@ -282,8 +282,8 @@ std::pair<int64_t, int64_t> unit_bytes(const Graph& graph, const Unit& unit) {
   // Writes: every tensor the unit produces (memory of its own) that a later node reads or the
   // graph returns, through its views, capped at the storage's size.
   std::map<TensorId, std::vector<StorageAccess>> written;
-  // In-place updates (`update`) of memory outside the unit: written, and not read back from
-  // DRAM by the unit's later readers (as in fused_bytes).
+  // In-place updates (`update`, an in-place scatter) of memory outside the unit: written, and
+  // not read back from DRAM by the unit's later readers (as in fused_bytes).
   std::map<TensorId, int64_t> inplace;
   for (NodeId id : unit.nodes) {
     const Node& node = graph.nodes.at(static_cast<size_t>(id));
