@@ -699,6 +699,8 @@ TEST(SolFusedBytes, UpdateErrorsNameTheMismatch) {
   testing::expect_user_error([&] { kv_program("64"); }, ErrorKind::kShape,
                              "update(): src's 1 elements along dim 'S' from 64 in steps of 1 do "
                              "not fit in base's 64");
+  testing::expect_user_error([&] { kv_program("3, step=0"); }, ErrorKind::kShape,
+                             "update(): step must be at least 1");
   testing::expect_user_error([&] { kv_program("0", "    bad = update(cache, q, dim=\"S\")"); },
                              ErrorKind::kShape,
                              "src (B=8, D=16) must have base's shape (B=8, S=64, D=16) except "
