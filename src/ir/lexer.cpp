@@ -1,6 +1,7 @@
 #include "lexer.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdio>
 #include <deque>
@@ -39,6 +40,29 @@ constexpr std::string_view kOps[] = {
     "%=",  "(",   ")",  "[",  "]",  "{",  "}",  ",",  ":",  ".",  ";",  "@",  "=",
     "+",   "-",   "*",  "/",  "%",  "<",  ">",  "~",  "&",  "|",  "^",
 };
+
+// The operators that start with each ASCII character, as indices into kOps in its order
+// (longest first), so that lex_op tries at most four instead of scanning all 39.
+constexpr uint8_t kNone = 0xFF;
+constexpr size_t kMaxOpsPerFirst = 4;
+using OpCandidates = std::array<uint8_t, kMaxOpsPerFirst>;
+constexpr OpCandidates kNoOps = {kNone, kNone, kNone, kNone};
+constexpr std::array<OpCandidates, 128> kOpsByFirst = [] {
+  std::array<OpCandidates, 128> table{};
+  for (auto& c : table) c = kNoOps;
+  for (size_t i = 0; i < std::size(kOps); ++i) {
+    OpCandidates& c = table[static_cast<unsigned char>(kOps[i][0])];
+    size_t k = 0;
+    while (c[k] != kNone) ++k;  // a fifth operator with one first character fails to compile
+    c[k] = static_cast<uint8_t>(i);
+  }
+  return table;
+}();
+
+// [A-Za-z0-9_] in the C locale, without isalnum's locale lookup.
+constexpr bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
 
 class LexerImpl {
  public:
@@ -103,6 +127,7 @@ class LexerImpl {
     }
     if (c == ' ' || c == '\r' || c == '\f') {
       advance();
+      while (pos_ < src_.size() && src_[pos_] == ' ') advance();
       return;
     }
     if (c == '\t') {
@@ -202,11 +227,12 @@ class LexerImpl {
 
   void lex_name() {
     Loc loc = here();
-    size_t start = pos_;
-    while (pos_ < src_.size() &&
-           (std::isalnum(static_cast<unsigned char>(src_[pos_])) || src_[pos_] == '_'))
-      advance();
-    push(Tok::kName, src_.substr(start, pos_ - start), loc);
+    const size_t start = pos_;
+    size_t end = pos_;
+    while (end < src_.size() && is_name_char(src_[end])) ++end;  // holds no newline
+    col_ += static_cast<uint32_t>(end - start);
+    pos_ = end;
+    push(Tok::kName, src_.substr(start, end - start), loc);
   }
 
   void lex_number() {
@@ -305,9 +331,10 @@ class LexerImpl {
 
   void lex_op() {
     Loc loc = here();
-    const char first = src_[pos_];
-    for (std::string_view op : kOps) {
-      if (op[0] != first) continue;
+    const auto first = static_cast<unsigned char>(src_[pos_]);
+    for (const uint8_t i : first < 128 ? kOpsByFirst[first] : kNoOps) {
+      if (i == kNone) break;
+      const std::string_view op = kOps[i];
       if (src_.substr(pos_, op.size()) == op) {
         pos_ += op.size();  // operators hold no newline
         col_ += static_cast<uint32_t>(op.size());

@@ -50,34 +50,46 @@ class Parser {
   // --- token helpers -------------------------------------------------------------------
   // Tokens come from the lexer on demand into a short window; consumed tokens are dropped
   // in batches, so a reference to a token stays valid for the next kKeep consumptions.
+  // `cur_` caches the current token: every precedence level of an expression asks for it
+  // (a few dozen asks per token), and a deque index costs a division's worth of arithmetic.
+  // A deque's push_back and pop_front leave references to the other elements valid, so the
+  // pointer stays good until next() moves past it.
   static constexpr size_t kKeep = 16;
-  const Token& peek(size_t k = 0) {
+  [[gnu::always_inline]] const Token& peek() {
+    if (cur_ == nullptr) [[unlikely]] {
+      while (window_.size() <= pos_) lexer_.fill(&window_);
+      cur_ = &window_[pos_];
+    }
+    return *cur_;
+  }
+  const Token& peek(size_t k) {
     if (pos_ + k >= window_.size()) [[unlikely]] {
       while (window_.size() <= pos_ + k) lexer_.fill(&window_);
     }
     return window_[pos_ + k];
   }
   // Token tests run several times per token: compare length and first byte before the text.
-  static bool same(std::string_view a, std::string_view b) {
+  [[gnu::always_inline]] static bool same(std::string_view a, std::string_view b) {
     return a.size() == b.size() && a[0] == b[0] && (a.size() == 1 || a == b);
   }
-  bool at(Tok kind) { return peek().kind == kind; }
-  bool at_op(std::string_view op) {
+  [[gnu::always_inline]] bool at(Tok kind) { return peek().kind == kind; }
+  [[gnu::always_inline]] bool at_op(std::string_view op) {
     const Token& t = peek();
     return t.kind == Tok::kOp && same(t.text, op);
   }
-  bool at_kw(std::string_view kw) {
+  [[gnu::always_inline]] bool at_kw(std::string_view kw) {
     const Token& t = peek();
     return t.kind == Tok::kName && same(t.text, kw);
   }
   const Token& next() {
-    peek();
-    if (window_[pos_].kind == Tok::kEof) return window_[pos_];
-    const Token& t = window_[pos_++];
+    const Token& t = peek();
+    if (t.kind == Tok::kEof) return t;
+    ++pos_;
     if (pos_ >= 2 * kKeep) {
       for (size_t i = 0; i < kKeep; ++i) window_.pop_front();
       pos_ -= kKeep;
     }
+    cur_ = pos_ < window_.size() ? &window_[pos_] : nullptr;
     return t;
   }
   bool accept(Tok kind) {
@@ -805,6 +817,7 @@ class Parser {
       std::make_shared<std::pmr::monotonic_buffer_resource>(size_t{1} << 16);
   detail::Lexer lexer_;
   std::deque<Token> window_;
+  const Token* cur_ = nullptr;  // &window_[pos_] once lexed (see peek())
   const std::string& file_;
   size_t pos_ = 0;
   int depth_ = 0;
