@@ -8,8 +8,8 @@ optional `custom_inputs_entrypoint`: a function of that source called as
 (one line of `workload.jsonl`) gives the `var` axes' values and how each input is made:
 `random`, `zeros`, `scalar` (with its `value`), `custom`, `safetensors` (a `path` and a
 `tensor_key`) or `generated` (a `generator`: `normal` with `mean`/`std`, `uniform` with
-`low`/`high`, `integer` with `low`/`high` where `high` may name an axis, `simplex` along an
-`axis` at a `temperature`, or `constant` with a `value`).
+`low`/`high`, `integer` with `low`/`high`, `simplex` along an `axis` at a `temperature`, or
+`constant` with a `value`; a parameter written as a string is an axis expression).
 
 Each (definition, workload) becomes a PyTorch problem file (`problem_text`):
 
@@ -234,7 +234,7 @@ def resolve_axes(d: Definition, given: dict) -> dict:
     return values
 
 
-def _expression(d: Definition, name: str, text: str, values: dict) -> int:
+def _expression(d: Definition, name: str, text: str, values: dict, what: str = "expr axis") -> int:
     """An expr axis: integer arithmetic over other axes (+ - * // % and parentheses)."""
     import ast
     import operator
@@ -260,7 +260,7 @@ def _expression(d: Definition, name: str, text: str, values: dict) -> int:
     try:
         return int(ev(ast.parse(text, mode="eval").body))
     except (SyntaxError, ValueError, ZeroDivisionError) as e:
-        _fail(d.path, f"expr axis '{name}' = {text!r} cannot be computed: {e}")
+        _fail(d.path, f"{what} '{name}' = {text!r} cannot be computed: {e}")
 
 
 def _shape(spec: dict) -> str:
@@ -324,7 +324,7 @@ def problem_text(d: Definition, w: Workload, axes: dict) -> str:
                 f"    out.append(load_file({file!r})[{how['tensor_key']!r}])"
             )
         elif kind == "generated":
-            lines.append(f"    out.append({_generated(how['generator'], spec, dtype, axes)})")
+            lines.append(f"    out.append({_generated(d, name, how['generator'], dtype, axes)})")
         elif spec["dtype"] in ("bool",):
             lines.append(f"    out.append(torch.randint(0, 2, {_shape(spec)}).bool())")
         elif spec["dtype"].startswith(("int", "uint")):
@@ -338,13 +338,18 @@ def problem_text(d: Definition, w: Workload, axes: dict) -> str:
     return "\n".join(lines)
 
 
-def _generated(gen: dict, spec: dict, dtype: str, axes: dict) -> str:
-    """The expression that draws a `generated` input (its generator checked on loading)."""
-    shape = _shape(spec)
+def _generated(d: Definition, name: str, gen: dict, dtype: str, axes: dict) -> str:
+    """The expression that draws a `generated` input (its generator checked on loading).
+    A parameter written as a string is an axis expression (`"high": "P * BS"`)."""
+    shape = _shape(d.inputs[name])
 
     def number(key, default):
         value = gen.get(key, default)
-        return axes[value] if isinstance(value, str) and value in axes else value
+        if isinstance(value, str):
+            return _expression(d, f"{name}.{key}", value, axes, what="generator parameter")
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            _fail(d.path, f"input '{name}': generator parameter {key} = {value!r}")
+        return value
 
     kind = gen["type"]
     if kind == "normal":
