@@ -10,6 +10,7 @@
 #include "solar/sol/cache_aware.h"
 #include "solar/sol/io_bound.h"
 #include "solar/sol/traffic.h"
+#include "solar/sol/value_dtypes.h"
 
 namespace solar {
 namespace {
@@ -343,19 +344,47 @@ int64_t unfused_bytes(const Graph& graph) {
 
 namespace {
 
+// The peak a node's MACs run at: the fastest the platform has among the dtypes that multiply
+// its operands' values exactly (mac_dtype_candidates: its own matrix dtype first, whose rate
+// must exist), with the math mode's name and the dtype it stands for.
+struct MacRate {
+  double peak = 0.0;
+  std::string mode;
+  DType dtype = DType::kFp32;
+};
+MacRate mac_rate(const Node& node, const std::vector<DType>& values, const ArchSpec& arch,
+                 const AnalysisOptions& options) {
+  const AnalysisOptions opts = node_options(node, arch, options);
+  const std::vector<DType> candidates = mac_dtype_candidates(node, values);
+  MacRate best;
+  try {
+    best.peak = matrix_peak(arch, candidates.front(), opts, &best.mode);
+    best.dtype = candidates.front();
+  } catch (const UserError& e) {
+    const Diagnostic& d = e.diagnostics().front();
+    throw UserError(d.kind, d.file, d.loc, d.message + ", needed by node '" + node.name + "'",
+                    d.hint);
+  }
+  for (size_t i = 1; i < candidates.size(); ++i) {
+    // A narrower dtype the platform has no matrix rate for (fp8 before Hopper) is no option.
+    const std::string key = math_mode_key(candidates[i]);
+    if (candidates[i] != DType::kFp32 && !arch.matrix_flops_per_second.count(key)) continue;
+    std::string mode;
+    const double peak = matrix_peak(arch, candidates[i], opts, &mode);
+    if (peak > best.peak) best = {peak, mode, candidates[i]};
+  }
+  return best;
+}
+
 // One node alone: all its traffic crosses DRAM; its MACs at their math mode's peak.
-NodeSol analyze_node(const Node& node, const ArchSpec& arch, const AnalysisOptions& options) {
+NodeSol analyze_node(const Node& node, const std::vector<DType>& values, const ArchSpec& arch,
+                     const AnalysisOptions& options) {
   NodeSol sol;
   sol.node = node.id;
   if (node.macs > 0) {  // no MACs: no rate is looked up, so no matrix rate is needed
-    try {
-      sol.matrix_flops_per_second =
-          matrix_peak(arch, node.matrix_dtype, node_options(node, arch, options), &sol.math_mode);
-    } catch (const UserError& e) {
-      const Diagnostic& d = e.diagnostics().front();
-      throw UserError(d.kind, d.file, d.loc, d.message + ", needed by node '" + node.name + "'",
-                      d.hint);
-    }
+    const MacRate rate = mac_rate(node, values, arch, options);
+    sol.matrix_flops_per_second = rate.peak;
+    sol.math_mode = rate.mode;
     sol.matrix_seconds = static_cast<double>(node.matrix_flops()) / sol.matrix_flops_per_second;
   }
   sol.vector_seconds = static_cast<double>(node.vector_flops()) / vector_peak(arch, DType::kFp32);
@@ -367,15 +396,22 @@ NodeSol analyze_node(const Node& node, const ArchSpec& arch, const AnalysisOptio
 }
 
 // The math modes of the graph's MACs, grouped by (mode, reason), most MACs first.
-std::vector<MathModeGroup> math_mode_groups(const Graph& graph, const ArchSpec& arch,
-                                            const AnalysisOptions& options) {
+std::vector<MathModeGroup> math_mode_groups(const Graph& graph, const std::vector<DType>& values,
+                                            const ArchSpec& arch, const AnalysisOptions& options) {
   std::vector<MathModeGroup> groups;  // first-seen order, then sorted
   for (const Node& node : graph.nodes) {
     if (node.macs <= 0) continue;
     MathModeGroup g;
-    g.matrix_flops_per_second =
-        matrix_peak(arch, node.matrix_dtype, node_options(node, arch, options), &g.mode);
-    if (node.matrix_dtype == DType::kFp32) {
+    const MacRate rate = mac_rate(node, values, arch, options);
+    g.matrix_flops_per_second = rate.peak;
+    g.mode = rate.mode;
+    if (rate.dtype != node.matrix_dtype) {
+      g.reason = std::string(dtype_name(node.matrix_dtype)) + " operands holding ";
+      const std::vector<DType> held = mac_operand_values(node, values);
+      for (size_t i = 0; i < held.size(); ++i)
+        g.reason += std::string(i == 0 ? "" : " and ") + dtype_name(held[i]);
+      g.reason += " values";
+    } else if (node.matrix_dtype == DType::kFp32) {
       g.reason = fp32_reason(node, options);
       g.vector_units = !arch.matrix_flops_per_second.count(g.mode);
     }
@@ -467,8 +503,9 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
   GraphSol& fused = out.fused;
   unfused.mode = "unfused";
   fused.mode = "fused";
+  const std::vector<DType> values = value_dtypes(graph);
   for (const Node& node : graph.nodes) {
-    NodeSol sol = analyze_node(node, arch, options);
+    NodeSol sol = analyze_node(node, values, arch, options);
     auto sum = [&](int64_t into, int64_t term, const char* quantity) {
       return count_add(into, term, [&] { return total_overflow(graph, node, quantity); });
     };
@@ -566,7 +603,7 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
   }
 
   out.fp32_math = fp32_mode(arch, options);
-  out.math_modes = math_mode_groups(graph, arch, options);
+  out.math_modes = math_mode_groups(graph, values, arch, options);
   out.math_mode = math_mode_text(out.math_modes, arch, options, &out.matrix_flops_per_second);
   out.ridge_matrix = out.matrix_flops_per_second / out.dram_bytes_per_second;
   out.ridge_vector = out.vector_flops_per_second / out.dram_bytes_per_second;

@@ -271,9 +271,11 @@ TEST(SolMathMode, HeadlineModeIsTheDtypeWithMostMacs) {
   Builder b;
   const TensorId x = b.tensor("x", {64, 64}, Role::kInput, DType::kBf16);
   const TensorId y = b.tensor("y", {64, 64}, Role::kActivation, DType::kBf16);
+  const TensorId w = b.tensor("w", {64, 64}, Role::kInput);  // fp32 values
   const TensorId z = b.tensor("z", {64, 64}, Role::kActivation);
   b.node("mm#0", {x, x}, {8192, 8192}, {y}, 262144, DType::kBf16);  // 64^3 bf16 MACs
-  b.node("mm#1", {y, y}, {8192, 8192}, {z}, 1000, DType::kFp32);    // fewer fp32 MACs
+  b.node("mm#1", {w, w}, {16384, 16384}, {z}, 1000, DType::kFp32);  // fewer fp32 MACs
+  b.output(y);
   b.output(z);
   const Analysis a = analyze(b.g, load("H100_PCIe"), {});
   EXPECT_EQ(a.math_mode,
@@ -711,6 +713,88 @@ TEST(SolFusedBytes, MissingInputBytesIsAnInternalError) {
   Graph g = linear_bias_matmul();
   g.nodes[1].input_bytes.pop_back();
   EXPECT_THROW(fused_bytes(g), InternalError);
+}
+
+// A contraction of casts up (PyTorch's `a.float() @ b.float().T` on bf16 a, b): the MACs
+// multiply bf16 values, which a bf16 MMA takes exactly (each product of two 8-bit
+// significands fits fp32's 24) and accumulates in fp32, as the program does.
+Graph cast_matmul_program(const std::string& a_dtype, const std::string& b_dtype,
+                          const std::string& between = "") {
+  const std::string src = R"(
+@kernel
+def mm_nt(A: Tensor("M,K"), B: Tensor("N,K")) -> Tensor("M,N", dtype="fp32"):
+    C = Tensor(M=A.shape[0], N=B.shape[0], dtype="fp32")
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            for k in Dim("K"):
+                C[m, n] += A[m, k] * B[n, k]
+    return C
+@kernel
+def twice(X: Tensor("A,B")) -> Tensor("A,B"):
+    Y = Tensor(A=X.shape[0], B=X.shape[1])
+    for i in Dim("A", parallel=True):
+        for j in Dim("B", parallel=True):
+            Y[i, j] = X[i, j] * 2.0
+    return Y
+DIMS = {"M": 256, "N": 512, "K": 1024}
+def model(a: Tensor("M,K", role="input", dtype=")" +
+                          a_dtype + R"("),
+          b: Tensor("N,K", role="input", dtype=")" +
+                          b_dtype + R"(")):
+    t1 = cast(a, "fp32")
+    t2 = permute(permute(cast(b, "fp32"), "K,N"), "N,K")
+)" + between + R"(
+    return mm_nt(t1, t2)
+)";
+  return trace_program(load_program_source(src, "cast_mm.py"), {});
+}
+
+TEST(SolMathMode, CastsUpMultiplyTheirNarrowValues) {
+  // 256 x 512 x 1024 = 134,217,728 MACs, 268,435,456 FLOPs. H100 SXM: bf16 989.4e12 and fp8
+  // 1978.9e12 dense (its spec); fp32 MACs have no matrix rate there (66.9e12 vector).
+  const ArchSpec h100 = load("H100_SXM");
+  const Analysis bf = analyze(cast_matmul_program("bf16", "bf16"), h100, {});
+  EXPECT_EQ(bf.math_mode, "bf16 (fp32 operands holding bf16 values)");
+  EXPECT_DOUBLE_EQ(bf.fused.matrix_seconds, 268435456.0 / 989.4e12);
+  // e4m3 values through a transpose and back: the fp8 rate.
+  const Analysis f8 = analyze(cast_matmul_program("fp8_e4m3", "fp8_e4m3"), h100, {});
+  EXPECT_EQ(f8.math_mode, "fp8 (fp32 operands holding fp8_e4m3 values)");
+  EXPECT_DOUBLE_EQ(f8.fused.matrix_seconds, 268435456.0 / 1978.9e12);
+  // bf16 times fp16 values: no 16-bit format holds both, TF32 does (494.7e12), also under
+  // --fp32-math fp32 (true fp32: the vector rate, 66.9e12): the products are the same.
+  AnalysisOptions fp32;
+  fp32.fp32_math = Fp32Math::kFp32;
+  const Analysis mixed = analyze(cast_matmul_program("bf16", "fp16"), h100, fp32);
+  EXPECT_EQ(mixed.math_mode, "tf32 (fp32 operands holding bf16 and fp16 values)");
+  EXPECT_DOUBLE_EQ(mixed.fused.matrix_seconds, 268435456.0 / 494.7e12);
+  // fp8 times bf16 values: bf16 holds both.
+  EXPECT_EQ(analyze(cast_matmul_program("fp8_e5m2", "bf16"), h100, {}).math_mode,
+            "bf16 (fp32 operands holding fp8_e5m2 and bf16 values)");
+}
+
+TEST(SolMathMode, ComputedOperandsKeepTheirDtype) {
+  // t1 * 2.0 is a new fp32 value: no narrower MMA multiplies it exactly. The node's own
+  // fp32 mode stays: true fp32 under --fp32-math fp32 (vector units on H100 SXM: 66.9e12).
+  const ArchSpec h100 = load("H100_SXM");
+  AnalysisOptions fp32;
+  fp32.fp32_math = Fp32Math::kFp32;
+  const Analysis a = analyze(cast_matmul_program("bf16", "bf16", "    t1 = twice(t1)"), h100, fp32);
+  ASSERT_EQ(a.math_modes.size(), 1u);
+  EXPECT_EQ(a.math_mode, "fp32 (--fp32-math fp32; vector units, no matrix rate)");
+  EXPECT_DOUBLE_EQ(a.fused.matrix_seconds, 268435456.0 / 66.9e12);
+  // fp32 inputs: nothing to narrow.
+  EXPECT_EQ(analyze(cast_matmul_program("fp32", "fp32"), h100, fp32).math_modes[0].mode, "fp32");
+  // An fp64 contraction accumulates in fp64: casts of bf16 up to fp64 keep fp64.
+  Builder b;
+  const TensorId x = b.tensor("x", {64, 64}, Role::kInput, DType::kBf16);
+  const TensorId x64 = b.tensor("x64", {64, 64}, Role::kActivation, DType::kFp64);
+  const TensorId y = b.tensor("y", {64, 64}, Role::kActivation, DType::kFp64);
+  b.node("cast#0", {x}, {8192}, {x64}, 0);
+  b.g.nodes.back().kind = NodeKind::kDataMovement;
+  b.g.nodes.back().builtin = Builtin::kCast;
+  b.node("mm#0", {x64, x64}, {32768, 32768}, {y}, 262144, DType::kFp64);
+  b.output(y);
+  EXPECT_EQ(analyze(b.g, h100, {}).math_modes[0].mode, "fp64");
 }
 
 }  // namespace
