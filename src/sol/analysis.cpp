@@ -143,6 +143,54 @@ double vector_peak(const ArchSpec& arch, DType dtype) {
   return it->second.value;
 }
 
+namespace {
+
+// `bytes` of `from` elements as bytes of as many `to` elements, rounded down (a need stays a
+// lower bound).
+int64_t scale_bytes(int64_t bytes, DType from, DType to) {
+  const int64_t f = dtype_bits(from), t = dtype_bits(to);
+  return saturating_add(saturating_mul(bytes / f, t), (bytes % f) * t / f);
+}
+
+// Bytes of intermediate `t` that its readers need, a lower bound: all of it for a graph
+// output; else the largest need of one reader (each reader's need is at most the union of
+// them): for a view, what is needed of the view (capped at t's size: a broadcast repeats
+// elements); for a cast, what is needed of its output in t's element size; for any other
+// node, what it reads of t (input_bytes: a gather only its rows).
+int64_t needed_bytes(const Graph& graph, TensorId t) {
+  const TensorInfo& info = graph.tensors.at(t);
+  if (info.is_output) return info.bytes();
+  int64_t need = 0;
+  for (const NodeId c : info.consumers) {
+    const Node& node = graph.nodes.at(static_cast<size_t>(c));
+    for (size_t i = 0; i < node.inputs.size() && need < info.bytes(); ++i) {
+      if (node.inputs[i] != t) continue;
+      int64_t bytes = node.input_bytes[i];
+      if (node.kind == NodeKind::kDataMovement && i == 0 && builtin_info(node.builtin).view) {
+        for (const TensorId out : node.outputs) bytes = std::max(bytes, needed_bytes(graph, out));
+      } else if (node.kind == NodeKind::kDataMovement && node.builtin == Builtin::kCast) {
+        const TensorInfo& out = graph.tensors.at(node.outputs[0]);
+        bytes = scale_bytes(needed_bytes(graph, out.id), out.dtype, info.dtype);
+      }
+      need = std::max(need, bytes);
+    }
+  }
+  return std::min(need, info.bytes());
+}
+
+// What a node reads of its input `i` that a fused implementation needs: its input_bytes,
+// except that a cast (an element-by-element map) needs only the elements its readers need
+// of its output (`x.float()[ids]` reads the gathered rows of x, not x).
+int64_t fused_read(const Graph& graph, const Node& node, size_t i) {
+  if (node.kind != NodeKind::kDataMovement || node.builtin != Builtin::kCast)
+    return node.input_bytes[i];
+  const TensorInfo& out = graph.tensors.at(node.outputs[0]);
+  const DType in = graph.tensors.at(node.inputs[i]).dtype;
+  return std::min(node.input_bytes[i], scale_bytes(needed_bytes(graph, out.id), out.dtype, in));
+}
+
+}  // namespace
+
 int64_t fused_bytes(const Graph& graph) {
   // Each graph input/weight crosses DRAM once: what its readers fetch of it (directly or
   // through views), each element once: storage_union_bytes (disjoint slices add up, a tensor
@@ -162,12 +210,13 @@ int64_t fused_bytes(const Graph& graph) {
       const TensorId storage = graph.tensors.at(node.inputs[i]).storage;
       if (graph.tensors.at(storage).producer != kNoNode) continue;  // an intermediate
       if (node.input_bytes[i] <= 0) continue;                       // a view fetches nothing
+      const int64_t read = fused_read(graph, node, i);
       StorageAccess& f = first[static_cast<size_t>(storage)];
       if (f.tensor < 0 || f.tensor == node.inputs[i]) {
         f.tensor = node.inputs[i];
-        f.bytes = std::max(f.bytes, node.input_bytes[i]);
+        f.bytes = std::max(f.bytes, read);
       } else {
-        more.push_back({storage, {node.inputs[i], node.input_bytes[i]}});
+        more.push_back({storage, {node.inputs[i], read}});
       }
     }
   }

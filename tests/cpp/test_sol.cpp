@@ -797,5 +797,23 @@ TEST(SolMathMode, ComputedOperandsKeepTheirDtype) {
   EXPECT_EQ(analyze(b.g, h100, {}).math_modes[0].mode, "fp64");
 }
 
+// x.float()[ids] on bf16 x [64, 256] (32,768 B) with ids [2] int64 (16 B): a fused kernel
+// casts only the two gathered rows, 2 x 256 x 2 = 1,024 B of x; it writes 2 x 256 fp32
+// (2,048 B). Returning the cast too needs all of x and writes the cast (65,536 B).
+Graph cast_gather_program(const std::string& returns) {
+  const std::string src = R"(
+DIMS = {"E": 64, "R": 256, "M": 2}
+def model(x: Tensor("E,R", role="input", dtype="bf16"), ids: Tensor("M", role="input", dtype="int64")):
+    t = cast(x, "fp32")
+    g = gather(reshape(t, "E,R"), ids, dim="E")
+    return )" + returns + "\n";
+  return trace_program(load_program_source(src, "cast_gather.py"), {});
+}
+
+TEST(SolFusedBytes, ACastReadOnlyThroughAGatherReadsTheGatheredRows) {
+  EXPECT_EQ(fused_bytes(cast_gather_program("g")), 16 + 1024 + 2048);  // 34,832 before
+  EXPECT_EQ(fused_bytes(cast_gather_program("g, t")), 16 + 32768 + 2048 + 65536);
+}
+
 }  // namespace
 }  // namespace solar
