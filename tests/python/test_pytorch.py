@@ -161,3 +161,17 @@ def test_zero_d_inputs_and_buffer_only_modules():
     assert r.validation.status == "full", r.validation.detail
     r = solar.analyze(Shift(), [torch.randn(3, 4)], arch="H100_PCIe")
     assert r.validation.status == "full", r.validation.detail
+
+
+def test_an_unsorted_topk_validates_in_the_order_the_ir_returns():
+    # topk(sorted=False) leaves the order unspecified: PyTorch's CPU kernel returns 357 of
+    # these 512 gathered values in another order than the IR's sorted topk. Validation runs
+    # the reference sorted (one valid order), so the correct program passes.
+    class Route(torch.nn.Module):
+        def forward(self, x):
+            idx = x.topk(8, dim=-1, sorted=False).indices
+            return x.gather(1, idx)
+
+    torch.manual_seed(0)
+    r = solar.analyze(Route(), [torch.randn(64, 256)], arch="H100_PCIe")
+    assert r.validation.status == "full", r.validation.detail
