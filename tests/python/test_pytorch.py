@@ -175,3 +175,19 @@ def test_an_unsorted_topk_validates_in_the_order_the_ir_returns():
     torch.manual_seed(0)
     r = solar.analyze(Route(), [torch.randn(64, 256)], arch="H100_PCIe")
     assert r.validation.status == "full", r.validation.detail
+
+
+def test_a_value_read_as_a_python_number_says_so(tmp_path):
+    # torch.split by lengths from .tolist() (packed variable-length sequences): the split
+    # sizes depend on the data, which the IR's static shapes cannot state.
+    path = write(
+        tmp_path,
+        "class Model(nn.Module):\n    def forward(self, x, cu):\n"
+        "        lengths = (cu[1:] - cu[:-1]).tolist()\n"
+        "        return torch.cat([v * 2 for v in torch.split(x, lengths)])\n\n\n"
+        "def get_inputs():\n    return [torch.randn(8, 4), torch.tensor([0, 3, 8])]\n",
+    )
+    r = cli("analyze", str(path), "--no-validate")
+    assert r.returncode == 1
+    assert "aten._local_scalar_dense.default is not expressible in the IR" in r.stderr
+    assert "(`.item()`, `.tolist()`, `int(t)`)" in r.stderr and "Traceback" not in r.stderr

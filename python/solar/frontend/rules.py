@@ -2074,6 +2074,10 @@ UNSUPPORTED = {
     "aten._unique2.default": _SIZE,
     "aten.masked_select.default": _SIZE,
     "aten.multinomial.default": _RANDOM,
+    "aten._local_scalar_dense.default": (
+        "a tensor's value read as a Python number (`.item()`, `.tolist()`, `int(t)`), which "
+        "the sizes or control flow after it then depend on; IR shapes are static"
+    ),
 }
 for _op, _why in UNSUPPORTED.items():
     RULES[_op] = _not_expressible(_why)
