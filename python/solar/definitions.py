@@ -291,12 +291,16 @@ def problem_text(d: Definition, w: Workload, axes: dict) -> str:
         "# --- the definition's reference ---",
         d.reference.rstrip(),
         "# --- end of the reference ---",
+        # The reference's own names may be the file's (a custom entrypoint called
+        # `get_inputs`, NVIDIA's moe_index_add sample): the file calls them by these.
+        "_reference_run = run",
+        *([f"_reference_inputs = {d.custom_inputs}"] if custom else []),
         "",
     ]
     lines += [f"{name} = {value}" for name, value in axes.items()]
     lines += ["", "", "class Model(nn.Module):", f"    def forward(self, {', '.join(tensors)}):"]
     call = [name if name in tensors else repr(scalars[name]) for name in d.inputs]
-    lines.append(f"        return run({', '.join(call)})")
+    lines.append(f"        return _reference_run({', '.join(call)})")
     lines += ["", "", "def get_inputs():"]
     if custom:
         arg = (
@@ -305,7 +309,7 @@ def problem_text(d: Definition, w: Workload, axes: dict) -> str:
             + "".join(f", {k!r}: {v!r}" for k, v in scalars.items())
             + "}"
         )
-        lines.append(f'    made = {d.custom_inputs}({arg}, "cpu")')
+        lines.append(f'    made = _reference_inputs({arg}, "cpu")')
     lines.append("    out = []")
     for name in tensors:
         spec = d.inputs[name]

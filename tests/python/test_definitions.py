@@ -54,8 +54,9 @@ def test_the_problem_file_of_a_workload():
     text = problem_text(d, w, resolve_axes(d, w.axes))
     assert "M = 16\nN = 256\nK = 512\nK_packed = 256\nK_blocks = 32" in text
     assert "    def forward(self, A, B, a_scale, b_scale):" in text
-    assert "        return run(A, B, a_scale, b_scale, 0.25)" in text  # the scalar in place
-    assert "made = make_inputs({'M': M, 'N': N, 'K': K" in text
+    assert "        return _reference_run(A, B, a_scale, b_scale, 0.25)" in text  # scalar in place
+    assert "_reference_inputs = make_inputs" in text
+    assert "made = _reference_inputs({'M': M, 'N': N, 'K': K" in text
 
 
 def test_each_workload_gets_its_bound():
@@ -218,3 +219,30 @@ def test_generated_inputs_and_literal_sizes_written_as_strings(tmp_path):
     w.inputs["t"]["generator"]["high"] = "K * Q"
     with pytest.raises(UserError, match="generator parameter 't.high' = 'K \\* Q' cannot be"):
         problem_text(definition, w, resolve_axes(definition, w.axes))
+
+
+def test_a_custom_entrypoint_named_get_inputs_is_the_references(tmp_path):
+    """NVIDIA's moe_index_add sample names its custom entrypoint `get_inputs`, the name of
+    the problem file's own function: the file calls the reference's under another name.
+    y = 2x on x [8, 16] fp32: 512 B in, 512 B out."""
+    d = {
+        "name": "collide",
+        "axes": {"N": {"type": "var"}, "D": {"type": "const", "value": 16}},
+        "custom_inputs_entrypoint": "get_inputs",
+        "inputs": {"x": {"shape": ["N", "D"], "dtype": "float32"}},
+        "outputs": {"y": {"shape": ["N", "D"], "dtype": "float32"}},
+        "reference": (
+            "import torch\n\ndef get_inputs(axes_and_scalars, device):\n"
+            "    return {'x': torch.ones(axes_and_scalars['N'], 16, device=device)}\n\n"
+            "def run(x):\n    return x * 2\n"
+        ),
+    }
+    path = tmp_path / "definition.json"
+    path.write_text(json.dumps(d))
+    line = {"uuid": "w", "axes": {"N": 8}, "inputs": {"x": {"type": "custom"}}}
+    (tmp_path / "workload.jsonl").write_text(json.dumps(line))
+    r = solar("analyze", path, "--json", tmp_path / "out.json", "--arch", "H100_PCIe")
+    assert r.returncode == 0, r.stderr
+    out = json.loads((tmp_path / "out.json").read_text())
+    assert out["validation"]["status"] == "full"
+    assert out["totals"]["bytes"]["fused"] == 512 + 512
