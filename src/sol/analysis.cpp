@@ -152,30 +152,41 @@ int64_t scale_bytes(int64_t bytes, DType from, DType to) {
   return saturating_add(saturating_mul(bytes / f, t), (bytes % f) * t / f);
 }
 
-// Bytes of intermediate `t` that its readers need, a lower bound: all of it for a graph
-// output; else the largest need of one reader (each reader's need is at most the union of
-// them): for a view, what is needed of the view (capped at t's size: a broadcast repeats
-// elements); for a cast, what is needed of its output in t's element size; for any other
-// node, what it reads of t (input_bytes: a gather only its rows).
+// The reads of `v` (intermediate `t` or a view of it) that fused readers need, appended to
+// `reads`: through a view, the reads of the view; a cast, what its own readers need of its
+// output, in v's element size; a graph output, all of it; any other node, what it reads of v
+// (input_bytes: a gather only its rows).
+void collect_needs(const Graph& graph, TensorId v, std::vector<StorageAccess>& reads);
+
+// Bytes of intermediate `t` that its readers need, each element once: storage_union_bytes of
+// the reads of t and of its views (disjoint slices add up, one read twice counts once), a
+// lower bound of the elements a fused implementation computes, capped at t's size.
 int64_t needed_bytes(const Graph& graph, TensorId t) {
-  const TensorInfo& info = graph.tensors.at(t);
-  if (info.is_output) return info.bytes();
-  int64_t need = 0;
+  std::vector<StorageAccess> reads;
+  collect_needs(graph, t, reads);
+  if (reads.empty()) return 0;
+  return std::min(storage_union_bytes(graph, graph.tensors.at(t).storage, reads),
+                  graph.tensors.at(t).bytes());
+}
+
+void collect_needs(const Graph& graph, TensorId v, std::vector<StorageAccess>& reads) {
+  const TensorInfo& info = graph.tensors.at(v);
+  if (info.is_output) reads.push_back({v, info.bytes()});
   for (const NodeId c : info.consumers) {
     const Node& node = graph.nodes.at(static_cast<size_t>(c));
-    for (size_t i = 0; i < node.inputs.size() && need < info.bytes(); ++i) {
-      if (node.inputs[i] != t) continue;
-      int64_t bytes = node.input_bytes[i];
-      if (node.kind == NodeKind::kDataMovement && i == 0 && builtin_info(node.builtin).view) {
-        for (const TensorId out : node.outputs) bytes = std::max(bytes, needed_bytes(graph, out));
-      } else if (node.kind == NodeKind::kDataMovement && node.builtin == Builtin::kCast) {
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i] != v) continue;
+      const bool movement = node.kind == NodeKind::kDataMovement;
+      if (movement && i == 0 && builtin_info(node.builtin).view) {
+        for (const TensorId out : node.outputs) collect_needs(graph, out, reads);
+      } else if (movement && node.builtin == Builtin::kCast) {
         const TensorInfo& out = graph.tensors.at(node.outputs[0]);
-        bytes = scale_bytes(needed_bytes(graph, out.id), out.dtype, info.dtype);
+        reads.push_back({v, scale_bytes(needed_bytes(graph, out.id), out.dtype, info.dtype)});
+      } else if (node.input_bytes[i] > 0) {
+        reads.push_back({v, node.input_bytes[i]});
       }
-      need = std::max(need, bytes);
     }
   }
-  return std::min(need, info.bytes());
 }
 
 // What a node reads of its input `i` that a fused implementation needs: its input_bytes,

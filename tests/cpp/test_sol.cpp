@@ -815,5 +815,23 @@ TEST(SolFusedBytes, ACastReadOnlyThroughAGatherReadsTheGatheredRows) {
   EXPECT_EQ(fused_bytes(cast_gather_program("g, t")), 16 + 32768 + 2048 + 65536);
 }
 
+TEST(SolFusedBytes, DisjointSlicesOfACastAddUp) {
+  // x bf16 [2, 500] (2,000 B) cast up, each row read by its own kernel: both rows are needed,
+  // 2,000 B (the largest single read would say 1,000); outputs 2 x 500 fp32 = 4,000 B.
+  const std::string src = R"(
+@kernel
+def neg1(X: Tensor("B")) -> Tensor("B"):
+    Y = Tensor(B=X.shape[0])
+    for b in Dim("B", parallel=True):
+        Y[b] = 0.0 - X[b]
+    return Y
+DIMS = {"L": 2, "N": 500}
+def model(x: Tensor("L,N", role="input", dtype="bf16")):
+    t = cast(x, "fp32")
+    return neg1(select(t, dim=0, index=0)), neg1(select(t, dim=0, index=1))
+)";
+  EXPECT_EQ(fused_bytes(trace_program(load_program_source(src, "rows.py"), {})), 2000 + 4000);
+}
+
 }  // namespace
 }  // namespace solar
