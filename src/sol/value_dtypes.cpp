@@ -62,14 +62,25 @@ bool passes_values(Builtin op) {
   return info.moves && !info.converts && op != Builtin::kPad;
 }
 
+// A kernel that only moves elements (a copy, a layout change): every nest assigns (no
+// reduction), reads a tensor, and does no arithmetic at all (an in-kernel cast counts as an
+// `other` FLOP; a constant written has no operand).
+bool kernel_moves_values(const Node& node) {
+  if (node.kind != NodeKind::kEinsum || !node.einsums || node.macs != 0 || node.flops.total() != 0)
+    return false;
+  return std::all_of(node.einsums->begin(), node.einsums->end(), [](const Einsum& e) {
+    return e.reduce == ReduceOp::kNone && !e.inputs.empty() && e.flops.total() == 0;
+  });
+}
+
 }  // namespace
 
 std::vector<DType> value_dtypes(const Graph& graph) {
   std::vector<DType> values(graph.tensors.size());
   for (size_t t = 0; t < graph.tensors.size(); ++t) values[t] = graph.tensors[t].dtype;
   for (const Node& node : graph.nodes) {
-    if (node.kind != NodeKind::kDataMovement || node.inputs.empty()) continue;
-    if (node.builtin == Builtin::kCast) {
+    if (node.inputs.empty()) continue;
+    if (node.kind == NodeKind::kDataMovement && node.builtin == Builtin::kCast) {
       const TensorId in = node.inputs.front();
       const TensorId out = node.outputs.front();
       const DType v = values[static_cast<size_t>(in)];
@@ -77,7 +88,9 @@ std::vector<DType> value_dtypes(const Graph& graph) {
         values[static_cast<size_t>(out)] = v;
       continue;
     }
-    if (!passes_values(node.builtin)) continue;
+    const bool moves = node.kind == NodeKind::kDataMovement ? passes_values(node.builtin)
+                                                            : kernel_moves_values(node);
+    if (!moves) continue;
     for (const TensorId out : node.outputs) {
       const DType own = graph.tensors[static_cast<size_t>(out)].dtype;
       if (!dtype_is_float(own)) continue;

@@ -736,6 +736,13 @@ def twice(X: Tensor("A,B")) -> Tensor("A,B"):
         for j in Dim("B", parallel=True):
             Y[i, j] = X[i, j] * 2.0
     return Y
+@kernel
+def copy2(X: Tensor("A,B")) -> Tensor("A,B"):
+    Y = Tensor(A=X.shape[0], B=X.shape[1])
+    for i in Dim("A", parallel=True):
+        for j in Dim("B", parallel=True):
+            Y[i, j] = X[i, j]
+    return Y
 DIMS = {"M": 256, "N": 512, "K": 1024}
 def model(a: Tensor("M,K", role="input", dtype=")" +
                           a_dtype + R"("),
@@ -767,6 +774,9 @@ TEST(SolMathMode, CastsUpMultiplyTheirNarrowValues) {
   const Analysis mixed = analyze(cast_matmul_program("bf16", "fp16"), h100, fp32);
   EXPECT_EQ(mixed.math_mode, "tf32 (fp32 operands holding bf16 and fp16 values)");
   EXPECT_DOUBLE_EQ(mixed.fused.matrix_seconds, 268435456.0 / 494.7e12);
+  // A kernel that only copies (repeat_interleave's copy, no arithmetic) moves the values.
+  EXPECT_EQ(analyze(cast_matmul_program("bf16", "bf16", "    t1 = copy2(t1)"), h100, {}).math_mode,
+            "bf16 (fp32 operands holding bf16 values)");
   // fp8 times bf16 values: bf16 holds both.
   EXPECT_EQ(analyze(cast_matmul_program("fp8_e5m2", "bf16"), h100, {}).math_mode,
             "bf16 (fp32 operands holding fp8_e5m2 and bf16 values)");
