@@ -155,14 +155,23 @@ def _definition_problem(args) -> str | None:
     print(f"{'workload':38s} {'fused SOL':>12s} {'bound by':>10s}  validation")
     failed = False
     for w, axes, path in paths:
-        r = analyze_pytorch(
-            path,
-            archs=archs,
-            fp32_math=args.fp32_math,
-            validate=not args.no_validate,
-            backend=args.backend,
-            cache_aware=not args.no_cache_aware,
-        )
+        try:
+            r = analyze_pytorch(
+                path,
+                archs=archs,
+                fp32_math=args.fp32_math,
+                validate=not args.no_validate,
+                backend=args.backend,
+                cache_aware=not args.no_cache_aware,
+            )
+        except UserError as e:
+            # One workload's error (its safetensors file missing) leaves the others to run:
+            # its row says so, the full message goes to stderr, and the command exits 1.
+            failed = True
+            print(f"{w.uuid[:38]:38s} {'error':>12s} {'':>10s}  {e.kind}", flush=True)
+            print(str(e), file=sys.stderr)
+            rows.append({"workload": w.uuid, "axes": axes, "error": str(e)})
+            continue
         a = r.analyses[0]
         failed = failed or r.validation.status == "failed"
         print(

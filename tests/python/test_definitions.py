@@ -246,3 +246,28 @@ def test_a_custom_entrypoint_named_get_inputs_is_the_references(tmp_path):
     out = json.loads((tmp_path / "out.json").read_text())
     assert out["validation"]["status"] == "full"
     assert out["totals"]["bytes"]["fused"] == 512 + 512
+
+
+def test_a_failing_workload_leaves_the_others_analysed(tmp_path):
+    """The second of three workloads reads a safetensors file that is not there: its row
+    says error, the first and third are analysed and written, and the command exits 1."""
+    d = json.loads(GEMM.read_text())
+    path = tmp_path / "gemm.json"
+    path.write_text(json.dumps(d))
+    missing = {"type": "safetensors", "path": "missing.safetensors", "tensor_key": "A"}
+    lines = [
+        {"uuid": "ok-1", "axes": {"M": 4}, "inputs": {}},
+        {"uuid": "bad-2", "axes": {"M": 4}, "inputs": {"A": missing}},
+        {"uuid": "ok-3", "axes": {"M": 8}, "inputs": {}},
+    ]
+    (tmp_path / "gemm.jsonl").write_text("\n".join(json.dumps(x) for x in lines))
+    out = tmp_path / "out.json"
+    r = solar("analyze", path, "--no-validate", "--json", out)
+    assert r.returncode == 1
+    assert "missing.safetensors" in r.stderr
+    rows = json.loads(out.read_text())["workloads"]
+    assert [(x["workload"], "error" in x) for x in rows] == [
+        ("ok-1", False),
+        ("bad-2", True),
+        ("ok-3", False),
+    ]
