@@ -267,6 +267,36 @@ def _shape(spec: dict) -> str:
     return "(" + "".join(f"{d}, " for d in spec["shape"]) + ")"
 
 
+def _without_value_asserts(reference: str) -> str:
+    """The reference with each `assert` whose test calls something (`token_indices.min() >= 0`,
+    `mask.any()`) made a `pass` on the same lines. Such a check reads tensor values, which
+    capture on fake tensors cannot, and it computes nothing the outputs depend on. Asserts of
+    sizes (`x.shape[1] == 4096`, no call) stay: they keep scaled validation honest."""
+    import ast
+
+    try:
+        tree = ast.parse(reference)
+    except SyntaxError:
+        return reference  # the front end reports it with its line
+    lines = reference.splitlines()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assert) or node.end_lineno is None:
+            continue
+        if not any(isinstance(n, ast.Call) for n in ast.walk(node.test)):
+            continue
+        first = lines[node.lineno - 1]
+        if first[: node.col_offset].strip():  # not alone on its line (`if c: assert x`)
+            continue
+        lines[node.lineno - 1] = (
+            first[: node.col_offset]
+            + "pass  # value check: "
+            + first[node.col_offset :].strip()[:60].replace("\\", "")
+        )
+        for i in range(node.lineno, node.end_lineno):
+            lines[i] = ""
+    return "\n".join(lines)
+
+
 def problem_text(d: Definition, w: Workload, axes: dict) -> str:
     """The PyTorch problem file of one workload of a definition."""
     tensors = [n for n, s in d.inputs.items() if s.get("shape") is not None]
@@ -289,7 +319,7 @@ def problem_text(d: Definition, w: Workload, axes: dict) -> str:
         "import torch.nn as nn",
         "",
         "# --- the definition's reference ---",
-        d.reference.rstrip(),
+        _without_value_asserts(d.reference).rstrip(),
         "# --- end of the reference ---",
         # The reference's own names may be the file's (a custom entrypoint called
         # `get_inputs`, NVIDIA's moe_index_add sample): the file calls them by these.
