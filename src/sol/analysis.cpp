@@ -427,8 +427,7 @@ MacRate mac_rate(const Node& node, const std::vector<DType>& values, const ArchS
   }
   for (size_t i = 1; i < candidates.size(); ++i) {
     // A narrower dtype the platform has no matrix rate for (fp8 before Hopper) is no option.
-    const std::string key = math_mode_key(candidates[i]);
-    if (candidates[i] != DType::kFp32 && !arch.matrix_flops_per_second.count(key)) continue;
+    if (!arch.matrix_flops_per_second.count(math_mode_key(candidates[i]))) continue;
     std::string mode;
     const double peak = matrix_peak(arch, candidates[i], opts, &mode);
     if (peak > best.peak) best = {peak, mode, candidates[i]};
