@@ -60,11 +60,10 @@ nb::dict flops_dict(const solar::FlopCounts& f) {
 }
 
 solar::Fp32Math fp32_math_option(const std::string& s) {
-  if (s == "default" || s.empty()) return solar::Fp32Math::kPlatformDefault;
-  if (s == "fp32") return solar::Fp32Math::kFp32;
-  if (s == "tf32") return solar::Fp32Math::kTf32;
+  if (s.empty()) return solar::Fp32Math::kPlatformDefault;
+  if (const auto mode = solar::parse_fp32_math(s)) return *mode;
   throw solar::UserError(solar::ErrorKind::kArgument, "", {},
-                         "--fp32-math must be fp32 or tf32, got '" + s + "'");
+                         "--fp32-math must be fp32, tf32, bf16, fp16 or fp8, got '" + s + "'");
 }
 
 // A read-only, indexable view of a graph's tensors or nodes (graph.tensors, graph.nodes) and
@@ -400,6 +399,7 @@ NB_MODULE(_core, m) {
       .def_ro("rank_sizes", &solar::Einsum::rank_sizes)
       .def_ro("points", &solar::Einsum::points)
       .def_ro("macs", &solar::Einsum::macs)
+      .def_ro("guarded", &solar::Einsum::guarded)
       .def_ro("map_expr", &solar::Einsum::map_expr)
       .def_prop_ro("reduce", [](const solar::Einsum& e) { return solar::reduce_op_name(e.reduce); })
       .def_prop_ro("flops", [](const solar::Einsum& e) { return flops_dict(e.flops); })

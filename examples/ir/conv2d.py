@@ -1,7 +1,7 @@
 # Two 2-D convolutions with stride and zero padding, and a ReLU between them.
 #
 # Shows: static integer kernel parameters (`stride`, `pad`) used in affine indices, guards for
-# the zero padding (a guard never changes the counted iteration space: points are dense), an
+# the zero padding (the taps it excludes are not counted: docs/ir.md §7.1), an
 # output size computed in the allocation, and the same kernel called twice with different
 # scalar arguments (conv1: 3x3 stride 1 pad 1, "same"; conv2: 3x3 stride 2 pad 1, halves H, W).
 # Node einsum of a convolution: NC(P+R)(Q+S),OCRS,O->NOPQ (sliding windows in parentheses).

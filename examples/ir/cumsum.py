@@ -2,8 +2,8 @@
 #
 # Shows: a sequential scan (iteration j reads what iteration j-1 wrote, so the C loop is NOT
 # parallel) written with an affine guard `if j == 0:` / `else:`; a reversed scan with the
-# affine index size("C") - 1 - j. Guards do not change the counted iteration space: every
-# point counts the add of the `else` branch (the first column's copy costs 0 anyway).
+# affine index size("C") - 1 - j. Each branch counts the points its guard lets through: the
+# `else` branch's add at j > 0 (the first column's copy costs nothing).
 from solar.ir import kernel, Tensor, Dim
 
 @kernel

@@ -21,6 +21,10 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(1)
 
 
+# --fp32-math: how fp32 contractions may run (docs/sol-modes.md, "Math modes").
+FP32_MATH = ["fp32", "tf32", "bf16", "fp16", "fp8"]
+
+
 def _dims(values: list[str] | None) -> list[tuple[str, int]]:
     out = []
     for item in values or []:
@@ -114,15 +118,19 @@ def _terminal_progress(what: str):
 def _definition_problem(args) -> str | None:
     """For `solar analyze definition.json`: the generated PyTorch problem file of its one
     workload (or of --workload UUID), or None after printing a table for several."""
-    from .definitions import problem_text, slug, workloads_of
+    from .definitions import fp32_math_of, problem_text, slug, workloads_of
     from .execution import cache_dir
 
     d, items = workloads_of(args.file, args.workloads, dict(_dims(args.dim)))
+    if args.fp32_math == "default":
+        # The reference's fp32 arithmetic may run in the format of the data (docs/definitions.md,
+        # "Math mode").
+        args.fp32_math = fp32_math_of(d)
     narrow = sorted(
         {
             spec["dtype"]
             for spec in d.inputs.values()
-            if spec["dtype"].startswith(("float8", "float4")) or spec["dtype"] == "uint8"
+            if spec["dtype"].startswith("float4") or spec["dtype"] == "uint8"
         }
     )
     args.definition_narrow = ", ".join(narrow)
@@ -204,7 +212,7 @@ def _narrow_note(dtypes: str, analysis) -> str:
     """A definition with narrow inputs whose reference computes in a wider format."""
     return (
         f"  note: the inputs are {dtypes}; the compute term follows the reference's own "
-        "arithmetic, so a kernel that multiplies in the narrow format (FP8/FP4 tensor cores) "
+        "arithmetic, so a kernel that multiplies in the narrow format (FP4 tensor cores) "
         f"is bounded by the memory term alone: {report.seconds(analysis.fused.memory_seconds)}"
         " (docs/definitions.md)"
     )
@@ -943,10 +951,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     a.add_argument(
         "--fp32-math",
-        choices=["fp32", "tf32"],
+        choices=FP32_MATH,
         default="default",
-        help="math mode of fp32 contractions (default: the platform's default, "
-        "TF32 on NVIDIA Ampere and later)",
+        help="math mode of fp32 contractions (default: the program's setting, else the "
+        "platform's default, TF32 on NVIDIA Ampere and later; a definition whose data is "
+        "bf16, fp16 or fp8: that format). bf16, fp16 and fp8 apply where the platform has "
+        "their matrix rate",
     )
     a.add_argument("--emit-ir", metavar="OUT", help="PyTorch programs: write the IR program")
     a.add_argument(
@@ -1311,7 +1321,7 @@ def _add_explore_parsers(sub) -> None:
         metavar="K=V",
         help="override DIMS (IR) or a module-level size constant (PyTorch)",
     )
-    v.add_argument("--fp32-math", choices=["fp32", "tf32"], default="default", help=fp32_help)
+    v.add_argument("--fp32-math", choices=FP32_MATH, default="default", help=fp32_help)
     v.add_argument("--json", metavar="OUT", help="write solar.inverse/1 JSON")
     v.set_defaults(func=cmd_inverse)
 
@@ -1326,7 +1336,7 @@ def _add_explore_parsers(sub) -> None:
     )
     w.add_argument("--grid", action="store_true", help="sweep the Cartesian product of axes")
     w.add_argument("--arch", action="append", help=arch_help)
-    w.add_argument("--fp32-math", choices=["fp32", "tf32"], default="default", help=fp32_help)
+    w.add_argument("--fp32-math", choices=FP32_MATH, default="default", help=fp32_help)
     w.add_argument("--csv", metavar="OUT", help="write one CSV row per point")
     w.add_argument("--json", metavar="OUT", help="write solar.sweep/1 JSON")
     w.add_argument("--html", metavar="OUT", help="self-contained HTML report with a plot per axis")

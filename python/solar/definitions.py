@@ -74,6 +74,21 @@ class Workload:
     source: str = ""  # the workload file ("" for a definition without one)
 
 
+def fp32_math_of(d: Definition) -> str:
+    """How the reference's fp32 contractions may run (docs/definitions.md, "Math mode"): in
+    the narrowest floating format of the definition's tensors (fp8, then bf16, then fp16),
+    as the benchmark's kernels do (a bf16 attention multiplies its probabilities in bf16,
+    within the workload's tolerance); "default" when every tensor is fp32 or wider."""
+    dtypes = {s.get("dtype", "") for s in [*d.inputs.values(), *d.outputs.values()]}
+    if any(t.startswith("float8") for t in dtypes):
+        return "fp8"
+    if "bfloat16" in dtypes:
+        return "bf16"
+    if "float16" in dtypes:
+        return "fp16"
+    return "default"
+
+
 def is_definition(path: str) -> bool:
     """A .json file with the fields of a definition."""
     if not str(path).endswith(".json") or not Path(path).is_file():

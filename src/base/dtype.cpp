@@ -76,6 +76,12 @@ const char* fp32_math_name(Fp32Math mode) {
       return "fp32";
     case Fp32Math::kTf32:
       return "tf32";
+    case Fp32Math::kBf16:
+      return "bf16";
+    case Fp32Math::kFp16:
+      return "fp16";
+    case Fp32Math::kFp8:
+      return "fp8";
   }
   return "default";
 }
@@ -84,6 +90,9 @@ std::optional<Fp32Math> parse_fp32_math(std::string_view name) {
   if (name == "default") return Fp32Math::kPlatformDefault;
   if (name == "fp32") return Fp32Math::kFp32;
   if (name == "tf32") return Fp32Math::kTf32;
+  if (name == "bf16") return Fp32Math::kBf16;
+  if (name == "fp16") return Fp32Math::kFp16;
+  if (name == "fp8") return Fp32Math::kFp8;
   return std::nullopt;
 }
 

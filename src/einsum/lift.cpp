@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
+#include "guard_points.h"
 #include "solar/base/checked.h"
 #include "solar/ir/printer.h"
 #include "solar/ir/static_eval.h"
@@ -223,20 +225,27 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
     e.guarded = std::any_of(nest.updates.begin(), nest.updates.end(),
                             [](const Update& u) { return u.guard != nullptr; });
     for (const Update& u : nest.updates) {
+      // The points this statement runs: those its guard lets through (padding taps and
+      // masked positions excluded), the dense space where a guard cannot be counted.
+      int64_t points = e.points;
+      if (u.guard) {
+        if (const std::optional<int64_t> n = guarded_points(*u.guard, nest, e.rank_sizes, env))
+          points = std::min(*n, e.points);
+      }
       if (u.is_mac) {
         const Access& a = u.reads[static_cast<size_t>(u.mac_operand_a)];
         const Access& b = u.reads[static_cast<size_t>(u.mac_operand_b)];
         const double density = 1.0 - std::max(sparsity_of(a.tensor), sparsity_of(b.tensor));
         // points x density, at most points: below double(points) <= 2^63 the rounded
         // product fits in int64.
-        const double scaled = static_cast<double>(e.points) * density;
-        const int64_t macs = density >= 1.0 || scaled >= static_cast<double>(e.points)
-                                 ? e.points
+        const double scaled = static_cast<double>(points) * density;
+        const int64_t macs = density >= 1.0 || scaled >= static_cast<double>(points)
+                                 ? points
                                  : static_cast<int64_t>(std::llround(scaled));
         e.macs = count_add(e.macs, macs, [&] { return overflow("MACs"); });
         e.compute_dtype = dtype_of(a.tensor);
       }
-      const FlopCounts f = scale_flops(u.flops, e.points, [&](const char* kind) {
+      const FlopCounts f = scale_flops(u.flops, points, [&](const char* kind) {
         return overflow(std::string("vector FLOPs of kind '") + kind + "'");
       });
       add_flops(e.flops, f, [&](const char* kind) {

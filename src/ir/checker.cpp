@@ -1329,7 +1329,7 @@ class Checker {
     for (const auto& b : s.orelse) check_composition_stmt(*b, scope);
   }
 
-  // `with unit("label"[, fp32_math="fp32"|"tf32"]):` (docs/ir.md §4.1).
+  // `with unit("label"[, fp32_math="fp32"|"tf32"|"bf16"|"fp16"|"fp8"]):` (docs/ir.md §4.1).
   void check_unit_header(const Expr& e) {
     const char* hint =
         "the composition layer's one context is with unit(\"label\"): or "
@@ -1347,12 +1347,13 @@ class Checker {
       if (kw.name != "fp32_math") {
         sink_.error(ErrorKind::kCallArity, kw.loc, "unit() has no argument '" + kw.name + "'",
                     hint);
-      } else if (kw.value->kind != ExprKind::kStr ||
-                 (kw.value->text != "fp32" && kw.value->text != "tf32")) {
+      } else if (kw.value->kind != ExprKind::kStr || kw.value->text == "default" ||
+                 !parse_fp32_math(kw.value->text)) {
         sink_.error(ErrorKind::kArgument, kw.value->loc,
-                    "fp32_math must be \"fp32\" or \"tf32\", got " + print_expr(*kw.value),
-                    "fp32: fp32 contractions run in true fp32; tf32: they may use TF32 "
-                    "tensor cores");
+                    "fp32_math must be \"fp32\", \"tf32\", \"bf16\", \"fp16\" or \"fp8\", got " +
+                        print_expr(*kw.value),
+                    "fp32: fp32 contractions run in true fp32; tf32 (bf16, fp16, fp8): they may "
+                    "use TF32 (bf16, fp16, fp8) tensor cores");
       }
     }
   }

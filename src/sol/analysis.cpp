@@ -50,28 +50,35 @@ std::string math_mode_key(DType dtype) {
 
 // The math mode of fp32 contractions under `options`.
 std::string fp32_mode(const ArchSpec& arch, const AnalysisOptions& options) {
-  if (options.fp32_math == Fp32Math::kFp32) return "fp32";
-  if (options.fp32_math == Fp32Math::kTf32) return "tf32";
-  return arch.fp32_matrix_mode;
+  if (options.fp32_math == Fp32Math::kPlatformDefault) return arch.fp32_matrix_mode;
+  return fp32_math_name(options.fp32_math);
+}
+
+// A narrower format than TF32 for fp32 contractions (bf16, fp16, fp8).
+bool narrow_fp32_math(Fp32Math mode) {
+  return mode == Fp32Math::kBf16 || mode == Fp32Math::kFp16 || mode == Fp32Math::kFp8;
 }
 
 // The options a node's MACs are priced under: --fp32-math if given, else the node's own mode
 // (its unit's fp32_math=), else the platform default. A program's "tf32" means TF32 *may* be
 // used: on a platform without TF32 units it runs the platform's fp32 path.
+// A narrower mode (bf16, fp16, fp8) says the format *may* be used, whoever sets it: a
+// platform without its matrix rate runs its default fp32 path.
 AnalysisOptions node_options(const Node& node, const ArchSpec& arch,
                              const AnalysisOptions& options) {
   AnalysisOptions out = options;
-  if (out.fp32_math != Fp32Math::kPlatformDefault) return out;
-  out.fp32_math = node.fp32_math;
-  if (out.fp32_math == Fp32Math::kTf32 && !arch.matrix_flops_per_second.count("tf32"))
+  if (out.fp32_math == Fp32Math::kPlatformDefault) out.fp32_math = node.fp32_math;
+  const bool may = out.fp32_math == Fp32Math::kTf32 ? options.fp32_math != Fp32Math::kTf32
+                                                    : narrow_fp32_math(out.fp32_math);
+  if (may && !arch.matrix_flops_per_second.count(fp32_math_name(out.fp32_math)))
     out.fp32_math = Fp32Math::kPlatformDefault;
   return out;
 }
 
 // Why a node's fp32 contractions use their mode, for Analysis::math_modes.
 std::string fp32_reason(const Node& node, const AnalysisOptions& options) {
-  if (options.fp32_math == Fp32Math::kFp32) return "--fp32-math fp32";
-  if (options.fp32_math == Fp32Math::kTf32) return "--fp32-math tf32";
+  if (options.fp32_math != Fp32Math::kPlatformDefault)
+    return std::string("--fp32-math ") + fp32_math_name(options.fp32_math);
   if (node.fp32_math != Fp32Math::kPlatformDefault) return "set by the program";
   return "platform default for fp32 contractions";
 }

@@ -489,7 +489,7 @@ class Tracer {
         return;
       }
       case StmtKind::kWith: {
-        // The checker accepted the header: unit("label"[, fp32_math="fp32"|"tf32"]).
+        // The checker accepted the header: unit("label"[, fp32_math=MODE]).
         const Expr& header = *s.value;
         Fp32Math mode = Fp32Math::kPlatformDefault;
         if (const ast::Keyword* kw = header.keyword("fp32_math"))

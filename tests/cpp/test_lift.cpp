@@ -121,5 +121,82 @@ def model(x: Tensor("C,H,W", role="input")):
   EXPECT_EQ(fused_bytes(g), 2048);
 }
 
+// --- guarded statements count the points their guard lets through ---------------------------
+
+Graph guarded_graph(const std::string& guard, const std::string& dims) {
+  const std::string src = R"(
+@kernel
+def banded(A: Tensor("B,M,K"), B: Tensor("B,N,K"), lo: int, hi: int) -> Tensor("B,M,N"):
+    C = Tensor(B=A.shape[0], M=A.shape[1], N=B.shape[1], fill=-inf)
+    for b in Dim("B"):
+        for m in Dim("M"):
+            for n in Dim("N"):
+                for k in Dim("K"):
+                    if )" +
+                          guard + R"(:
+                        C[b, m, n] += A[b, m, k] * B[b, n, k]
+    return C
+DIMS = )" + dims + R"(
+def model(a: Tensor("B,S,D", role="input"), b: Tensor("B,T,D", role="input")):
+    return banded(a, b, -2, 0)
+)";
+  return trace_program(load_program_source(src, "t.py"), {});
+}
+
+TEST(GuardedPoints, ACausalMaskCountsTheLowerTriangle) {
+  // n <= m over S = T = 4: 4 + 3 + 2 + 1 = 10 of 16 (m, n) pairs; x B = 2, x K = 8: 160 MACs
+  // (dense: 256).
+  Graph g = guarded_graph("n <= m", R"({"B": 2, "S": 4, "T": 4, "D": 8})");
+  EXPECT_EQ(g.nodes[0].macs, 160);
+  // S = 1000, T = 1000: 1000 x 1001 / 2 = 500,500 pairs, x 1 x 1 (the solved rank is
+  // counted by intervals, not enumerated).
+  Graph big = guarded_graph("n <= m", R"({"B": 1, "S": 1000, "T": 1000, "D": 1})");
+  EXPECT_EQ(big.nodes[0].macs, 500500);
+}
+
+TEST(GuardedPoints, ABandFromScalarParametersAndDisjunctions) {
+  // lo <= n - m <= hi with lo = -2, hi = 0 over S = T = 5: rows m = 0..4 keep n in
+  // [m - 2, m] within [0, 4]: 1 + 2 + 3 + 3 + 3 = 12 pairs.
+  EXPECT_EQ(guarded_graph("lo <= n - m <= hi", R"({"B": 1, "S": 5, "T": 5, "D": 1})").nodes[0].macs,
+            12);
+  // Its complement, by `not`: 25 - 12 = 13; by `or`: the same 13.
+  EXPECT_EQ(
+      guarded_graph("not (lo <= n - m <= hi)", R"({"B": 1, "S": 5, "T": 5, "D": 1})").nodes[0].macs,
+      13);
+  EXPECT_EQ(guarded_graph("n - m < lo or n - m > hi", R"({"B": 1, "S": 5, "T": 5, "D": 1})")
+                .nodes[0]
+                .macs,
+            13);
+  // A guard that no point meets, and one on the batch and contraction ranks: b == 1 and
+  // 2 * k + 1 < size("K") over B = 3, K = 8 keeps b = 1, k = 0..3: 4 x S x T = 4 x 4 = 16.
+  EXPECT_EQ(guarded_graph("m < 0", R"({"B": 1, "S": 5, "T": 5, "D": 1})").nodes[0].macs, 0);
+  EXPECT_EQ(
+      guarded_graph("b == 1 and 2 * k + 1 < size(\"K\")", R"({"B": 3, "S": 2, "T": 2, "D": 8})")
+          .nodes[0]
+          .macs,
+      16);
+}
+
+TEST(GuardedPoints, APaddedConvolutionSkipsThePaddingTaps) {
+  // examples/ir/conv2d.py's first convolution: 3x3, stride 1, padding 1 over 32 x 32. Per
+  // output row p, the taps r with 0 <= p + r - 1 < 32 number 3 except at p = 0 and p = 31
+  // (2 each): 94 of 96 row taps, and as many column taps: (94/96)^2 of the dense MACs.
+  Graph g = graph_from_file(testing::example("conv2d.py"), {});
+  const Node* conv = nullptr;
+  for (const Node& n : g.nodes)
+    if (n.macs > 0 && !conv) conv = &n;
+  ASSERT_NE(conv, nullptr);
+  const Einsum& e = conv->einsums->back();
+  ASSERT_TRUE(e.guarded);
+  int64_t n = 1, c = 1, o = 1;
+  for (size_t i = 0; i < e.ranks.size(); ++i) {
+    if (e.ranks[i] == "N") n = e.rank_sizes[i];
+    if (e.ranks[i] == "C") c = e.rank_sizes[i];
+    if (e.ranks[i] == "O") o = e.rank_sizes[i];
+  }
+  EXPECT_EQ(e.points, n * c * o * 32 * 32 * 9);
+  EXPECT_EQ(e.macs, n * c * o * 94 * 94);
+}
+
 }  // namespace
 }  // namespace solar

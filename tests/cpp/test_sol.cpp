@@ -336,6 +336,31 @@ TEST(SolMathMode, ProgramTf32OnAPlatformWithoutTf32) {
                              "no matrix rate for tf32");
 }
 
+// A narrower fp32 math mode (PyTorch's "medium" precision; a bf16 benchmark definition) may use
+// that format's tensor cores: 64^3 MACs at bf16 on H100 PCIe, 756e12 (its spec's dense bf16),
+// from the option or from the program. T4 (Turing) has no bf16 rate: its fp32 path, the
+// CUDA cores at 8.1e12, whoever asks; fp16 it has (65.1264e12).
+TEST(SolMathMode, NarrowerModesMayUseTheirTensorCores) {
+  Builder b;
+  const TensorId x = b.tensor("x", {64, 64}, Role::kInput);
+  const TensorId y = b.tensor("y", {64, 64}, Role::kActivation);
+  b.node("mm#0", {x, x}, {16384, 16384}, {y}, 262144);
+  b.output(y);
+  AnalysisOptions bf16;
+  bf16.fp32_math = Fp32Math::kBf16;
+  const Analysis h = analyze(b.g, load("H100_PCIe"), bf16);
+  EXPECT_EQ(h.nodes[0].math_mode, "bf16");
+  EXPECT_DOUBLE_EQ(h.nodes[0].matrix_seconds,
+                   2.0 * 262144 / load("H100_PCIe").matrix_flops_per_second.at("bf16").value);
+  EXPECT_EQ(h.math_mode, "bf16 (--fp32-math bf16)");
+  const Analysis t = analyze(b.g, load("T4"), bf16);
+  EXPECT_EQ(t.nodes[0].math_mode, "fp32");
+  b.g.nodes[0].fp32_math = Fp32Math::kFp16;
+  const Analysis p = analyze(b.g, load("T4"), {});
+  EXPECT_EQ(p.nodes[0].math_mode, "fp16");
+  EXPECT_DOUBLE_EQ(p.nodes[0].matrix_flops_per_second, 65.1264e12);
+}
+
 // --- units: one source operator per unfused unit ---------------------------------------------
 
 // A source operator lowered to three nodes (PyTorch's hardsigmoid decomposed as add, clamp,

@@ -1,4 +1,5 @@
-# Argument: fp32_math="bf16" in a unit header (line 15); it must be "fp32" or "tf32".
+# Argument: fp32_math="fp4" in a unit header (line 16); it must be "fp32", "tf32", "bf16",
+# "fp16" or "fp8".
 from solar.ir import kernel, Tensor, Dim
 
 @kernel
@@ -12,6 +13,6 @@ def relu(X: Tensor("M,N")) -> Tensor("M,N"):
 DIMS = {"M": 4, "N": 8}
 
 def model(x: Tensor("M,N", role="input")):
-    with unit("aten.relu", fp32_math="bf16"):
+    with unit("aten.relu", fp32_math="fp4"):
         y = relu(x)
     return y

@@ -149,7 +149,7 @@ def test_arch_list_and_show():
         (["analyze", str(EXAMPLE), "--dim", "B"], "--dim B: expected NAME=INTEGER"),
         (["analyze", str(EXAMPLE), "--dim", "Q=4"], "model() has no dim named 'Q'"),
         (["analyze", str(EXAMPLE), "--dim", "B=0"], "sizes must be positive"),
-        (["analyze", str(EXAMPLE), "--fp32-math", "fp16"], "invalid choice: 'fp16'"),
+        (["analyze", str(EXAMPLE), "--fp32-math", "fp4"], "invalid choice: 'fp4'"),
         (
             ["analyze", str(EXAMPLE), "--arch", "H100_PCIe_paper", "--fp32-math", "tf32"],
             "has no matrix rate for tf32",
@@ -183,3 +183,23 @@ def test_a_file_is_sniffed_for_its_language_only_when_it_is_not_ir():
         [sys.executable, "-c", probe, str(EXAMPLE)], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    "imports, kind",
+    [
+        ("import math, torch", "pytorch"),  # a comma list: the old text test missed it
+        ("from torch import nn", "pytorch"),  # so did an import from the package
+        ("import torch.nn as nn", "pytorch"),
+        ("import jax.numpy as jnp", "jax"),
+        ("import numpy as np, flax.linen as nn", "jax"),
+        ("import numpy as np\n'''import torch in a docstring'''", "ir"),
+        ("import math, torch\ndef broken(:", "pytorch"),  # no parse: the line fallback
+    ],
+)
+def test_the_front_end_follows_the_imports(tmp_path, imports, kind):
+    from solar.frontend.kind import program_kind
+
+    f = tmp_path / "p.py"
+    f.write_text(imports + "\n\nclass Model: pass\n")
+    assert program_kind(f) == kind

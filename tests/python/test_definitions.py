@@ -94,9 +94,10 @@ def test_nvfp4_gemm_reads_packed_codes_and_says_what_the_bound_means(tmp_path):
     doc = json.loads(out.read_text())
     assert doc["totals"]["bytes"]["fused"] == 2 * 256 * 256 + 2 * 256 * 32 + 256 * 256 * 2 + 2 * 64
     assert doc["validation"]["status"] == "full"
-    assert "the inputs are float8_e4m3fn, uint8" in r.stdout and "memory term alone: 139 ns" in (
-        r.stdout
-    )
+    assert "the inputs are uint8" in r.stdout and "memory term alone: 139 ns" in r.stdout
+    # Its scales are fp8: the reference's fp32 products are priced at the fp8 rate
+    # (docs/definitions.md, "Math mode").
+    assert doc["math_mode"].startswith("fp8 (--fp32-math fp8)")
 
 
 def test_batch_runs_each_workload_once(tmp_path):
@@ -311,3 +312,35 @@ def test_value_asserts_of_the_reference_are_dropped_and_size_asserts_kept(tmp_pa
     out = json.loads((tmp_path / "out.json").read_text())
     assert out["validation"]["status"] == "full"
     assert out["totals"]["bytes"]["fused"] == 256 + 512 + 64 + 256
+
+
+def test_a_causal_prefill_is_priced_in_bf16_inside_its_mask(tmp_path):
+    """workloads/definitions/attention/gqa_prefill_causal_h8_kv2_d64 at seq_len = 256: the
+    mask keeps n <= m, 256 x 257 / 2 = 32,896 (query, key) pairs per head; both products
+    multiply them by head_dim = 64 over 8 query heads: 2 x 8 x 32,896 x 64 = 33,685,504 MACs
+    (dense: 67,108,864). Its data is bf16, so the reference's fp32 products are priced at
+    the bf16 rate; validated against the reference."""
+    out = tmp_path / "a.json"
+    causal = ROOT / "workloads" / "definitions" / "attention" / "gqa_prefill_causal_h8_kv2_d64.json"
+    r = solar("analyze", causal, "--workload", "s256", "--arch", "H100_SXM", "--json", out)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    assert doc["totals"]["macs"] == 33685504
+    assert doc["math_mode"].startswith("bf16 (--fp32-math bf16)")
+    assert doc["validation"]["status"] == "full"
+    # --fp32-math fp32 prices the reference's arithmetic as written.
+    r = solar(
+        "analyze",
+        causal,
+        "--workload",
+        "s256",
+        "--arch",
+        "H100_SXM",
+        "--json",
+        out,
+        "--fp32-math",
+        "fp32",
+        "--no-validate",
+    )
+    # (The score product still multiplies bf16 values cast up: bf16 by their own right.)
+    assert "also fp32 (--fp32-math fp32" in json.loads(out.read_text())["math_mode"]

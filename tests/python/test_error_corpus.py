@@ -72,7 +72,14 @@ IR_CASES = [
     ),
     ("with_context_model.py", "check", "unsupported", "'with open(", 15, ()),
     ("with_kernel.py", "check", "kernel-body", "'with' is not allowed in kernel 'relu'", 7, ()),
-    ("unit_fp32_math_value.py", "check", "argument", 'fp32_math must be "fp32" or "tf32"', 15, ()),
+    (
+        "unit_fp32_math_value.py",
+        "check",
+        "argument",
+        'fp32_math must be "fp32", "tf32", "bf16", "fp16" or "fp8"',
+        16,
+        (),
+    ),
     ("unit_nested.py", "trace", "unsupported", "units do not nest", 17, ()),
     (
         "break_model.py",

@@ -215,19 +215,23 @@ def test_conv2d():
     assert [n.name for n in g.nodes] == ["conv2d#0", "relu#0", "conv2d#1"]
     conv1, relu, conv2 = g.nodes
 
-    # conv1: N·O·P·Q·C·R·S = 2·32·32·32·16·3·3 = 65,536·144 = 9,437,184 (padding guards do not
-    # reduce the count)
-    assert conv1.macs == 9_437_184
-    # conv2: 2·64·16·16·32·3·3 = 32,768·288 = 9,437,184
-    assert conv2.macs == 9_437_184
-    # 9,437,184 · 2
-    assert g.total_macs == 18_874_368
+    # The padding guard skips the taps outside the input (docs/ir.md §7.1). conv1 (stride 1,
+    # pad 1): output row p keeps the taps r with 0 <= p + r - 1 < 32: 2 at p = 0 and p = 31,
+    # 3 elsewhere: 30·3 + 4 = 94 (p, r) pairs of 96, as many (q, s); N·O·C·94·94 =
+    # 2·32·16·8,836 = 9,048,064 (dense 9,437,184)
+    assert conv1.macs == 9_048_064
+    # conv2 (stride 2, pad 1, P = 16): 0 <= 2p + r - 1 < 32 keeps 2 taps at p = 0, 3 elsewhere
+    # (at p = 15: 29 + r < 32): 15·3 + 2 = 47 pairs of 48; 2·64·32·47·47 = 4,096·2,209 =
+    # 9,048,064
+    assert conv2.macs == 9_048_064
+    # 9,048,064 · 2
+    assert g.total_macs == 18_096_128
     # relu: one 2-arg max per element of h: 65,536 compares
     assert relu.flops == kinds(compare=65_536)
     assert flops_by_kind(g) == kinds(compare=65_536)
-    # matrix 2·18,874,368 = 37,748,736; + 65,536 vector = 37,814,272
-    assert matrix_flops(g) == 37_748_736
-    assert g.total_flops == 37_814_272
+    # matrix 2·18,096,128 = 36,192,256; + 65,536 vector = 36,257,792
+    assert matrix_flops(g) == 36_192_256
+    assert g.total_flops == 36_257_792
 
     # conv1 reads 4·(32,768 + 4,608 + 32) = 149,632, writes 4·65,536 = 262,144
     assert conv1.bytes_read == 149_632
@@ -258,10 +262,11 @@ def test_conv2d():
 
 def test_conv2d_dims_override():
     g = trace("conv2d.py", H=64, W=64)
-    # P = 64 after conv1, 32 after conv2; each conv 4x the MACs: 2 · 4 · 9,437,184
-    assert g.total_macs == 75_497_472
-    # relu: 2·32·64·64 = 262,144 compares; 2·75,497,472 + 262,144 = 151,257,088
-    assert g.total_flops == 151_257_088
+    # P = 64 after conv1: 62·3 + 4 = 190 (p, r) pairs; conv2 (P = 32): 31·3 + 2 = 95; each
+    # conv N·O·C·pairs² = 1,024·190² = 4,096·95² = 36,966,400; both 73,932,800
+    assert g.total_macs == 73_932_800
+    # relu: 2·32·64·64 = 262,144 compares; 2·73,932,800 + 262,144 = 148,127,744
+    assert g.total_flops == 148_127_744
     # conv1 4·(131,072 + 4,608 + 32 + 262,144) = 1,591,424; relu 4·2·262,144 = 2,097,152;
     # conv2 4·(262,144 + 18,432 + 64 + 131,072) = 1,646,848; sum 5,335,424
     assert g.unfused_bytes == 5_335_424
@@ -288,13 +293,14 @@ def test_grouped_conv():
     dw, wview, gc, yview = g.nodes
     assert wview.kind == "data_movement" and wview.op == "reshape"
 
-    # depthwise: N·C·P·Q·R·S = 2·32·16·16·3·3 = 147,456
-    assert dw.macs == 147_456
-    # grouped: N·G·O·P·Q·D·R·S = 2·4·16·16·16·8·3·3 = 32,768·72 = 2,359,296
-    assert gc.macs == 2_359_296
-    # 147,456 + 2,359,296
-    assert g.total_macs == 2_506_752
-    assert g.total_flops == 5_013_504  # 2 · 2,506,752
+    # Both pad 1 over 16: 14·3 + 4 = 46 (p, r) pairs of 48 in the input, as many (q, s).
+    # depthwise: N·C·46·46 = 64·2,116 = 135,424 (dense N·C·P·Q·R·S = 147,456)
+    assert dw.macs == 135_424
+    # grouped: N·G·O·D·46·46 = 2·4·16·8·2,116 = 2,166,784 (dense 2,359,296)
+    assert gc.macs == 2_166_784
+    # 135,424 + 2,166,784
+    assert g.total_macs == 2_302_208
+    assert g.total_flops == 4_604_416  # 2 · 2,302,208
     assert vector_flops(g) == 0
 
     # depthwise reads 4·(16,384 + 288) = 66,688, writes 4·16,384 = 65,536
@@ -331,14 +337,16 @@ def test_conv_transpose2d():
     assert [n.name for n in g.nodes] == ["conv_transpose2d#0", "sigmoid_act#0"]
     ct, sig = g.nodes
 
-    # scatter form: N·C·H·W·O·R·S = 2·32·16·16·16·4·4 = 4,194,304
-    assert ct.macs == 4_194_304
-    assert g.total_macs == 4_194_304
+    # scatter form, guarded to outputs inside Y: 0 <= 2h + r - 1 < 32 keeps 3 taps at h = 0
+    # and h = 15, 4 elsewhere: 14·4 + 6 = 62 (h, r) pairs of 64, as many (w, s);
+    # N·C·O·62·62 = 1,024·3,844 = 3,936,256 (dense 4,194,304)
+    assert ct.macs == 3_936_256
+    assert g.total_macs == 3_936_256
     # sigmoid: one transcendental per output element: 32,768
     assert sig.flops == kinds(transcendental=32_768)
-    # 2·4,194,304 + 32,768 = 8,421,376
-    assert g.total_flops == 8_421_376
-    assert matrix_flops(g) == 8_388_608
+    # 2·3,936,256 + 32,768 = 7,905,280
+    assert g.total_flops == 7_905_280
+    assert matrix_flops(g) == 7_872_512
 
     bias_nest, mac_nest = ct.einsums
     # bias nest over the output: N·O·P·Q = 2·16·32·32 = 32,768 (shows P = Q = 32)
@@ -502,13 +510,15 @@ def test_pooling():
     assert mp_nest.ranks == ["N", "C", "P", "Q", "R", "S"]
     assert mp_nest.rank_sizes == [2, 64, 56, 56, 3, 3]
     assert mp_nest.reduce == "max"
-    # 1 compare per point: 401,408·9 = 3,612,672 (dense, padding taps included)
-    assert mp.flops == kinds(compare=3_612_672)
+    # 1 compare per point inside the input: 0 <= 2p + r - 1 < 112 keeps 2 taps at p = 0 and 3
+    # elsewhere (at p = 55: 109 + r < 112): 55·3 + 2 = 167 (p, r) pairs, as many (q, s):
+    # N·C·167² = 128·27,889 = 3,569,792 (dense 401,408·9 = 3,612,672)
+    assert mp.flops == kinds(compare=3_569_792)
     sum_nest, div_nest = ap.einsums
     assert sum_nest.rank_sizes == [2, 64, 28, 28, 2, 2]
     # 1 add per point: 100,352·4 = 401,408; 1 div per output: 100,352
     assert ap.flops == kinds(add=401_408, div=100_352)
-    assert g.total_flops == 4_114_432  # 3,612,672 + 401,408 + 100,352
+    assert g.total_flops == 4_071_552  # 3,569,792 + 401,408 + 100,352
 
     # max pool reads 4·1,605,632 = 6,422,528, writes 4·401,408 = 1,605,632 (Win costs 0)
     assert mp.bytes_read == 6_422_528
@@ -572,11 +582,12 @@ def test_cumsum():
     fwd, rev = g.nodes
 
     assert g.total_macs == 0
-    # guards do not reduce the count: 1 add per element in each scan
-    assert fwd.flops == kinds(add=524_288)
-    assert rev.flops == kinds(add=524_288)
+    # 1 add per element of the `else` branch (j > 0) in each scan: R·(C - 1) = 128·4,095 =
+    # 524,160; the first column's copy costs nothing
+    assert fwd.flops == kinds(add=524_160)
+    assert rev.flops == kinds(add=524_160)
     assert fwd.einsums[0].points == 524_288
-    assert g.total_flops == 1_048_576
+    assert g.total_flops == 1_048_320
 
     # each: read X, write Y
     assert fwd.bytes == 4_194_304

@@ -57,8 +57,10 @@ def test_prefill_validates_and_counts_the_prompt():
     r = analyze_llm(small_llama(), "prefill", batch=1, seq=16)
     assert r.result.validation.status == "full", r.result.validation.detail
     # MACs: per token and layer 36,864 (q, k, v, o, MLP), 2 layers; per layer attention
-    # QK^T and PV at 16 x 16 x 64 each; the LM head 64 x 128 per token.
-    assert r.result.graph.total_macs == 16 * 2 * 36_864 + 2 * 2 * 16 * 16 * 64 + 16 * 64 * 128
+    # QK^T and PV over the 16 x 17 / 2 = 136 (query, key) pairs the causal mask keeps
+    # (docs/pytorch.md, "Masked attention"), x 64 (4 heads of 16) each; the LM head 64 x 128
+    # per token.
+    assert r.result.graph.total_macs == 16 * 2 * 36_864 + 2 * 2 * 136 * 64 + 16 * 64 * 128
 
 
 def test_published_size_decode_reads_every_layers_cache():

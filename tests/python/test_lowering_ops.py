@@ -1196,8 +1196,13 @@ def test_counts_of_new_kernels():
         "upsample_bilinear": 0,
         "var_std": 0,  # sums of squares x * x: both factors index every kept dim (no MAC)
         "vector_norm": 0,
-        "conv3d": 1 * 3 * 5 * 3 * 5 * 2 * 2 * 3 * 3,  # N O Z P Q C T R S
-        "conv_transpose3d": 1 * 3 * 2 * 2 * 3 * 2 * 27,  # N O C D H W T R S
+        # N O C times the (output, tap) pairs inside the input per dim (docs/ir.md §7.1):
+        # depth 0 <= z + t - 1 < 4 over z < 5, t < 2: 8 of 10; height 0 <= 2p + r - 1 < 5
+        # over p < 3, r < 3: 7 of 9; width 0 <= q + s - 1 < 5 over q < 5, s < 3: 13 of 15
+        "conv3d": 1 * 3 * 2 * 8 * 7 * 13,  # 4,368 (dense 8,100)
+        # scatter form, outputs inside Y (4 x 6 x 4): depth 0 <= 2d + t - 1 < 4 over d < 2,
+        # t < 3: 5 of 6; height (< 6, h < 3): 8 of 9; width as depth: 5 of 6
+        "conv_transpose3d": 1 * 3 * 2 * 5 * 8 * 5,  # 1,200 (dense 1,944)
     }
     for name, macs in cases.items():
         *_, lowered = lowered_case(name)
@@ -1444,12 +1449,13 @@ NOTES = {
     "aten.mm.default": "a transposed operand feeding the product is folded (`mm_nt`, `mm_tn`, "
     "`mm_tt`)",
     "aten.bmm.default": "a transposed operand feeding the product is folded (`bmm_nt`, "
-    "`bmm_tn`, `bmm_tt`)",
+    "`bmm_tn`, `bmm_tt`); the two products of an attention with a causal or banded mask run "
+    'only inside the band (`bmm_band`, `bmm_kband`: docs/pytorch.md, "Masked attention")',
     "aten.permute.default": "a swap of the last two dims read only by mm/bmm (either operand) or "
     "addmm (the weight) is folded into the product; a permutation returned as it is stays a "
     "view (`permute_view`)",
     "aten.convolution.default": "1-D as 2-D with H = 1; grouped and depthwise by group-split "
-    "views; transposed in scatter form; padded taps are counted (dense iteration space)",
+    "views; transposed in scatter form; taps in the padding are not counted (guarded)",
     "aten.max_pool2d_with_indices.default": "ceil_mode and dilation supported; the indices "
     "output is not produced (an error if it is used)",
     "aten.max_pool3d_with_indices.default": "as 2-D; indices not produced",

@@ -45,8 +45,11 @@ int64_t dtype_bytes(DType dtype, int64_t elements);
 // (TF32 tensor cores where the spec has them), true fp32, or TF32. A program states it per
 // source operator (`with unit("...", fp32_math="fp32"):`, docs/ir.md §4.1); `--fp32-math`
 // overrides it for the whole graph.
-enum class Fp32Math : uint8_t { kPlatformDefault, kFp32, kTf32 };
-// "default", "fp32", "tf32".
+// How fp32 contractions run: the platform's default, true fp32, TF32, or a narrower format
+// (bf16, fp16, fp8) whose products an implementation may use where the problem allows it
+// (PyTorch's "medium" matmul precision; a benchmark definition whose data is bf16).
+enum class Fp32Math : uint8_t { kPlatformDefault, kFp32, kTf32, kBf16, kFp16, kFp8 };
+// "default", "fp32", "tf32", "bf16", "fp16", "fp8".
 const char* fp32_math_name(Fp32Math mode);
 std::optional<Fp32Math> parse_fp32_math(std::string_view name);
 

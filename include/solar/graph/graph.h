@@ -105,8 +105,8 @@ struct Einsum {
   DType compute_dtype = DType::kFp32;  // dtype of the MAC operands (matrix rate lookup)
   DType output_dtype = DType::kFp32;   // dtype of the written tensor
   bool output_is_local = false;        // writes a kernel-local tensor that is not returned
-  // A statement of the nest is under a guard (`if`): an implementation may skip the points
-  // it excludes (the counts above still treat the space as dense, docs/ir.md 7.1).
+  // A statement of the nest is under a guard (`if`): its MACs and FLOPs above count only the
+  // points the guard lets through (docs/ir.md 7.1); `points` stays the dense product.
   bool guarded = false;
 };
 

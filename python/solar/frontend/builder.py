@@ -131,6 +131,9 @@ class Builder:
         self.params: list = []
         self._where = (None, ("", 0, ""))
         self._view_of: dict[str, str] = {}  # a view's variable -> the variable it views
+        # Source node name -> masks.Band: a masked attention's products and softmax, which
+        # the rules lower inside the band (the PyTorch front end finds them; masks.py).
+        self.bands: dict = {}
 
     # ---------------------------------------------------------------- language hooks
     def _find_where(self) -> tuple[str, int, str]:

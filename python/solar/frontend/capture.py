@@ -87,7 +87,9 @@ def is_pytorch_program(path: str) -> bool:
         text = Path(path).read_text(errors="replace")
     except OSError:
         return False  # the IR reader reports it
-    return "import torch" in text and "@kernel" not in text and "def model(" not in text
+    from .imports import imported_packages, is_ir_text
+
+    return "torch" in imported_packages(text) and not is_ir_text(text)
 
 
 def program_text(path: str) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .builder import Builder, LoweredProgram, Value, frontend_error
 from .capture import Capture
+from .masks import attention_bands
 from .problem import constant_dim_names
 from .rules import RANDOM_OPS, RULES, source_operator
 from .values import _Unused, tensor
@@ -52,7 +53,7 @@ TORCH_DTYPES = {
 
 # The fp32 math mode of a PyTorch operator's contractions on a CUDA device: matmul-like
 # operators follow torch.get_float32_matmul_precision() ("highest", the default: true fp32;
-# "high"/"medium": TF32 may be used); convolutions and cuDNN RNNs follow
+# "high": TF32 may be used; "medium": bf16 may be used); convolutions and cuDNN RNNs follow
 # torch.backends.cudnn.allow_tf32 (True by default). Other operators with MACs keep the
 # platform default (TF32 where the spec has it: the faster mode, so the bound stays a bound).
 MATMUL_OPS = {
@@ -94,10 +95,12 @@ CUDNN_OPS = {
 
 
 def pytorch_fp32_math() -> dict[str, str]:
-    """{"matmul": "fp32"|"tf32", "cudnn": "fp32"|"tf32"} from PyTorch's current settings."""
+    """{"matmul": "fp32"|"tf32"|"bf16", "cudnn": "fp32"|"tf32"} from PyTorch's current
+    settings."""
     import torch
 
-    matmul = "fp32" if torch.get_float32_matmul_precision() == "highest" else "tf32"
+    precision = torch.get_float32_matmul_precision()
+    matmul = {"highest": "fp32", "high": "tf32"}.get(precision, "bf16")
     cudnn = "tf32" if torch.backends.cudnn.allow_tf32 else "fp32"
     return {"matmul": matmul, "cudnn": cudnn}
 
@@ -120,6 +123,27 @@ class Lowerer(Builder):
         self.ops: dict[str, int] = {}
         self.sequence: list[str] = []
         self.needed: set = set()  # FX nodes the outputs and buffer updates depend on
+
+    def _buffer_value(self, sig):
+        """placeholder name -> the real value of the buffer it is, read from a real model
+        built once on first use (_real_buffers); None for inputs and unknown buffers."""
+        from torch.export.graph_signature import InputKind
+
+        targets = {
+            s.arg.name: s.target
+            for s in sig.input_specs
+            if s.kind in (InputKind.BUFFER, InputKind.CONSTANT_TENSOR) and s.target
+        }
+        real: dict = {}
+
+        def value(name: str):
+            if name not in targets:
+                return None
+            if "buffers" not in real:
+                real["buffers"] = _real_buffers(self.capture)
+            return real["buffers"].get(targets[name])
+
+        return value
 
     # ---------------------------------------------------------------- language hooks
     def _find_where(self) -> tuple[str, int, str]:
@@ -283,6 +307,7 @@ class Lowerer(Builder):
             role = "input" if kind == "input" else "weight"
             self.values[node.name] = self.parameter(name, shape, dtype, role, kind, target)
 
+        self.bands = attention_bands(graph, self._buffer_value(sig))
         fp32_math = pytorch_fp32_math()
         group: dict = {"key": None, "label": "", "start": 0}
         unit_modes: dict[str, str] = {}
@@ -369,6 +394,35 @@ class Lowerer(Builder):
             self.sequence,
             [target for _, target in mutations],
         )
+
+
+# The largest model built for real to read a buffer a mask is made from (its parameters,
+# buffers and tensor attributes): 256 MiB. A larger one keeps its masks unknown (dense).
+MAX_REAL_MODEL_BYTES = 1 << 28
+
+
+def _real_buffers(capture) -> dict:
+    """The real buffers of the captured model by qualified name ({} when it is not at hand
+    for real: a fake or meta module, or a problem file whose model exceeds
+    MAX_REAL_MODEL_BYTES)."""
+    import torch
+
+    from .capture import build_problem, is_fake
+
+    module = capture.module
+    if module is None and capture.problem is not None:
+        if capture.model_bytes > MAX_REAL_MODEL_BYTES:
+            return {}
+        try:
+            with torch.no_grad():
+                module, _ = build_problem(capture.problem, capture.mode)
+        except Exception:  # noqa: BLE001 - its masks stay unknown; validation reports a failing model
+            return {}
+    if module is None:
+        return {}
+    return {
+        name: b for name, b in module.named_buffers() if not is_fake(b) and b.device.type != "meta"
+    }
 
 
 def _matmul_precision() -> str:

@@ -513,6 +513,10 @@ def _mm_like(lw, a, b, batched: bool):
     suffix = {(False, False): "", (False, True): "_nt", (True, False): "_tn", (True, True): "_tt"}
     kernel = ("bmm" if batched else "mm") + suffix[ta, tb]
     args = [(v.base if isinstance(v, Transposed) else tensor(lw, v)).var for v in (a, b)]
+    band = lw.bands.get(lw.node.name) if lw.bands and batched and not ta else None
+    if band is not None:  # a masked attention's product (masks.py): only inside the band
+        kernel = ("bmm_band" if band.axis == "out" else "bmm_kband") + suffix[ta, tb]
+        args += [band.lo, band.hi]
     return lw.call(kernel, args, lw.out_shape(), lw.out_dtype())
 
 
@@ -751,6 +755,12 @@ RULES["aten.argmin.default"] = _reduce("argmin_mid", int_out=True)
 def _along(kernel: str):
     def lower_along(lw, x, dim, *args, **kwargs):
         x = tensor(lw, x)
+        band = lw.bands.get(lw.node.name) if lw.bands else None
+        if band is not None:  # a masked attention's softmax (masks.py): only inside the band
+            rows, cols = x.shape[-2:]
+            x3 = lw.reshape(x, (x.numel // (rows * cols), rows, cols))
+            y = lw.call("softmax_band", [x3.var, band.lo, band.hi], x3.shape, lw.out_dtype())
+            return lw.reshape(y, lw.out_shape())
         mid, shape3 = _mid(lw, x, [dim])
         y = lw.call(kernel, [mid.var], shape3, lw.out_dtype())
         return lw.reshape(y, lw.out_shape())

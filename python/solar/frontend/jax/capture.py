@@ -21,9 +21,6 @@ from ..problem import _user_line, call_user, import_program
 # from jax.random.key(SEED + 1).
 SEED = 0
 
-_JAX_IMPORT = re.compile(r"^\s*(import|from)\s+(jax|flax)\b", re.MULTILINE)
-_TORCH_IMPORT = re.compile(r"^\s*(import|from)\s+torch\b", re.MULTILINE)
-
 
 def is_jax_program(path: str) -> bool:
     """A file in the JAX problem convention: it imports jax or flax (and not torch), and it
@@ -32,12 +29,10 @@ def is_jax_program(path: str) -> bool:
         text = Path(path).read_text(errors="replace")
     except OSError:
         return False
-    return (
-        bool(_JAX_IMPORT.search(text))
-        and not _TORCH_IMPORT.search(text)
-        and "@kernel" not in text
-        and "def model(" not in text
-    )
+    from ..imports import imported_packages, is_ir_text
+
+    packages = imported_packages(text)
+    return bool(packages & {"jax", "flax"}) and "torch" not in packages and not is_ir_text(text)
 
 
 @dataclass

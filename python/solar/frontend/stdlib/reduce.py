@@ -118,6 +118,41 @@ def softmax_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
     return Y
 
 
+# The softmax of a masked attention (frontend/masks.py) over the keys n of each query row m
+# that the band lo <= n - m <= hi keeps, as softmax_mid per kept element; the masked
+# probabilities are exact zeros (Y's fill: every row keeps a key, so exp(-inf - max) = 0).
+@kernel
+def softmax_band(X: Tensor("A,M,N"), lo: int, hi: int) -> Tensor("A,M,N", dtype="fp32"):
+    Mx = Tensor(A=X.shape[0], M=X.shape[1], fill=-inf, dtype="fp32")
+    S = Tensor(A=X.shape[0], M=X.shape[1], dtype="fp64")
+    Rc = Tensor(A=X.shape[0], M=X.shape[1], dtype="fp64")
+    Y = Tensor(A=X.shape[0], M=X.shape[1], N=X.shape[2], dtype="fp32")
+    for a in Dim("A", parallel=True):
+        for m in Dim("M", parallel=True):
+            for n in Dim("N"):
+                if lo <= n - m and n - m <= hi:
+                    Mx[a, m] = max(Mx[a, m], X[a, m, n])
+    for a in Dim("A", parallel=True):
+        for m in Dim("M", parallel=True):
+            for n in Dim("N", parallel=True):
+                if lo <= n - m and n - m <= hi:
+                    Y[a, m, n] = exp(X[a, m, n] - Mx[a, m])
+    for a in Dim("A", parallel=True):
+        for m in Dim("M", parallel=True):
+            for n in Dim("N"):
+                if lo <= n - m and n - m <= hi:
+                    S[a, m] += Y[a, m, n]
+    for a in Dim("A", parallel=True):
+        for m in Dim("M", parallel=True):
+            Rc[a, m] = 1.0 / S[a, m]
+    for a in Dim("A", parallel=True):
+        for m in Dim("M", parallel=True):
+            for n in Dim("N", parallel=True):
+                if lo <= n - m and n - m <= hi:
+                    Y[a, m, n] = Y[a, m, n] * Rc[a, m]
+    return Y
+
+
 # Log-softmax: per element 1 compare, 3 (sub, exp, add: the sum) and 1 sub (x - the row's
 # max + log-sum); per row 1 log + 1 add.
 @kernel

@@ -1,0 +1,412 @@
+"""Attention masks that remove work (docs/pytorch.md, "Masked attention").
+
+A causal or sliding-window mask applied to a product of queries and keys makes part of the
+work unnecessary: the scores it overwrites with -inf are never needed, and the
+probabilities there are exactly 0, so the product with the values may skip them. FlashAttention
+and every fused attention kernel skip the masked tiles; a bound that counted them would sit
+above such a kernel (2x for a long causal prefill).
+
+This pass finds, in the exported graph, the two matrix products of such an attention and the
+band of (query row m, key column n) pairs the mask keeps, `lo <= n - m <= hi`:
+
+    S = bmm(Q, K^T)   -> [view, scale, cast]* -> where(M, -inf, S) | S + B (B in {0, -inf})
+                      |  masked_fill(S, M, -inf)
+    P = softmax(., -1) -> [where(c, 0, P), cast, view, dropout]* -> bmm(P, V)
+
+The mask must not depend on the program's inputs (torch.triu/tril, arange comparisons,
+SDPA's is_causal, Hugging Face's mask functions, a buffer the model registers): it is
+evaluated here on real tensors, with broadcast dims kept at size 1, and must equal a band
+over its last two dims exactly. The first
+product then runs only inside the band (its other outputs are overwritten, whatever they
+are); the second contracts only inside it when every row keeps at least one column (a row
+masked entirely has no zero probabilities to skip). The lowering emits both as guarded
+kernels (stdlib/linalg.py, `bmm_band*`), which execution validates against PyTorch like any
+other kernel, and which the analysis counts at the points their guard keeps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# The largest mask evaluated (query rows x key columns, and any intermediate of its
+# computation): 2^28 booleans, 256 MiB. A larger mask is not examined and its attention is
+# counted dense (an upper bound).
+MAX_MASK_ELEMENTS = 1 << 28
+
+_SHAPE_ONLY = {  # their values do not depend on their tensor argument's values
+    "aten.full_like.default",
+    "aten.zeros_like.default",
+    "aten.ones_like.default",
+    "aten.empty_like.default",
+}
+_SOURCES = {  # tensors made from scalars alone
+    "aten.full.default",
+    "aten.zeros.default",
+    "aten.ones.default",
+    "aten.scalar_tensor.default",
+    "aten.arange.default",
+    "aten.arange.start",
+    "aten.arange.start_step",
+}
+_VIEWS = {"aten.view.default", "aten._unsafe_view.default", "aten.reshape.default"}
+_COPIES = {"aten._to_copy.default", "aten.clone.default", "aten.alias.default"}
+_SCALINGS = {"aten.mul.Scalar", "aten.div.Scalar", "aten.mul.Tensor", "aten.div.Tensor"}
+_SOFTMAX = {"aten._softmax.default", "aten._safe_softmax.default", "aten.softmax.int"}
+_BMM = "aten.bmm.default"
+
+
+@dataclass(frozen=True)
+class Band:
+    """Keep the (m, n) pairs with lo <= n - m <= hi; `axis` says which ranks of the product
+    the guard relates: "out" (its output's rows and columns: the scores) or "k" (its output
+    rows and the contraction: the probabilities times the values)."""
+
+    axis: str
+    lo: int
+    hi: int
+
+
+def _shape(node):
+    val = node.meta.get("val") if hasattr(node, "meta") else None
+    return tuple(int(s) for s in val.shape) if hasattr(val, "shape") else None
+
+
+def _numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+class _Constants:
+    """Values of the input-independent nodes, each as a real tensor broadcastable to the
+    node's shape (broadcast dims kept at size 1), or None."""
+
+    def __init__(self, buffer_value=None):
+        self.memo: dict = {}
+        # A placeholder's real value (a buffer or constant of the model: nanoGPT's
+        # `register_buffer("bias", torch.tril(...))`), or None.
+        self.buffer_value = buffer_value
+
+    def value(self, node):
+        import torch.fx
+
+        if isinstance(node, (list, tuple)):
+            return type(node)(self.value(v) for v in node)
+        if not isinstance(node, torch.fx.Node):
+            return node
+        if node.name not in self.memo:
+            self.memo[node.name] = None  # cycles cannot happen; unknown while computing
+            try:
+                self.memo[node.name] = self._compute(node)
+            except Exception:  # an operator this evaluation cannot run: not constant
+                self.memo[node.name] = None
+        return self.memo[node.name]
+
+    def _compute(self, node):
+        import torch
+        import torch.fx
+
+        if node.op == "placeholder":
+            value = self.buffer_value(node.name) if self.buffer_value else None
+            ok = isinstance(value, torch.Tensor) and value.numel() <= MAX_MASK_ELEMENTS
+            return value if ok and tuple(value.shape) == _shape(node) else None
+        if node.op != "call_function":
+            return None
+        shape = _shape(node)
+        if shape is None:
+            return None
+        val = node.meta["val"]
+        op = str(node.target)
+        if op in _SHAPE_ONLY:
+            fill = {"aten.zeros_like.default": 0, "aten.ones_like.default": 1}.get(op)
+            if fill is None:
+                fill = node.args[1] if op == "aten.full_like.default" else 0
+            return torch.full([1] * len(shape), fill, dtype=val.dtype)
+        if op in ("aten.full.default", "aten.zeros.default", "aten.ones.default"):
+            fill = {"aten.zeros.default": 0, "aten.ones.default": 1}.get(op, None)
+            if fill is None:
+                fill = node.args[1]
+            return torch.full([1] * len(shape), fill, dtype=val.dtype)
+        if _numel(shape) > MAX_MASK_ELEMENTS and not (
+            op == "aten.expand.default" or _pointwise(node)
+        ):
+            return None
+        args = [self.value(a) for a in node.args]
+        kwargs = {k: self.value(v) for k, v in node.kwargs.items()}
+        computed = _flat([*args, *kwargs.values()])
+        given = _flat([*node.args, *node.kwargs.values()])
+        if any(
+            isinstance(g, torch.fx.Node) and c is None for c, g in zip(computed, given, strict=True)
+        ):
+            return None  # depends on an input
+        if op in _SOURCES:
+            return node.target(*args, **kwargs)
+        if op == "aten.expand.default":
+            x = args[0]
+            return x.reshape([1] * (len(shape) - x.dim()) + list(x.shape))
+        if op == "aten.unsqueeze.default":
+            return torch.unsqueeze(args[0], args[1])
+        if op == "aten.permute.default":
+            return args[0].permute(args[1])
+        if op in _VIEWS:
+            x = args[0]
+            if tuple(x.shape) == shape:
+                return x
+            if _numel(x.shape) == _numel(shape):
+                return x.reshape(shape)
+            if _numel(shape) > MAX_MASK_ELEMENTS:
+                return None
+            return x.expand(_shape(node.args[0])).reshape(shape)
+        if _pointwise(node):
+            out = node.target(*args, **kwargs)
+            return out.reshape([1] * (len(shape) - out.dim()) + list(out.shape))
+        # Anything else (triu, index, gather, cumsum, ...): at full size, when it is small.
+        if _numel(shape) > MAX_MASK_ELEMENTS:
+            return None
+        full = [
+            a.expand(_shape(o)) if isinstance(o, torch.fx.Node) and hasattr(a, "expand") else a
+            for a, o in zip(args, node.args, strict=True)
+        ]
+        out = node.target(*full, **kwargs)
+        return out if isinstance(out, torch.Tensor) else None
+
+
+def _flat(values):
+    out = []
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            out.extend(_flat(v))
+        else:
+            out.append(v)
+    return out
+
+
+def _pointwise(node) -> bool:
+    import torch
+
+    return torch.Tag.pointwise in getattr(node.target, "tags", ())
+
+
+def _band(masked) -> tuple[int, int, bool] | None:
+    """(lo, hi, every row keeps a column) when the kept pairs of a [S, T] mask (True: masked)
+    are exactly {lo <= n - m <= hi}; None otherwise."""
+    import torch
+
+    rows, cols = masked.shape
+    keep = ~masked
+    count = keep.sum(1)
+    kept = count > 0
+    if not bool(kept.any()):
+        return None
+    first = keep.to(torch.uint8).argmax(1)
+    last = cols - 1 - keep.flip(1).to(torch.uint8).argmax(1)
+    m = torch.arange(rows)
+    lo = int((first - m)[kept].min())
+    hi = int((last - m)[kept].max())
+    want_first = (m + lo).clamp(min=0)
+    want_last = (m + hi).clamp(max=cols - 1)
+    want_count = (want_last - want_first + 1).clamp(min=0)
+    if not bool((count == want_count).all()):
+        return None
+    if not bool(((first == want_first) | ~kept).all() and ((last == want_last) | ~kept).all()):
+        return None
+    return lo, hi, bool(kept.all())
+
+
+def _value_users(node) -> list:
+    """The users that read `node`'s values (full_like(x) reads only its shape)."""
+    return [u for u in node.users if str(u.target) not in _SHAPE_ONLY]
+
+
+def _keeps_last_two(node, rows: int, cols: int) -> bool:
+    shape = _shape(node)
+    return shape is not None and len(shape) >= 2 and shape[-2:] == (rows, cols)
+
+
+def _is_const_scalar(consts: _Constants, arg, value: float) -> bool:
+    import torch
+
+    v = consts.value(arg)
+    if isinstance(v, (int, float)):
+        return v == value
+    return isinstance(v, torch.Tensor) and v.numel() == 1 and float(v.reshape(())) == value
+
+
+def _masked_positions(consts: _Constants, node, chain):
+    """The positions (True) where the masking operator `node` writes -inf whatever `chain`
+    holds there, as a tensor broadcastable to its output; None when it is no such operator."""
+    import torch
+
+    op = str(node.target)
+    ninf = float("-inf")
+    if op == "aten.where.self" and len(node.args) == 3:
+        cond, a, b = node.args
+        c = consts.value(cond)
+        if not isinstance(c, torch.Tensor) or cond is chain:
+            return None
+        if b is chain and a is not chain and _is_const_scalar(consts, a, ninf):
+            return c.bool()
+        if a is chain and b is not chain and _is_const_scalar(consts, b, ninf):
+            return ~c.bool()
+        return None
+    if op == "aten.masked_fill.Scalar" and node.args[0] is chain:
+        c = consts.value(node.args[1])
+        if isinstance(c, torch.Tensor) and float(node.args[2]) == ninf:
+            return c.bool()
+        return None
+    if op == "aten.add.Tensor" and len(node.args) == 2 and not node.kwargs.get("alpha", 1) != 1:
+        other = node.args[1] if node.args[0] is chain else node.args[0]
+        if other is chain:
+            return None
+        bias = consts.value(other)
+        if not isinstance(bias, torch.Tensor) or not bias.is_floating_point():
+            return None
+        neg = bias == ninf
+        if not bool((neg | (bias == 0)).all()):
+            return None  # other bias values change the kept scores: not only a mask
+        return neg
+    return None
+
+
+def _mask_2d(masked, shape):
+    """The [S, T] mask of a mask broadcastable to `shape` that does not vary over the
+    leading dims; None when it does or is too large."""
+    if masked.dim() > len(shape):
+        return None
+    lead = masked.shape[: masked.dim() - 2] if masked.dim() >= 2 else ()
+    if any(s != 1 for s in lead):
+        return None
+    rows, cols = shape[-2:]
+    if rows * cols > MAX_MASK_ELEMENTS:
+        return None
+    m = masked.reshape(
+        masked.shape[-2:] if masked.dim() >= 2 else (1,) * (2 - masked.dim()) + tuple(masked.shape)
+    )
+    return m.expand(rows, cols)
+
+
+def _softmaxes(start) -> list:
+    """The softmaxes of `start` over its last dim."""
+    out = []
+    for user in start.users:
+        if str(user.target) not in _SOFTMAX:
+            continue
+        dim = user.args[1] if len(user.args) > 1 else user.kwargs.get("dim")
+        shape = _shape(user)
+        if shape is not None and dim in (-1, len(shape) - 1):
+            out.append(user)
+    return out
+
+
+def _probability_products(consts: _Constants, softmax, rows: int, cols: int):
+    """The bmm nodes whose first operand is `softmax`'s result, through operators that keep
+    its zeros at their positions."""
+    out = []
+    stack, seen = [softmax], set()
+    while stack:
+        node = stack.pop()
+        if node.name in seen:
+            continue
+        seen.add(node.name)
+        for u in node.users:
+            op = str(u.target)
+            if op == _BMM and u.args[0] is node and _keeps_last_two(node, rows, cols):
+                out.append(u)
+            elif (op in _VIEWS or op in _COPIES or op == "aten.expand.default") and (
+                _keeps_last_two(u, rows, cols)
+            ):
+                stack.append(u)
+            elif (
+                op in _SCALINGS
+                and u.args[0] is node
+                and _shape(u) == _shape(node)
+                and not (op == "aten.div.Tensor" and _is_tensor_node(u.args[1]))
+            ):
+                stack.append(u)  # a scale or a dropout mask: 0 stays 0
+            elif (
+                op == "aten.where.self"
+                and _shape(u) == _shape(node)
+                and _zero_branch(consts, u, node)
+            ):
+                stack.append(u)
+            elif op == "aten.native_dropout.default" and u.args[0] is node:
+                stack.append(u)  # dropout: its result, getitem 0, keeps the zeros
+            elif op == "<built-in function getitem>" and str(node.target) == (
+                "aten.native_dropout.default"
+            ):
+                if u.args[1] == 0:
+                    stack.append(u)
+    return out
+
+
+def _zero_branch(consts: _Constants, where, node) -> bool:
+    """where(c, 0, P) or where(c, P, 0) with a constant 0: the zeros of P stay."""
+    import torch
+
+    _, a, b = where.args
+    other = b if a is node else a if b is node else None
+    if other is None or other is node:
+        return False
+    v = consts.value(other)
+    if isinstance(v, (int, float)):
+        return v == 0
+    return isinstance(v, torch.Tensor) and bool((v == 0).all())
+
+
+def attention_bands(graph, buffer_value=None) -> dict[str, Band]:
+    """{node name: Band} for the masked attentions of an exported graph (module doc): their
+    products and softmax. `buffer_value(placeholder name)` gives the real value of a buffer
+    or constant a mask may be built from (None: unknown, like an input)."""
+    consts = _Constants(buffer_value)
+    out: dict[str, Band] = {}
+    for node in graph.nodes:
+        if node.op != "call_function" or str(node.target) != _BMM:
+            continue
+        shape = _shape(node)
+        if shape is None or len(shape) != 3:
+            continue
+        rows, cols = shape[1], shape[2]
+        chain = node
+        while len(_value_users(chain)) == 1:
+            user = _value_users(chain)[0]
+            op = str(user.target)
+            passes = ((op in _VIEWS or op in _COPIES) and _keeps_last_two(user, rows, cols)) or (
+                op in _SCALINGS
+                and user.args[0] is chain
+                and _shape(user) == _shape(chain)
+                and not _is_tensor_node(user.args[1])
+            )
+            if not passes:
+                break
+            chain = user
+        if len(_value_users(chain)) != 1:
+            continue
+        masking = _value_users(chain)[0]
+        if _shape(masking) != _shape(chain) or not _keeps_last_two(masking, rows, cols):
+            continue
+        masked = _masked_positions(consts, masking, chain)
+        if masked is None:
+            continue
+        m2 = _mask_2d(masked, _shape(masking))
+        band = _band(m2) if m2 is not None else None
+        if band is None:
+            continue
+        lo, hi, every_row = band
+        out[node.name] = Band("out", lo, hi)
+        if every_row:
+            for softmax in _softmaxes(masking):
+                if str(softmax.target) == "aten._softmax.default":
+                    out[softmax.name] = Band("softmax", lo, hi)
+                for product in _probability_products(consts, softmax, rows, cols):
+                    out[product.name] = Band("k", lo, hi)
+    return out
+
+
+def _is_tensor_node(arg) -> bool:
+    import torch.fx
+
+    if not isinstance(arg, torch.fx.Node):
+        return False
+    shape = _shape(arg)
+    return shape is not None and _numel(shape) > 1
