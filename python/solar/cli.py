@@ -122,10 +122,17 @@ def _definition_problem(args) -> str | None:
     from .execution import cache_dir
 
     d, items = workloads_of(args.file, args.workloads, dict(_dims(args.dim)))
+    math_note = ""
     if args.fp32_math == "default":
         # The reference's fp32 arithmetic may run in the format of the data (docs/definitions.md,
         # "Math mode").
         args.fp32_math = fp32_math_of(d)
+        if args.fp32_math != "default":
+            math_note = (
+                f"  note: the definition's data is {args.fp32_math}, so its reference's fp32 "
+                f"products are priced at the {args.fp32_math} rate, as its kernels run them "
+                '(docs/definitions.md, "Math mode"; --fp32-math fp32 prices them as written)'
+            )
     narrow = sorted(
         {
             spec["dtype"]
@@ -154,6 +161,8 @@ def _definition_problem(args) -> str | None:
             + ", ".join(f"{k}={v}" for k, v in axes.items())
             + f"); problem file {path}"
         )
+        if math_note:
+            args.definition_line += "\n" + math_note
         return path
     from .pytorch import analyze_pytorch
 
@@ -161,6 +170,8 @@ def _definition_problem(args) -> str | None:
     rows = []
     print(f"{d.name}: {len(paths)} workloads on {archs[0].name} (docs/definitions.md)")
     print(f"{'workload':38s} {'fused SOL':>12s} {'bound by':>10s}  validation")
+    if math_note:
+        print(math_note)
     failed = False
     for w, axes, path in paths:
         try:

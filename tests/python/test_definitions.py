@@ -327,6 +327,7 @@ def test_a_causal_prefill_is_priced_in_bf16_inside_its_mask(tmp_path):
     doc = json.loads(out.read_text())
     assert doc["totals"]["macs"] == 33685504
     assert doc["math_mode"].startswith("bf16 (--fp32-math bf16)")
+    assert "note: the definition's data is bf16, so its reference's fp32 products" in r.stdout
     assert doc["validation"]["status"] == "full"
     # --fp32-math fp32 prices the reference's arithmetic as written.
     r = solar(
