@@ -132,16 +132,22 @@ def test_band_recognition_is_exact():
             [[not keep(m, n) for n in range(cols)] for m in range(rows)], dtype=torch.bool
         )
 
+    # (lo, hi, c0, c1, every row keeps a key): lo <= n - m <= hi and c0 <= n <= c1; a side
+    # no row reaches is the widest value (lo = c0 - (rows - 1), hi = c1).
     # Causal with more keys than queries, aligned bottom-right: keep n - m <= 2.
-    assert _band(mask(3, 5, lambda m, n: n - m <= 2)) == (-2, 2, True)
+    assert _band(mask(3, 5, lambda m, n: n - m <= 2)) == (-2, 2, 0, 4, True)
     # A band clipped by the edges on both sides.
-    assert _band(mask(6, 6, lambda m, n: -1 <= n - m <= 1)) == (-1, 1, True)
+    assert _band(mask(6, 6, lambda m, n: -1 <= n - m <= 1)) == (-1, 1, 0, 5, True)
+    # The last 2 keys for every query (the LLM_CORE "sliding window" reference), and a band
+    # inside a key window.
+    assert _band(mask(4, 6, lambda m, n: n >= 4)) == (1, 5, 4, 5, True)
+    assert _band(mask(6, 8, lambda m, n: 2 <= n <= 6 and n - m <= 1)) == (-3, 1, 2, 6, False)
     # Not a band: one extra pair, a block-diagonal (document) mask, a strided mask.
     assert _band(mask(6, 6, lambda m, n: n <= m or (m, n) == (0, 5))) is None
     assert _band(mask(6, 6, lambda m, n: m // 3 == n // 3)) is None
     assert _band(mask(6, 6, lambda m, n: (n - m) % 2 == 0)) is None
     # A fully masked row is reported.
-    assert _band(mask(4, 4, lambda m, n: n < m)) == (-3, -1, False)
+    assert _band(mask(4, 4, lambda m, n: n < m)) == (-3, -1, 0, 2, False)
 
 
 BUFFER_MASK = '''
@@ -182,4 +188,22 @@ def test_a_mask_the_model_registers_as_a_buffer_is_read_from_the_real_model(tmp_
     path.write_text(BUFFER_MASK)
     r = solar.analyze(str(path), mode=mode)
     assert r.graph.total_macs == 576
+    assert r.validation.status == "full", r.validation.detail
+
+
+class LastKeys(torch.nn.Module):
+    """Each query sees only the last 4 keys (the LLM_CORE attention_sliding_window reference)."""
+
+    def forward(self, q, k, v):
+        scores = torch.matmul(q, k.transpose(-1, -2))
+        cols = torch.arange(scores.shape[-1])[None, None, None, :]
+        scores = scores.masked_fill(cols < max(0, scores.shape[-1] - 4), float("-inf"))
+        return torch.matmul(torch.softmax(scores, dim=-1), v)
+
+
+def test_a_window_over_the_last_keys_counts_those_keys():
+    # S = T = 32, H = 2, D = 8: every query keeps 4 keys: 2 products x 2 x 32 x 4 x 8 =
+    # 4,096 MACs (dense 32,768).
+    r = analyze(LastKeys(), (1, 2, 32, 8), (1, 2, 32, 8), (1, 2, 32, 8))
+    assert r.graph.total_macs == 4096
     assert r.validation.status == "full", r.validation.detail

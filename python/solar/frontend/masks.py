@@ -7,7 +7,8 @@ and every fused attention kernel skip the masked tiles; a bound that counted the
 above such a kernel (2x for a long causal prefill).
 
 This pass finds, in the exported graph, the two matrix products of such an attention and the
-band of (query row m, key column n) pairs the mask keeps, `lo <= n - m <= hi`:
+band of (query row m, key column n) pairs the mask keeps, `lo <= n - m <= hi` within the
+keys `c0 <= n <= c1`:
 
     S = bmm(Q, K^T)   -> [view, scale, cast]* -> where(M, -inf, S) | S + B (B in {0, -inf})
                       |  masked_fill(S, M, -inf)
@@ -57,13 +58,19 @@ _BMM = "aten.bmm.default"
 
 @dataclass(frozen=True)
 class Band:
-    """Keep the (m, n) pairs with lo <= n - m <= hi; `axis` says which ranks of the product
-    the guard relates: "out" (its output's rows and columns: the scores) or "k" (its output
-    rows and the contraction: the probabilities times the values)."""
+    """Keep the (m, n) pairs with lo <= n - m <= hi and c0 <= n <= c1; `axis` says which
+    ranks the guard relates: "out" (a product's output rows and columns: the scores), "k"
+    (its output rows and the contraction: the probabilities times the values) or "softmax"
+    (the rows and the keys of the softmax)."""
 
     axis: str
     lo: int
     hi: int
+    c0: int
+    c1: int
+
+    def args(self) -> list[int]:
+        return [self.lo, self.hi, self.c0, self.c1]
 
 
 def _shape(node):
@@ -188,9 +195,10 @@ def _pointwise(node) -> bool:
     return torch.Tag.pointwise in getattr(node.target, "tags", ())
 
 
-def _band(masked) -> tuple[int, int, bool] | None:
-    """(lo, hi, every row keeps a column) when the kept pairs of a [S, T] mask (True: masked)
-    are exactly {lo <= n - m <= hi}; None otherwise."""
+def _band(masked) -> tuple[int, int, int, int, bool] | None:
+    """(lo, hi, c0, c1, every row keeps a column) when the kept pairs of a [S, T] mask (True:
+    masked) are exactly {lo <= n - m <= hi and c0 <= n <= c1}: a causal or sliding-window
+    band, a window over the last keys, or both; None otherwise."""
     import torch
 
     rows, cols = masked.shape
@@ -202,16 +210,20 @@ def _band(masked) -> tuple[int, int, bool] | None:
     first = keep.to(torch.uint8).argmax(1)
     last = cols - 1 - keep.flip(1).to(torch.uint8).argmax(1)
     m = torch.arange(rows)
-    lo = int((first - m)[kept].min())
-    hi = int((last - m)[kept].max())
-    want_first = (m + lo).clamp(min=0)
-    want_last = (m + hi).clamp(max=cols - 1)
+    c0, c1 = int(first[kept].min()), int(last[kept].max())
+    # The diagonals that bound the rows the key interval does not clip (none: unbounded).
+    inner = kept & (first > c0)
+    lo = int((first - m)[inner].min()) if bool(inner.any()) else c0 - (rows - 1)
+    inner = kept & (last < c1)
+    hi = int((last - m)[inner].max()) if bool(inner.any()) else c1
+    want_first = (m + lo).clamp(min=c0)
+    want_last = (m + hi).clamp(max=c1)
     want_count = (want_last - want_first + 1).clamp(min=0)
     if not bool((count == want_count).all()):
         return None
     if not bool(((first == want_first) | ~kept).all() and ((last == want_last) | ~kept).all()):
         return None
-    return lo, hi, bool(kept.all())
+    return lo, hi, c0, c1, bool(kept.all())
 
 
 def _value_users(node) -> list:
@@ -392,14 +404,14 @@ def attention_bands(graph, buffer_value=None) -> dict[str, Band]:
         band = _band(m2) if m2 is not None else None
         if band is None:
             continue
-        lo, hi, every_row = band
-        out[node.name] = Band("out", lo, hi)
+        lo, hi, c0, c1, every_row = band
+        out[node.name] = Band("out", lo, hi, c0, c1)
         if every_row:
             for softmax in _softmaxes(masking):
                 if str(softmax.target) == "aten._softmax.default":
-                    out[softmax.name] = Band("softmax", lo, hi)
+                    out[softmax.name] = Band("softmax", lo, hi, c0, c1)
                 for product in _probability_products(consts, softmax, rows, cols):
-                    out[product.name] = Band("k", lo, hi)
+                    out[product.name] = Band("k", lo, hi, c0, c1)
     return out
 
 

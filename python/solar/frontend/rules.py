@@ -516,7 +516,7 @@ def _mm_like(lw, a, b, batched: bool):
     band = lw.bands.get(lw.node.name) if lw.bands and batched and not ta else None
     if band is not None:  # a masked attention's product (masks.py): only inside the band
         kernel = ("bmm_band" if band.axis == "out" else "bmm_kband") + suffix[ta, tb]
-        args += [band.lo, band.hi]
+        args += band.args()
     return lw.call(kernel, args, lw.out_shape(), lw.out_dtype())
 
 
@@ -759,7 +759,7 @@ def _along(kernel: str):
         if band is not None:  # a masked attention's softmax (masks.py): only inside the band
             rows, cols = x.shape[-2:]
             x3 = lw.reshape(x, (x.numel // (rows * cols), rows, cols))
-            y = lw.call("softmax_band", [x3.var, band.lo, band.hi], x3.shape, lw.out_dtype())
+            y = lw.call("softmax_band", [x3.var, *band.args()], x3.shape, lw.out_dtype())
             return lw.reshape(y, lw.out_shape())
         mid, shape3 = _mid(lw, x, [dim])
         y = lw.call(kernel, [mid.var], shape3, lw.out_dtype())

@@ -124,52 +124,52 @@ def bmm_tt(A: Tensor("B,K,M"), B: Tensor("B,N,K")) -> Tensor("B,M,N", dtype="fp3
 
 
 # The products of a masked attention (frontend/masks.py): the scores only inside the band
-# lo <= n - m <= hi the mask keeps (the rest is overwritten with -inf), and the probabilities
-# times the values only over the kept keys k (the rest are exact zeros).
+# lo <= n - m <= hi, c0 <= n <= c1 the mask keeps (the rest is overwritten with -inf), and
+# the probabilities times the values only over the kept keys k (the rest are exact zeros).
 @kernel
-def bmm_band(A: Tensor("B,M,K"), B: Tensor("B,K,N"), lo: int, hi: int) -> Tensor("B,M,N", dtype="fp32"):
+def bmm_band(A: Tensor("B,M,K"), B: Tensor("B,K,N"), lo: int, hi: int, c0: int, c1: int) -> Tensor("B,M,N", dtype="fp32"):
     C = Tensor(B=A.shape[0], M=A.shape[1], N=B.shape[2], dtype="fp32")
     for b in Dim("B", parallel=True):
         for m in Dim("M", parallel=True):
             for n in Dim("N", parallel=True):
                 for k in Dim("K"):
-                    if lo <= n - m and n - m <= hi:
+                    if lo <= n - m and n - m <= hi and c0 <= n and n <= c1:
                         C[b, m, n] += A[b, m, k] * B[b, k, n]
     return C
 
 
 @kernel
-def bmm_band_nt(A: Tensor("B,M,K"), B: Tensor("B,N,K"), lo: int, hi: int) -> Tensor("B,M,N", dtype="fp32"):
+def bmm_band_nt(A: Tensor("B,M,K"), B: Tensor("B,N,K"), lo: int, hi: int, c0: int, c1: int) -> Tensor("B,M,N", dtype="fp32"):
     C = Tensor(B=A.shape[0], M=A.shape[1], N=B.shape[1], dtype="fp32")
     for b in Dim("B", parallel=True):
         for m in Dim("M", parallel=True):
             for n in Dim("N", parallel=True):
                 for k in Dim("K"):
-                    if lo <= n - m and n - m <= hi:
+                    if lo <= n - m and n - m <= hi and c0 <= n and n <= c1:
                         C[b, m, n] += A[b, m, k] * B[b, n, k]
     return C
 
 
 @kernel
-def bmm_kband(A: Tensor("B,M,K"), B: Tensor("B,K,N"), lo: int, hi: int) -> Tensor("B,M,N", dtype="fp32"):
+def bmm_kband(A: Tensor("B,M,K"), B: Tensor("B,K,N"), lo: int, hi: int, c0: int, c1: int) -> Tensor("B,M,N", dtype="fp32"):
     C = Tensor(B=A.shape[0], M=A.shape[1], N=B.shape[2], dtype="fp32")
     for b in Dim("B", parallel=True):
         for m in Dim("M", parallel=True):
             for n in Dim("N", parallel=True):
                 for k in Dim("K"):
-                    if lo <= k - m and k - m <= hi:
+                    if lo <= k - m and k - m <= hi and c0 <= k and k <= c1:
                         C[b, m, n] += A[b, m, k] * B[b, k, n]
     return C
 
 
 @kernel
-def bmm_kband_nt(A: Tensor("B,M,K"), B: Tensor("B,N,K"), lo: int, hi: int) -> Tensor("B,M,N", dtype="fp32"):
+def bmm_kband_nt(A: Tensor("B,M,K"), B: Tensor("B,N,K"), lo: int, hi: int, c0: int, c1: int) -> Tensor("B,M,N", dtype="fp32"):
     C = Tensor(B=A.shape[0], M=A.shape[1], N=B.shape[1], dtype="fp32")
     for b in Dim("B", parallel=True):
         for m in Dim("M", parallel=True):
             for n in Dim("N", parallel=True):
                 for k in Dim("K"):
-                    if lo <= k - m and k - m <= hi:
+                    if lo <= k - m and k - m <= hi and c0 <= k and k <= c1:
                         C[b, m, n] += A[b, m, k] * B[b, n, k]
     return C
 

@@ -119,10 +119,10 @@ def softmax_mid(X: Tensor("A,R,B")) -> Tensor("A,R,B", dtype="fp32"):
 
 
 # The softmax of a masked attention (frontend/masks.py) over the keys n of each query row m
-# that the band lo <= n - m <= hi keeps, as softmax_mid per kept element; the masked
+# that the band lo <= n - m <= hi, c0 <= n <= c1 keeps, as softmax_mid per kept element; the masked
 # probabilities are exact zeros (Y's fill: every row keeps a key, so exp(-inf - max) = 0).
 @kernel
-def softmax_band(X: Tensor("A,M,N"), lo: int, hi: int) -> Tensor("A,M,N", dtype="fp32"):
+def softmax_band(X: Tensor("A,M,N"), lo: int, hi: int, c0: int, c1: int) -> Tensor("A,M,N", dtype="fp32"):
     Mx = Tensor(A=X.shape[0], M=X.shape[1], fill=-inf, dtype="fp32")
     S = Tensor(A=X.shape[0], M=X.shape[1], dtype="fp64")
     Rc = Tensor(A=X.shape[0], M=X.shape[1], dtype="fp64")
@@ -130,17 +130,17 @@ def softmax_band(X: Tensor("A,M,N"), lo: int, hi: int) -> Tensor("A,M,N", dtype=
     for a in Dim("A", parallel=True):
         for m in Dim("M", parallel=True):
             for n in Dim("N"):
-                if lo <= n - m and n - m <= hi:
+                if lo <= n - m and n - m <= hi and c0 <= n and n <= c1:
                     Mx[a, m] = max(Mx[a, m], X[a, m, n])
     for a in Dim("A", parallel=True):
         for m in Dim("M", parallel=True):
             for n in Dim("N", parallel=True):
-                if lo <= n - m and n - m <= hi:
+                if lo <= n - m and n - m <= hi and c0 <= n and n <= c1:
                     Y[a, m, n] = exp(X[a, m, n] - Mx[a, m])
     for a in Dim("A", parallel=True):
         for m in Dim("M", parallel=True):
             for n in Dim("N"):
-                if lo <= n - m and n - m <= hi:
+                if lo <= n - m and n - m <= hi and c0 <= n and n <= c1:
                     S[a, m] += Y[a, m, n]
     for a in Dim("A", parallel=True):
         for m in Dim("M", parallel=True):
@@ -148,7 +148,7 @@ def softmax_band(X: Tensor("A,M,N"), lo: int, hi: int) -> Tensor("A,M,N", dtype=
     for a in Dim("A", parallel=True):
         for m in Dim("M", parallel=True):
             for n in Dim("N", parallel=True):
-                if lo <= n - m and n - m <= hi:
+                if lo <= n - m and n - m <= hi and c0 <= n and n <= c1:
                     Y[a, m, n] = Y[a, m, n] * Rc[a, m]
     return Y
 
