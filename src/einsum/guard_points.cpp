@@ -199,8 +199,11 @@ Wide floor_div_wide(Wide a, Wide b) {
 
 // Points of the loops `vars` (the others are not counted) where `cond` holds: the variable
 // of largest size is solved by intervals, the rest enumerated.
+// Where `ranges` is given, the smallest and largest value each loop of `vars` takes at a
+// point where `cond` holds are folded into it (by loop).
 std::optional<Wide> count_group(const Cond& cond, const std::vector<Atom>& atoms,
-                                std::vector<int> vars, const std::vector<int64_t>& sizes) {
+                                std::vector<int> vars, const std::vector<int64_t>& sizes,
+                                std::vector<std::pair<Wide, Wide>>* ranges) {
   std::vector<int> used;
   atoms_of(cond, &used);
   if (vars.empty()) {
@@ -251,7 +254,17 @@ std::optional<Wide> count_group(const Cond& cond, const std::vector<Atom>& atoms
         truth[static_cast<size_t>(a)] = holds(
             atom.op, atom.f.coef[static_cast<size_t>(x)] * at + offset[static_cast<size_t>(a)]);
       }
-      if (eval(cond, truth)) total += cuts[s + 1] - cuts[s];
+      if (!eval(cond, truth)) continue;
+      total += cuts[s + 1] - cuts[s];
+      if (ranges) {
+        auto fold = [&](int v, Wide first, Wide last) {
+          auto& [lo, hi] = (*ranges)[static_cast<size_t>(v)];
+          lo = std::min(lo, first);
+          hi = std::max(hi, last);
+        };
+        fold(x, cuts[s], cuts[s + 1] - 1);
+        for (size_t i = 0; i < vars.size(); ++i) fold(vars[i], value[i], value[i]);
+      }
     }
     for (size_t i = 0; i < value.size(); ++i) {  // next assignment (odometer)
       if (++value[i] < sizes[static_cast<size_t>(vars[i])]) break;
@@ -284,10 +297,12 @@ void flatten_and(Cond c, std::vector<Cond>* out) {
   out->push_back(std::move(c));
 }
 
-}  // namespace
-
-std::optional<int64_t> guarded_points(const ast::Expr& guard, const Nest& nest,
-                                      const std::vector<int64_t>& sizes, const StaticEnv& env) {
+// The points where `guard` holds (guarded_points), and with `ranges` (by loop, sized to
+// the loops and preset to an empty range) the values each loop takes at them (loops the
+// guard does not move: all their values).
+std::optional<int64_t> analyse(const ast::Expr& guard, const Nest& nest,
+                               const std::vector<int64_t>& sizes, const StaticEnv& env,
+                               std::vector<std::pair<Wide, Wide>>* ranges) {
   Builder b{nest, env, {}};
   std::optional<Cond> cond = b.build(guard);
   if (!cond) return std::nullopt;
@@ -324,7 +339,7 @@ std::optional<int64_t> guarded_points(const ast::Expr& guard, const Nest& nest,
         if (std::find(vars.begin(), vars.end(), v) == vars.end()) vars.push_back(v);
     }
     if (part.items.empty()) continue;
-    std::optional<Wide> n = count_group(part, b.atoms, vars, sizes);
+    std::optional<Wide> n = count_group(part, b.atoms, vars, sizes, ranges);
     if (!n) return std::nullopt;
     total *= *n;
     if (total == 0) return 0;
@@ -332,10 +347,101 @@ std::optional<int64_t> guarded_points(const ast::Expr& guard, const Nest& nest,
     if (total > kLimit) return std::nullopt;
   }
   for (size_t l = 0; l < loops; ++l) {
-    if (!counted[l]) total *= sizes[l];
+    if (!counted[l]) {
+      total *= sizes[l];
+      if (ranges) (*ranges)[l] = {0, sizes[l] - 1};
+    }
     if (total > std::numeric_limits<int64_t>::max()) return std::nullopt;
   }
   return static_cast<int64_t>(total);
+}
+
+}  // namespace
+
+std::vector<std::pair<int64_t, int64_t>> guard_loop_ranges(const ast::Expr& guard, const Nest& nest,
+                                                           const std::vector<int64_t>& sizes,
+                                                           const StaticEnv& env) {
+  std::vector<std::pair<Wide, Wide>> range;
+  // Exact where the guard is counted: the hull of each loop's values at its points.
+  for (size_t l = 0; l < sizes.size(); ++l) range.emplace_back(sizes[l], -1);
+  if (const std::optional<int64_t> n = analyse(guard, nest, sizes, env, &range)) {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (const auto& [a, b] : range) {
+      if (*n == 0)
+        out.emplace_back(0, -1);
+      else
+        out.emplace_back(static_cast<int64_t>(a), static_cast<int64_t>(b));
+    }
+    return out;
+  }
+  // Otherwise the bounds the guard's one-loop conjuncts set.
+  range.clear();
+  for (int64_t n : sizes) range.emplace_back(0, n - 1);
+  auto result = [&] {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (const auto& [a, b] : range)
+      out.emplace_back(static_cast<int64_t>(a), static_cast<int64_t>(b));
+    return out;
+  };
+  Builder b{nest, env, {}};
+  std::optional<Cond> cond = b.build(guard);
+  if (!cond) return result();
+  std::vector<Cond> conjuncts;
+  flatten_and(std::move(*cond), &conjuncts);
+  for (const Cond& c : conjuncts) {
+    if (c.kind != Cond::kAtom) continue;
+    const Atom& atom = b.atoms[static_cast<size_t>(c.atom)];
+    const std::vector<int> vars = vars_of(c, b.atoms);
+    if (vars.size() != 1) continue;
+    const size_t x = static_cast<size_t>(vars.front());
+    Wide a = atom.f.coef[x], k = atom.f.constant;  // a*x + k op 0
+    Op op = atom.op;
+    if (a < 0) {  // -|a| x + k op 0  <=>  |a| x - k (op mirrored) 0
+      a = -a;
+      k = -k;
+      op = op == Op::kLt   ? Op::kGt
+           : op == Op::kLe ? Op::kGe
+           : op == Op::kGt ? Op::kLt
+           : op == Op::kGe ? Op::kLe
+                           : op;
+    }
+    // a*x + k op 0 with a > 0: x < -k/a, x <= -k/a, x > -k/a, x >= -k/a, x == -k/a.
+    const Wide fl = floor_div_wide(-k, a);  // floor(-k/a)
+    const Wide ce = -floor_div_wide(k, a);  // ceil(-k/a)
+    auto& [first, last] = range[x];
+    switch (op) {
+      case Op::kLt:
+        last = std::min(last, ce - 1);
+        break;
+      case Op::kLe:
+        last = std::min(last, fl);
+        break;
+      case Op::kGt:
+        first = std::max(first, fl + 1);
+        break;
+      case Op::kGe:
+        first = std::max(first, ce);
+        break;
+      case Op::kEq:
+        if (fl != ce) {
+          last = first - 1;  // no integer solution
+        } else {
+          first = std::max(first, fl);
+          last = std::min(last, fl);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  for (auto& [first, last] : range)
+    if (last < first) last = first - 1;
+  return result();
+}
+
+std::optional<int64_t> guarded_points(const ast::Expr& guard, const Nest& nest,
+                                      const std::vector<int64_t>& sizes, const StaticEnv& env) {
+  return analyse(guard, nest, sizes, env, nullptr);
 }
 
 }  // namespace solar

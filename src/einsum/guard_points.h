@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "solar/ir/program.h"
@@ -26,5 +27,14 @@ constexpr int64_t kMaxGuardAssignments = int64_t{1} << 22;
 // the sizes; the caller then counts every point (the dense space, an upper bound).
 std::optional<int64_t> guarded_points(const ast::Expr& guard, const Nest& nest,
                                       const std::vector<int64_t>& sizes, const StaticEnv& env);
+
+// For each loop of `nest`, the values [first, last] that `guard`'s top-level conjuncts on that
+// loop alone allow (`c0 <= n and n <= c1`); [0, size - 1] where none bounds it, and the
+// whole loop when the guard is no conjunction of affine comparisons. The accesses of a
+// statement under the guard read only these values (a window over the last keys reads
+// those keys). An empty range has last < first.
+std::vector<std::pair<int64_t, int64_t>> guard_loop_ranges(const ast::Expr& guard, const Nest& nest,
+                                                           const std::vector<int64_t>& sizes,
+                                                           const StaticEnv& env);
 
 }  // namespace solar

@@ -263,11 +263,61 @@ LiftedCall lift_call(const Program& program, const KernelCall& call) {
     einsums->push_back(std::move(e));
   }
   // What each operand touches of its tensor (the reads' bytes, docs/ir.md §7.4), once per
-  // lifted call; identical calls share it with the einsums.
-  for (Einsum& e : *einsums) {
+  // lifted call; identical calls share it with the einsums. Where every statement of a nest
+  // is guarded, its loops take only the values the guards allow (a window over some keys
+  // reads those keys): the ranks are narrowed and the offsets shifted to match.
+  for (size_t i = 0; i < einsums->size(); ++i) {
+    Einsum& e = (*einsums)[i];
+    const Nest& nest = k.nests[i];
+    Einsum narrowed = e;
+    bool narrow = e.guarded && !nest.updates.empty() &&
+                  std::all_of(nest.updates.begin(), nest.updates.end(),
+                              [](const Update& u) { return u.guard != nullptr; });
+    std::vector<std::pair<int64_t, int64_t>> hull;
+    for (const Update& u : nest.updates) {
+      if (!narrow) break;
+      const auto r = guard_loop_ranges(*u.guard, nest, e.rank_sizes, env);
+      if (hull.empty()) {
+        hull = r;
+        continue;
+      }
+      for (size_t l = 0; l < r.size(); ++l) {
+        if (r[l].second < r[l].first) continue;  // this statement runs nowhere
+        if (hull[l].second < hull[l].first) {
+          hull[l] = r[l];
+        } else {
+          hull[l] = {std::min(hull[l].first, r[l].first), std::max(hull[l].second, r[l].second)};
+        }
+      }
+    }
+    if (narrow) {
+      for (size_t l = 0; l < hull.size(); ++l)
+        narrowed.rank_sizes[l] = std::max<int64_t>(0, hull[l].second - hull[l].first + 1);
+    }
     for (Operand& op : e.inputs) {
-      if (op.slot >= 0 && static_cast<size_t>(op.slot) < out.tensor_shapes.size())
-        op.touched = touched_elements(e, op, out.tensor_shapes[static_cast<size_t>(op.slot)]);
+      if (op.slot < 0 || static_cast<size_t>(op.slot) >= out.tensor_shapes.size()) continue;
+      const std::vector<int64_t>& shape = out.tensor_shapes[static_cast<size_t>(op.slot)];
+      if (!narrow) {
+        op.touched = touched_elements(e, op, shape);
+        continue;
+      }
+      if (std::any_of(narrowed.rank_sizes.begin(), narrowed.rank_sizes.end(),
+                      [](int64_t n) { return n == 0; })) {
+        op.touched = 0;  // no statement of the nest runs
+        continue;
+      }
+      // Each index shifts by coefficient x first value of its rank (all within the index
+      // range checked above: the first value is a value of the rank).
+      Operand shifted = op;
+      for (size_t d = 0; d < shifted.projection.size() && d < shifted.offsets.size(); ++d) {
+        for (const ProjectionTerm& t : shifted.projection[d]) {
+          const auto it = std::find(e.ranks.begin(), e.ranks.end(), t.rank);
+          if (it == e.ranks.end()) continue;
+          const int64_t first = hull[static_cast<size_t>(it - e.ranks.begin())].first;
+          shifted.offsets[d] += t.coefficient * first;
+        }
+      }
+      op.touched = touched_elements(narrowed, shifted, shape);
     }
   }
   out.einsums = std::move(einsums);

@@ -165,6 +165,10 @@ int64_t scale_bytes(int64_t bytes, DType from, DType to) {
 // (input_bytes: a gather only its rows).
 void collect_needs(const Graph& graph, TensorId v, std::vector<StorageAccess>& reads);
 
+// A builtin whose output elements are its input's, one to one (a cast converts each; a
+// permutation moves each): its input is needed where its output is.
+bool maps_elements(Builtin op) { return op == Builtin::kCast || op == Builtin::kPermute; }
+
 // Bytes of intermediate `t` that its readers need, each element once: storage_union_bytes of
 // the reads of t and of its views (disjoint slices add up, one read twice counts once), a
 // lower bound of the elements a fused implementation computes, capped at t's size.
@@ -186,7 +190,7 @@ void collect_needs(const Graph& graph, TensorId v, std::vector<StorageAccess>& r
       const bool movement = node.kind == NodeKind::kDataMovement;
       if (movement && i == 0 && builtin_info(node.builtin).view) {
         for (const TensorId out : node.outputs) collect_needs(graph, out, reads);
-      } else if (movement && node.builtin == Builtin::kCast) {
+      } else if (movement && maps_elements(node.builtin)) {
         const TensorInfo& out = graph.tensors.at(node.outputs[0]);
         reads.push_back({v, scale_bytes(needed_bytes(graph, out.id), out.dtype, info.dtype)});
       } else if (node.input_bytes[i] > 0) {
@@ -197,10 +201,11 @@ void collect_needs(const Graph& graph, TensorId v, std::vector<StorageAccess>& r
 }
 
 // What a node reads of its input `i` that a fused implementation needs: its input_bytes,
-// except that a cast (an element-by-element map) needs only the elements its readers need
-// of its output (`x.float()[ids]` reads the gathered rows of x, not x).
+// except that a cast or a permutation (a one-to-one map of elements) needs only the elements
+// its readers need of its output (`x.float()[ids]` reads the gathered rows of x, not x; the
+// keys of an attention that keeps the last few reads those through the keys' transpose).
 int64_t fused_read(const Graph& graph, const Node& node, size_t i) {
-  if (node.kind != NodeKind::kDataMovement || node.builtin != Builtin::kCast)
+  if (node.kind != NodeKind::kDataMovement || !maps_elements(node.builtin))
     return node.input_bytes[i];
   const TensorInfo& out = graph.tensors.at(node.outputs[0]);
   const DType in = graph.tensors.at(node.inputs[i]).dtype;

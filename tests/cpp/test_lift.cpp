@@ -177,6 +177,23 @@ TEST(GuardedPoints, ABandFromScalarParametersAndDisjunctions) {
       16);
 }
 
+TEST(GuardedPoints, AGuardOnOneLoopNarrowsWhatTheNestReads) {
+  // The last 2 keys for every query (size("N") - 2 <= n): B[b, n, k] is read at rows 3 and 4
+  // of T = 5: 1 x 2 x 8 = 16 elements of 40, and the MACs are 1 x S x 2 x 8 = 64 (S = 4).
+  // A[b, m, k] keeps all its 1 x 4 x 8 = 32. A guard on two loops narrows each loop to the
+  // values it takes where the guard holds: n <= m over m < 4 never reaches key 4, so B is
+  // read at rows 0..3: 32 elements (PyTorch's top-left causal mask with fewer queries than
+  // keys).
+  Graph g = guarded_graph("size(\"N\") - 2 <= n", R"({"B": 1, "S": 4, "T": 5, "D": 8})");
+  const Einsum& e = g.nodes[0].einsums->back();
+  ASSERT_EQ(e.inputs.size(), 2u);
+  EXPECT_EQ(e.inputs[0].touched, 32);
+  EXPECT_EQ(e.inputs[1].touched, 16);
+  EXPECT_EQ(g.nodes[0].macs, 64);
+  Graph causal = guarded_graph("n <= m", R"({"B": 1, "S": 4, "T": 5, "D": 8})");
+  EXPECT_EQ(causal.nodes[0].einsums->back().inputs[1].touched, 32);
+}
+
 TEST(GuardedPoints, APaddedConvolutionSkipsThePaddingTaps) {
   // examples/ir/conv2d.py's first convolution: 3x3, stride 1, padding 1 over 32 x 32. Per
   // output row p, the taps r with 0 <= p + r - 1 < 32 number 3 except at p = 0 and p = 31

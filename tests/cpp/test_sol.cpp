@@ -868,5 +868,23 @@ def model(x: Tensor("L,N", role="input", dtype="bf16")):
   EXPECT_EQ(fused_bytes(trace_program(load_program_source(src, "rows.py"), {})), 2000 + 4000);
 }
 
+TEST(SolFusedBytes, APermutationIsReadWhereItsResultIsNeeded) {
+  // x fp32 [4, 500] (8,000 B) transposed by a copying permute, and one row of the result
+  // (column 0 of x, 4 elements) read: the permute needs 16 B of x, not 8,000; output 16 B.
+  const std::string src = R"(
+@kernel
+def neg1(X: Tensor("B")) -> Tensor("B"):
+    Y = Tensor(B=X.shape[0])
+    for b in Dim("B", parallel=True):
+        Y[b] = 0.0 - X[b]
+    return Y
+DIMS = {"L": 4, "N": 500}
+def model(x: Tensor("L,N", role="input")):
+    t = permute(x, "N,L")
+    return neg1(select(t, dim=0, index=0))
+)";
+  EXPECT_EQ(fused_bytes(trace_program(load_program_source(src, "perm.py"), {})), 16 + 16);
+}
+
 }  // namespace
 }  // namespace solar

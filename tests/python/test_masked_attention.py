@@ -206,4 +206,7 @@ def test_a_window_over_the_last_keys_counts_those_keys():
     # 4,096 MACs (dense 32,768).
     r = analyze(LastKeys(), (1, 2, 32, 8), (1, 2, 32, 8), (1, 2, 32, 8))
     assert r.graph.total_macs == 4096
+    # Only those keys and values are read (through the keys' transpose too): fused bytes
+    # q 2 x 32 x 8 x 4 B = 2,048, the output 2,048, k and v 2 x 4 x 8 x 4 B = 256 each: 4,608.
+    assert r.analysis.fused.bytes == 4608
     assert r.validation.status == "full", r.validation.detail
