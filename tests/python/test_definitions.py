@@ -149,7 +149,7 @@ def test_definition_errors_name_the_problem(tmp_path):
 
 
 def test_every_definition_of_the_suite_validates(tmp_path):
-    """Every workload of workloads/definitions/ (18 definitions, 53 workloads): analysed
+    """Every workload of workloads/definitions/ (19 definitions, 55 workloads): analysed
     and validated against its reference, in one batch with warm workers."""
     out = tmp_path / "all.jsonl"
     r = solar("batch", DEFS, "--out", out, "--jobs", "2", "--arch", "H100_PCIe")
@@ -161,7 +161,7 @@ def test_every_definition_of_the_suite_validates(tmp_path):
         if x["status"] != "ok" or x["validation"]["status"] not in ("full", "scaled")
     ]
     assert not bad, bad
-    assert len({x["source"].partition("#")[0] for x in rows}) == 18 and len(rows) == 53
+    assert len({x["source"].partition("#")[0] for x in rows}) == 19 and len(rows) == 55
 
 
 def test_command_errors_name_the_workload_and_the_file(tmp_path):
@@ -345,3 +345,78 @@ def test_a_causal_prefill_is_priced_in_bf16_inside_its_mask(tmp_path):
     )
     # (The score product still multiplies bf16 values cast up: bf16 by their own right.)
     assert "also fp32 (--fp32-math fp32" in json.loads(out.read_text())["math_mode"]
+
+
+RAGGED = DEFS / "gqa_paged" / "gqa_paged_decode_h8_kv2_d64_ps1_ragged.json"
+
+
+def test_a_loop_over_requests_is_captured_for_their_lengths(tmp_path):
+    """FlashInfer-Trace's paged-decode references loop over the requests in Python and read
+    each one's token range with `int(kv_indptr[b].item())`, which torch.export cannot
+    capture. Solar captures the loop for the lengths get_inputs() gives (seed 0). Workload
+    b4_t100: 100 tokens split over 4 requests; each token meets 8 query heads in two
+    products of head_dim 64 (scores and values): 100 x 8 x 64 x 2 = 102,400 MACs, whatever
+    the split. Validated against the reference on the same values."""
+    out = tmp_path / "a.json"
+    r = solar("analyze", RAGGED, "--workload", "b4_t100", "--arch", "H100_SXM", "--json", out)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    assert doc["totals"]["macs"] == 102400
+    assert doc["validation"]["status"] == "full"
+    assert "control flow reads the values of its inputs (kv_indptr)" in r.stdout
+    # Compulsory traffic: q 4 x 8 x 64 bf16 (4,096 B), 100 K rows and 100 V rows of
+    # 2 x 64 bf16 (51,200 B), kv_indptr and kv_indices (20 + 400 B), output (4,096 B) and
+    # lse (128 B) = 59,940 B at most; the fused bound may not exceed it.
+    assert 0 < doc["totals"]["bytes"]["fused"] <= 59940
+
+
+def _problem(tmp_path, name: str, body: str):
+    path = tmp_path / f"{name}.py"
+    path.write_text("import torch\nimport torch.nn as nn\n\n\n" + body)
+    return str(path)
+
+
+def test_value_specialisation_says_why_it_does_not_apply(tmp_path, monkeypatch):
+    """Where the specialised capture cannot be made the data-dependent error stays, with
+    the reason: control flow on a float (`x.sum() > 0`), a model with parameters, inputs
+    above the budget."""
+    from solar.frontend import specialise
+    from solar.frontend.capture import capture_problem
+
+    on_float = _problem(
+        tmp_path,
+        "on_float",
+        "class Model(nn.Module):\n    def forward(self, x):\n"
+        "        return x * 2 if x.sum() > 0 else x\n\n\n"
+        "def get_inputs():\n    return [torch.randn(4, 4)]\n",
+    )
+    with pytest.raises(
+        UserError, match=r"boolean inputs failed too \(floating values are not read\)"
+    ):
+        capture_problem(on_float)
+    with_weights = _problem(
+        tmp_path,
+        "with_weights",
+        "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.w = nn.Linear(4, 4)\n\n    def forward(self, x, n):\n"
+        "        return self.w(x[: int(n[0].item())])\n\n\n"
+        "def get_inputs():\n    return [torch.randn(8, 4), torch.tensor([3])]\n",
+    )
+    with pytest.raises(UserError, match="a program with parameters or buffers is not special"):
+        capture_problem(with_weights)
+    sliced = _problem(
+        tmp_path,
+        "sliced",
+        "class Model(nn.Module):\n    def forward(self, x, n):\n"
+        "        return x[: int(n[0].item())] * 2\n\n\n"
+        "def get_inputs():\n    return [torch.randn(8, 4), torch.tensor([3])]\n",
+    )
+    # Within the budget it is captured for n = [3]: the output is x[:3] * 2, [3, 4].
+    capture = capture_problem(sliced)
+    assert "reads the values of its inputs (n)" in capture.notes[0]
+    output = next(n for n in capture.exported.graph.nodes if n.op == "output")
+    assert [list(v.meta["val"].shape) for v in output.args[0]] == [[3, 4]]
+    # x [8, 4] fp32 (128 B) and n int64 (8 B): 136 B, above a budget of 100.
+    monkeypatch.setattr(specialise, "SPECIALISE_MAX_BYTES", 100)
+    with pytest.raises(UserError, match="builds them for real: 136 bytes, above the 100 allowed"):
+        capture_problem(sliced)

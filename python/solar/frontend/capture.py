@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,6 +57,8 @@ class Capture:
     dim_names: dict = field(default_factory=dict)
     # --llm-fallback (agent/fallback.py): lowers operators that have no rule; None: they fail.
     fallback: object = None
+    # What the report says of the capture (a value-specialised capture: frontend/specialise.py).
+    notes: list = field(default_factory=list)
 
 
 def tensor_bytes(values) -> int:
@@ -359,7 +362,9 @@ def export_module(model, tensors: list, source: str, training: bool = False):
         # tensors forward creates without a device (torch.ones(n)) are fake CPU tensors too.
         fake = detect_fake_mode(args) or contextlib.nullcontext()
         grad = torch.enable_grad() if training else torch.no_grad()
-        with grad, warnings.catch_warnings(), fake:
+        # A failed trace also writes its graph to stderr.
+        quiet = contextlib.redirect_stderr(io.StringIO())
+        with grad, warnings.catch_warnings(), fake, quiet:
             warnings.simplefilter("ignore")
             exported = torch.export.export(model, args)
             if not training:
@@ -396,7 +401,7 @@ def export_error(e: BaseException, source: str) -> UserError:
     first = next((ln for ln in str(e).splitlines() if ln.strip()), "")
     name = type(e).__name__
     if name in _DATA_DEPENDENT or "data-dependent" in str(e) or "data dependent" in str(e):
-        return frontend_error(
+        error = frontend_error(
             "capture",
             "the program's control flow or output shapes depend on tensor values "
             f"({name}: {first[:200]})",
@@ -406,6 +411,8 @@ def export_error(e: BaseException, source: str) -> UserError:
             source,
             _user_line(e, source) if source else 0,
         )
+        error.data_dependent = True  # capture_problem may specialise on the values
+        return error
     return frontend_error(
         "capture",
         f"torch.export could not capture the program: {name}: {first[:300]}",
@@ -531,16 +538,25 @@ def capture_problem(
         model, inputs = build_problem(problem, mode)
         patch_recurrent(model)
     model_bytes, input_bytes = tensor_bytes(model_tensors(model)), tensor_bytes(inputs)
-    return _flat_capture(
-        model,
-        inputs,
-        path,
-        problem=problem,
-        model_bytes=model_bytes,
-        input_bytes=input_bytes,
-        mode=mode,
-        training=training,
-    )
+    try:
+        return _flat_capture(
+            model,
+            inputs,
+            path,
+            problem=problem,
+            model_bytes=model_bytes,
+            input_bytes=input_bytes,
+            mode=mode,
+            training=training,
+        )
+    except UserError as e:
+        if training or not getattr(e, "data_dependent", False):
+            raise
+        why = e
+    # Control flow that reads input values: captured for the values get_inputs() draws.
+    from .specialise import specialised_capture
+
+    return specialised_capture(problem, mode, path, model_bytes, input_bytes, why)
 
 
 def _decompositions():

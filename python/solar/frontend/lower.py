@@ -123,6 +123,7 @@ class Lowerer(Builder):
         self.ops: dict[str, int] = {}
         self.sequence: list[str] = []
         self.needed: set = set()  # FX nodes the outputs and buffer updates depend on
+        self.notes += capture.notes
 
     def _buffer_value(self, sig):
         """placeholder name -> the real value of the buffer it is, read from a real model
