@@ -378,8 +378,8 @@ def _problem(tmp_path, name: str, body: str):
 
 def test_value_specialisation_says_why_it_does_not_apply(tmp_path, monkeypatch):
     """Where the specialised capture cannot be made the data-dependent error stays, with
-    the reason: control flow on a float (`x.sum() > 0`), a model with parameters, inputs
-    above the budget."""
+    the reason: control flow on a float (`x.sum() > 0`) with inputs above the budget of a
+    real trace, a model with parameters, inputs above the budget."""
     from solar.frontend import specialise
     from solar.frontend.capture import capture_problem
 
@@ -390,9 +390,10 @@ def test_value_specialisation_says_why_it_does_not_apply(tmp_path, monkeypatch):
         "        return x * 2 if x.sum() > 0 else x\n\n\n"
         "def get_inputs():\n    return [torch.randn(4, 4)]\n",
     )
-    with pytest.raises(
-        UserError, match=r"boolean inputs failed too \(floating values are not read\)"
-    ):
+    # It reads a floating value: traced on all its inputs, for real (x [4, 4] fp32, 64 B).
+    assert "reads the values of its inputs (x)" in capture_problem(on_float).notes[0]
+    monkeypatch.setattr(specialise, "SPECIALISE_REAL_BYTES", 32)
+    with pytest.raises(UserError, match=r"its inputs \(64 bytes\) are above the 32 within"):
         capture_problem(on_float)
     with_weights = _problem(
         tmp_path,

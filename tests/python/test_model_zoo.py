@@ -314,9 +314,13 @@ def test_data_dependent_control_flow_is_one_line_with_a_hint(tmp_path):
 
 
         class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.scale = nn.Parameter(torch.ones(4))
+
             def forward(self, x):
                 if x.sum() > 0:
-                    return x * 2
+                    return x * self.scale
                 return x
 
 

@@ -4,10 +4,12 @@ pages of each request) has no graph torch.export can write for every value. For 
 values it has one: the loop runs with those values and the graph records the slices and
 gathers they select. This module traces that graph.
 
-The integer and boolean inputs are built for real (get_inputs() with the seed validation
-uses, so the validated run sees the same values); floating inputs stay fake, and the trace
-(make_fx in real mode, which reads a real tensor's value where the program asks for it)
-never computes on them. The traced graph no longer reads values, so torch.export captures
+The inputs are built for real (get_inputs() with the seed validation uses, so the
+validated run sees the same values); the integer and boolean ones stay real and the
+floating ones become fake, and the trace (make_fx in real mode, which reads a real tensor's
+value where the program asks for it) never computes on them. A program that also reads a
+floating value (a routing weight read with `.item()`) is traced on all its inputs for real
+where they are small enough (SPECIALISE_REAL_BYTES). The traced graph no longer reads values, so torch.export captures
 it as any program. The bound holds for these values, and the report says which inputs
 decided the control flow (docs/pytorch.md, "Data-dependent control flow")."""
 
@@ -24,6 +26,9 @@ from .builder import frontend_error
 # The real inputs a specialised capture builds (the floating ones are freed once their fake
 # copies exist) may take at most this many bytes.
 SPECIALISE_MAX_BYTES = 2 << 30
+# A program whose control flow also reads floating values is traced on all its inputs, for
+# real (computing it), when they take at most this many bytes.
+SPECIALISE_REAL_BYTES = 1 << 30
 # The traced graph may have at most this many nodes (a loop over requests and heads unrolls).
 SPECIALISE_MAX_NODES = 200_000
 
@@ -56,17 +61,29 @@ def specialised_capture(problem, mode, source: str, model_bytes: int, input_byte
 
     fake = FakeTensorMode(allow_non_fake_inputs=True)
     mixed = [t if _decides(t) else fake.from_tensor(t) for t in tensors]
-    del example, tensors  # the real floating inputs
     try:
         gm = _trace(flat, mixed)
     except UserError:
         raise
     except Exception as e:  # noqa: BLE001 - any failure of the trace is the program's
+        # It reads floating values too (a routing weight read with .item()): traced on the
+        # real inputs, which computes the program for real, where they are small enough.
         first = next((ln for ln in str(e).splitlines() if ln.strip()), type(e).__name__)
-        raise refuse(
-            "capturing it for the values of its integer and boolean inputs failed too "
-            f"(floating values are not read): {first[:200]}"
-        ) from None
+        if input_bytes > SPECIALISE_REAL_BYTES:
+            raise refuse(
+                "capturing it for the values of its integer and boolean inputs failed too "
+                f"({first[:200]}), and its inputs ({input_bytes:,} bytes) are above the "
+                f"{SPECIALISE_REAL_BYTES:,} within which it is traced on all its values"
+            ) from None
+        mixed = tensors
+        try:
+            gm = _trace(flat, mixed)
+        except UserError:
+            raise
+        except Exception as e:  # noqa: BLE001
+            first = next((ln for ln in str(e).splitlines() if ln.strip()), type(e).__name__)
+            raise refuse(f"capturing it for its inputs' values failed too: {first[:200]}") from None
+    del example, tensors  # the real inputs (those control flow reads stay in `mixed`)
     nodes = len(gm.graph.nodes)
     if nodes > SPECIALISE_MAX_NODES:
         raise refuse(
