@@ -9,9 +9,10 @@ validated run sees the same values); the integer and boolean ones stay real and 
 floating ones become fake, and the trace (make_fx in real mode, which reads a real tensor's
 value where the program asks for it) never computes on them. A program that also reads a
 floating value (a routing weight read with `.item()`) is traced on all its inputs for real
-where they are small enough (SPECIALISE_REAL_BYTES). The traced graph no longer reads values, so torch.export captures
-it as any program. The bound holds for these values, and the report says which inputs
-decided the control flow (docs/pytorch.md, "Data-dependent control flow")."""
+where they are small enough (SPECIALISE_REAL_BYTES). The traced graph no longer reads
+values, so torch.export captures it as any program. The bound holds for these values, and
+the report says which inputs decided the control flow (docs/pytorch.md, "Data-dependent
+control flow")."""
 
 from __future__ import annotations
 
