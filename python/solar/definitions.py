@@ -369,8 +369,8 @@ def problem_text(d: Definition, w: Workload, axes: dict) -> str:
             base = Path(w.source).parent if w.source else Path(d.path).parent
             file = str((base / how["path"]).resolve())
             lines.append(
-                f"    from safetensors.torch import load_file\n"
-                f"    out.append(load_file({file!r})[{how['tensor_key']!r}])"
+                "    from solar.definitions import load_safetensor\n"
+                f"    out.append(load_safetensor({file!r}, {how['tensor_key']!r}))"
             )
         elif kind == "generated":
             lines.append(f"    out.append({_generated(d, name, how['generator'], dtype, axes)})")
@@ -385,6 +385,22 @@ def problem_text(d: Definition, w: Workload, axes: dict) -> str:
             lines.append(f"    out.append(torch.randn({_shape(spec)}, dtype={dtype}))")
     lines += ["    return out", "", "", "def get_init_inputs():", "    return []", ""]
     return "\n".join(lines)
+
+
+def load_safetensor(path: str, key: str):
+    """Tensor `key` of a safetensors file, for a workload's `safetensors` input. The file is
+    read for real even inside a capture's fake mode (safetensors builds tensors over an
+    untyped storage, which a fake mode cannot make), and the tensor is made a fake of that
+    mode there: the capture sees its shape and dtype, a value-specialised capture and
+    validation (no fake mode) its values."""
+    from safetensors.torch import load_file
+    from torch._guards import detect_fake_mode
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+    fake = detect_fake_mode()
+    with unset_fake_temporarily():
+        tensor = load_file(path)[key]
+    return fake.from_tensor(tensor) if fake is not None else tensor
 
 
 def _generated(d: Definition, name: str, gen: dict, dtype: str, axes: dict) -> str:
