@@ -210,3 +210,30 @@ def test_a_window_over_the_last_keys_counts_those_keys():
     # q 2 x 32 x 8 x 4 B = 2,048, the output 2,048, k and v 2 x 4 x 8 x 4 B = 256 each: 4,608.
     assert r.analysis.fused.bytes == 4608
     assert r.validation.status == "full", r.validation.detail
+
+
+class RaggedPrefill(torch.nn.Module):
+    """FlashInfer-Trace's ragged prefill reference for one request: einsums in the
+    [tokens, heads, ...] layout (an einsum's bmm is viewed and permuted back to it), a
+    causal mask offset by the cached keys (delta = keys - queries) broadcast over the heads
+    in the middle, and the masked scores also read by logsumexp."""
+
+    def forward(self, q, k, v):
+        logits = torch.einsum("qhd,khd->qhk", q, k) * 0.35
+        delta = k.shape[0] - q.shape[0]
+        rows, cols = torch.arange(q.shape[0]), torch.arange(k.shape[0])
+        causal = cols[None, :] < (rows[:, None] + 1 + delta)
+        logits = logits.masked_fill(~causal[:, None, :], float("-inf"))
+        lse = torch.logsumexp(logits, dim=-1)
+        out = torch.einsum("qhk,khd->qhd", torch.softmax(logits, dim=-1), v)
+        return out, lse
+
+
+def test_an_einsum_layout_with_the_heads_in_the_middle_is_banded():
+    # 4 queries, 9 keys, delta 5: query m keeps the keys n <= m + 5, 6 + 7 + 8 + 9 = 30
+    # pairs; 2 heads x 8 dims x 30 pairs in each of the two products = 960 MACs (dense:
+    # 2 x 2 x 8 x 36 = 1,152). Validated against PyTorch.
+    assert kept_pairs(4, 9, -3, 5) == 30
+    r = analyze(RaggedPrefill(), (4, 2, 8), (9, 2, 8), (9, 2, 8))
+    assert r.graph.total_macs == 960
+    assert r.validation.status == "full"

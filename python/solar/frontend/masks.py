@@ -17,7 +17,8 @@ keys `c0 <= n <= c1`:
 The mask must not depend on the program's inputs (torch.triu/tril, arange comparisons,
 SDPA's is_causal, Hugging Face's mask functions, a buffer the model registers): it is
 evaluated here on real tensors, with broadcast dims kept at size 1, and must equal a band
-over its last two dims exactly. The first
+over the scores' row and column dims exactly (the product's, followed through views,
+permutes and dims of size one: an einsum's `qhk` layout). The first
 product then runs only inside the band (its other outputs are overwritten, whatever they
 are); the second contracts only inside it when every row keeps at least one column (a row
 masked entirely has no zero probabilities to skip). The lowering emits both as guarded
@@ -52,6 +53,12 @@ _SOURCES = {  # tensors made from scalars alone
 _VIEWS = {"aten.view.default", "aten._unsafe_view.default", "aten.reshape.default"}
 _COPIES = {"aten._to_copy.default", "aten.clone.default", "aten.alias.default"}
 _SCALINGS = {"aten.mul.Scalar", "aten.div.Scalar", "aten.mul.Tensor", "aten.div.Tensor"}
+_DIM_ONE = {
+    "aten.unsqueeze.default",
+    "aten.squeeze.dim",
+    "aten.squeeze.dims",
+    "aten.squeeze.default",
+}
 _SOFTMAX = {"aten._softmax.default", "aten._safe_softmax.default", "aten.softmax.int"}
 _BMM = "aten.bmm.default"
 
@@ -231,11 +238,6 @@ def _value_users(node) -> list:
     return [u for u in node.users if str(u.target) not in _SHAPE_ONLY]
 
 
-def _keeps_last_two(node, rows: int, cols: int) -> bool:
-    shape = _shape(node)
-    return shape is not None and len(shape) >= 2 and shape[-2:] == (rows, cols)
-
-
 def _is_const_scalar(consts: _Constants, arg, value: float) -> bool:
     import torch
 
@@ -281,74 +283,114 @@ def _masked_positions(consts: _Constants, node, chain):
     return None
 
 
-def _mask_2d(masked, shape):
-    """The [S, T] mask of a mask broadcastable to `shape` that does not vary over the
-    leading dims; None when it does or is too large."""
+def _mask_2d(masked, shape, pos):
+    """The [S, T] mask over the dims `pos` (rows, cols) of a mask broadcastable to `shape`
+    that does not vary over the other dims; None when it does or is too large."""
     if masked.dim() > len(shape):
         return None
-    lead = masked.shape[: masked.dim() - 2] if masked.dim() >= 2 else ()
-    if any(s != 1 for s in lead):
+    full = masked.reshape((1,) * (len(shape) - masked.dim()) + tuple(masked.shape))
+    if any(full.shape[d] != 1 for d in range(len(shape)) if d not in pos):
         return None
-    rows, cols = shape[-2:]
+    rows, cols = shape[pos[0]], shape[pos[1]]
     if rows * cols > MAX_MASK_ELEMENTS:
         return None
-    m = masked.reshape(
-        masked.shape[-2:] if masked.dim() >= 2 else (1,) * (2 - masked.dim()) + tuple(masked.shape)
-    )
+    order = [*pos, *(d for d in range(len(shape)) if d not in pos)]
+    m = full.permute(order).reshape(full.shape[pos[0]], full.shape[pos[1]])
     return m.expand(rows, cols)
 
 
-def _softmaxes(start) -> list:
-    """The softmaxes of `start` over its last dim."""
+def _moved(node, user, pos):
+    """Where the scores' (rows, cols) dims `pos` of `node` are in `user`'s result when
+    `user` only copies, scales, moves dims or adds and removes dims of size 1 (an einsum's
+    bmm is viewed and permuted back to the program's layout); None otherwise."""
+    src, dst = _shape(node), _shape(user)
+    if src is None or dst is None or not user.args or user.args[0] is not node:
+        return None
+    op = str(user.target)
+    if op in _COPIES or (
+        op in _SCALINGS and not _is_tensor_node(user.args[1]) and len(user.args) == 2
+    ):
+        return pos if src == dst else None
+    if op == "aten.permute.default":
+        dims = [d % len(src) for d in user.args[1]]
+        return tuple(dims.index(p) for p in pos)
+    if op not in _VIEWS and op not in _DIM_ONE and op != "aten.expand.default":
+        return None
+    last = (len(src) - 2, len(src) - 1)
+    if pos == last and dst[-2:] == src[-2:]:  # a view or expansion of the leading dims
+        return (len(dst) - 2, len(dst) - 1)
+    if op == "aten.expand.default":
+        return None
+    if any(src[p] == 1 for p in pos):
+        return None  # a row or column of one: which dim it went to is ambiguous
+    a = [i for i, n in enumerate(src) if n != 1]
+    b = [i for i, n in enumerate(dst) if n != 1]
+    if [src[i] for i in a] != [dst[i] for i in b]:
+        return None
+    return tuple(b[a.index(p)] for p in pos)
+
+
+def _softmaxes(start, pos) -> list:
+    """(softmax, positions of its rows and cols) of the masked scores `start` over their
+    cols, directly or through copies and moves of dims."""
     out = []
-    for user in start.users:
-        if str(user.target) not in _SOFTMAX:
+    stack, seen = [(start, pos)], set()
+    while stack:
+        node, at = stack.pop()
+        if node.name in seen:
             continue
-        dim = user.args[1] if len(user.args) > 1 else user.kwargs.get("dim")
-        shape = _shape(user)
-        if shape is not None and dim in (-1, len(shape) - 1):
-            out.append(user)
+        seen.add(node.name)
+        for user in node.users:
+            if str(user.target) in _SOFTMAX and user.args[0] is node:
+                dim = user.args[1] if len(user.args) > 1 else user.kwargs.get("dim")
+                shape = _shape(user)
+                if shape is not None and isinstance(dim, int) and dim % len(shape) == at[1]:
+                    out.append((user, at))
+                continue
+            moved = _moved(node, user, at)
+            if moved is not None:
+                stack.append((user, moved))
     return out
 
 
-def _probability_products(consts: _Constants, softmax, rows: int, cols: int):
-    """The bmm nodes whose first operand is `softmax`'s result, through operators that keep
-    its zeros at their positions."""
+def _probability_products(consts: _Constants, softmax, pos):
+    """The bmm nodes whose first operand is `softmax`'s result (its rows and cols at `pos`),
+    through operators that keep its zeros at their positions and move its dims."""
     out = []
-    stack, seen = [softmax], set()
+    stack, seen = [(softmax, pos)], set()
     while stack:
-        node = stack.pop()
+        node, at = stack.pop()
         if node.name in seen:
             continue
         seen.add(node.name)
         for u in node.users:
             op = str(u.target)
-            if op == _BMM and u.args[0] is node and _keeps_last_two(node, rows, cols):
+            if op == _BMM and u.args[0] is node and at == (1, 2):
                 out.append(u)
-            elif (op in _VIEWS or op in _COPIES or op == "aten.expand.default") and (
-                _keeps_last_two(u, rows, cols)
-            ):
-                stack.append(u)
+                continue
+            moved = _moved(node, u, at)
+            if moved is not None:
+                stack.append((u, moved))
             elif (
                 op in _SCALINGS
                 and u.args[0] is node
                 and _shape(u) == _shape(node)
                 and not (op == "aten.div.Tensor" and _is_tensor_node(u.args[1]))
             ):
-                stack.append(u)  # a scale or a dropout mask: 0 stays 0
+                stack.append((u, at))  # a scale or a dropout mask: 0 stays 0
             elif (
                 op == "aten.where.self"
                 and _shape(u) == _shape(node)
                 and _zero_branch(consts, u, node)
             ):
-                stack.append(u)
+                stack.append((u, at))
             elif op == "aten.native_dropout.default" and u.args[0] is node:
-                stack.append(u)  # dropout: its result, getitem 0, keeps the zeros
+                stack.append((u, at))  # dropout: its result, getitem 0, keeps the zeros
             elif op == "<built-in function getitem>" and str(node.target) == (
                 "aten.native_dropout.default"
             ):
                 if u.args[1] == 0:
-                    stack.append(u)
+                    stack.append((u, at))
     return out
 
 
@@ -378,39 +420,34 @@ def attention_bands(graph, buffer_value=None) -> dict[str, Band]:
         shape = _shape(node)
         if shape is None or len(shape) != 3:
             continue
-        rows, cols = shape[1], shape[2]
-        chain = node
+        chain, pos = node, (1, 2)  # the scores' rows and cols
         while len(_value_users(chain)) == 1:
             user = _value_users(chain)[0]
-            op = str(user.target)
-            passes = ((op in _VIEWS or op in _COPIES) and _keeps_last_two(user, rows, cols)) or (
-                op in _SCALINGS
-                and user.args[0] is chain
-                and _shape(user) == _shape(chain)
-                and not _is_tensor_node(user.args[1])
-            )
-            if not passes:
+            moved = _moved(chain, user, pos)
+            if moved is None:
                 break
-            chain = user
+            chain, pos = user, moved
         if len(_value_users(chain)) != 1:
             continue
         masking = _value_users(chain)[0]
-        if _shape(masking) != _shape(chain) or not _keeps_last_two(masking, rows, cols):
+        if _shape(masking) != _shape(chain):
             continue
         masked = _masked_positions(consts, masking, chain)
         if masked is None:
             continue
-        m2 = _mask_2d(masked, _shape(masking))
+        m2 = _mask_2d(masked, _shape(masking), pos)
         band = _band(m2) if m2 is not None else None
         if band is None:
             continue
         lo, hi, c0, c1, every_row = band
         out[node.name] = Band("out", lo, hi, c0, c1)
         if every_row:
-            for softmax in _softmaxes(masking):
-                if str(softmax.target) == "aten._softmax.default":
+            for softmax, at in _softmaxes(masking, pos):
+                # The banded softmax kernel takes its rows and keys as the last two dims.
+                dims = len(_shape(softmax))
+                if str(softmax.target) == "aten._softmax.default" and at == (dims - 2, dims - 1):
                     out[softmax.name] = Band("softmax", lo, hi, c0, c1)
-                for product in _probability_products(consts, softmax, rows, cols):
+                for product in _probability_products(consts, softmax, at):
                     out[product.name] = Band("k", lo, hi, c0, c1)
     return out
 
