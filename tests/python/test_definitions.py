@@ -452,3 +452,24 @@ def test_safetensors_inputs_give_their_values_to_the_capture(tmp_path):
     doc = json.loads(out.read_text())
     assert doc["totals"]["macs"] == 12288
     assert doc["validation"]["status"] == "full"
+
+
+def test_a_value_read_torch_export_keeps_is_specialised_too(tmp_path):
+    """`torch.split(x, lengths.tolist())`: torch.export captures it with the sizes as
+    unknowns read back from `lengths`, which no IR operator computes; the capture is then
+    made for the values of get_inputs(): pieces of 3 and 7 rows of x [10, 4], scaled by 1
+    and 2, are 40 multiplies. Validated."""
+    import solar
+
+    path = _problem(
+        tmp_path,
+        "split",
+        "class Model(nn.Module):\n    def forward(self, x, lengths):\n"
+        "        pieces = torch.split(x, lengths.tolist())\n"
+        "        return torch.cat([p * (i + 1) for i, p in enumerate(pieces)])\n\n\n"
+        "def get_inputs():\n    return [torch.randn(10, 4), torch.tensor([3, 7])]\n",
+    )
+    r = solar.analyze(path, arch="H100_PCIe")
+    assert r.graph.total_flops == 40
+    assert r.validation.status == "full"
+    assert any("reads the values of its inputs (lengths)" in n for n in r.notes)

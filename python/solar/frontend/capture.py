@@ -538,8 +538,10 @@ def capture_problem(
         model, inputs = build_problem(problem, mode)
         patch_recurrent(model)
     model_bytes, input_bytes = tensor_bytes(model_tensors(model)), tensor_bytes(inputs)
+    from .specialise import reads_values, specialised_capture
+
     try:
-        return _flat_capture(
+        capture = _flat_capture(
             model,
             inputs,
             path,
@@ -552,11 +554,17 @@ def capture_problem(
     except UserError as e:
         if training or not getattr(e, "data_dependent", False):
             raise
-        why = e
-    # Control flow that reads input values: captured for the values get_inputs() draws.
-    from .specialise import specialised_capture
-
-    return specialised_capture(problem, mode, path, model_bytes, input_bytes, why)
+        # Control flow that reads input values: captured for the values get_inputs() gives.
+        return specialised_capture(problem, mode, path, model_bytes, input_bytes, e)
+    if training or not reads_values(capture.exported.graph):
+        return capture
+    # torch.export kept a value read (`lengths.tolist()` feeding torch.split), which no IR
+    # operator computes: captured for the values get_inputs() gives where that can be done,
+    # else as it is (the lowering names the read).
+    try:
+        return specialised_capture(problem, mode, path, model_bytes, input_bytes, None)
+    except UserError:
+        return capture
 
 
 def _decompositions():

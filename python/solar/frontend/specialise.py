@@ -36,13 +36,16 @@ SPECIALISE_MAX_NODES = 200_000
 
 def specialised_capture(problem, mode, source: str, model_bytes: int, input_bytes: int, why):
     """The Capture of a problem file's program for the values its get_inputs() draws (seed
-    0). `why` is the data-dependent error of the ordinary capture: it is raised again, with
-    the reason, where this capture cannot be made (the model has tensors of its own, the
-    inputs are above the budget, the trace fails)."""
+    0). `why` is the data-dependent error of the ordinary capture (None: it succeeded but
+    kept a value read): it is raised again, with the reason, where this capture cannot be
+    made (the model has tensors of its own, the inputs are above the budget, the trace
+    fails)."""
     from .capture import Capture, build_problem, export_module, is_fake, model_tensors
     from .flat import flat_module, signature
 
     def refuse(reason: str) -> UserError:
+        if why is None:  # no error to extend (a capture that kept a value read)
+            return frontend_error("capture", reason, "", source)
         d = why.diagnostics[0]
         return frontend_error("capture", f"{d.message}; {reason}", d.hint, d.file, d.line)
 
@@ -95,7 +98,10 @@ def specialised_capture(problem, mode, source: str, model_bytes: int, input_byte
     names = _input_names(model, len(mixed))
     fakes = [t if is_fake(t) else fake.from_tensor(t) for t in mixed]
     exported = export_module(gm, fakes, source)
-    decided = ", ".join(names[i] for i in read) or "none"
+    # A read outside the dispatcher (`.tolist()`) leaves no node: then every input kept real
+    # may have decided.
+    read = read or [i for i, t in enumerate(mixed) if not is_fake(t)]
+    decided = ", ".join(names[i] for i in read)
     note = (
         f"the program's control flow reads the values of its inputs ({decided}): it was "
         "captured for the values get_inputs() gives with seed 0, and the bound holds for "
@@ -144,6 +150,13 @@ def _read_backs():
 
     aten = torch.ops.aten
     return {aten._local_scalar_dense.default, aten.is_nonzero.default}
+
+
+def reads_values(graph) -> bool:
+    """Whether an exported graph reads a tensor's value back as a number (`.item()`,
+    `.tolist()`): no IR operator computes one."""
+    targets = _read_backs()
+    return any(n.op == "call_function" and n.target in targets for n in graph.nodes)
 
 
 def _values_read(gm) -> list[int]:
