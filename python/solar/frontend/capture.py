@@ -538,7 +538,7 @@ def capture_problem(
         model, inputs = build_problem(problem, mode)
         patch_recurrent(model)
     model_bytes, input_bytes = tensor_bytes(model_tensors(model)), tensor_bytes(inputs)
-    from .specialise import reads_values, specialised_capture
+    from .specialise import reads_values
 
     try:
         capture = _flat_capture(
@@ -565,6 +565,60 @@ def capture_problem(
         return specialised_capture(problem, mode, path, model_bytes, input_bytes, None)
     except UserError:
         return capture
+
+
+def specialised_capture(problem, mode, source: str, model_bytes: int, input_bytes: int, why):
+    """The Capture of a problem file's program for the values its get_inputs() gives (seed
+    0; frontend/specialise.py). `why` is the data-dependent error of the ordinary capture
+    (None: it succeeded but kept a value read): it is raised again, with the reason, where
+    this capture cannot be made (the model has tensors of its own, the inputs are above the
+    budget, the trace fails)."""
+    from . import specialise as sp
+
+    def refuse(reason: str) -> UserError:
+        if why is None:  # no error to extend (a capture that kept a value read)
+            return frontend_error("capture", reason, "", source)
+        d = why.diagnostics[0]
+        return frontend_error("capture", f"{d.message}; {reason}", d.hint, d.file, d.line)
+
+    weights = "a program with parameters or buffers is not specialised on its values"
+    if model_bytes:
+        raise refuse(weights)
+    if input_bytes > sp.SPECIALISE_MAX_BYTES:
+        raise refuse(
+            f"capturing it for its inputs' values builds them for real: {input_bytes:,} bytes, "
+            f"above the {sp.SPECIALISE_MAX_BYTES:,} allowed; lower the sizes with --dim"
+        )
+    model, example = build_problem(problem, mode, seed=0)
+    if model_tensors(model):
+        raise refuse(weights)
+    sig, tensors = signature(example)
+    flat = flat_module(model, sig, True, loss=False)
+    try:
+        with _cuda_as_cpu():
+            gm, read, fakes = sp.specialise(flat, tensors, input_bytes)
+    except sp.Refused as e:
+        raise refuse(str(e)) from None
+    del example, tensors  # the real inputs
+    exported = export_module(gm, fakes, source)
+    names = sp.input_names(model, len(fakes))
+    note = (
+        "the program's control flow reads the values of its inputs "
+        f"({', '.join(names[i] for i in read)}): it was captured for the values get_inputs() "
+        "gives with seed 0, and the bound holds for those values (docs/pytorch.md, "
+        '"Data-dependent control flow")'
+    )
+    return Capture(
+        exported,
+        source,
+        problem=problem,
+        model_bytes=model_bytes,
+        input_bytes=input_bytes,
+        signature=sig,
+        output_names=list(getattr(flat, "solar_output_names", [])),
+        mode=mode,
+        notes=[note],
+    )
 
 
 def _decompositions():

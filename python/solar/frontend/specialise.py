@@ -22,7 +22,6 @@ import logging
 import warnings
 
 from ..errors import UserError
-from .builder import frontend_error
 
 # The real inputs a specialised capture builds (the floating ones are freed once their fake
 # copies exist) may take at most this many bytes.
@@ -34,34 +33,15 @@ SPECIALISE_REAL_BYTES = 1 << 30
 SPECIALISE_MAX_NODES = 200_000
 
 
-def specialised_capture(problem, mode, source: str, model_bytes: int, input_bytes: int, why):
-    """The Capture of a problem file's program for the values its get_inputs() draws (seed
-    0). `why` is the data-dependent error of the ordinary capture (None: it succeeded but
-    kept a value read): it is raised again, with the reason, where this capture cannot be
-    made (the model has tensors of its own, the inputs are above the budget, the trace
-    fails)."""
-    from .capture import Capture, build_problem, export_module, is_fake, model_tensors
-    from .flat import flat_module, signature
+class Refused(Exception):
+    """The specialised trace cannot be made; the message says why."""
 
-    def refuse(reason: str) -> UserError:
-        if why is None:  # no error to extend (a capture that kept a value read)
-            return frontend_error("capture", reason, "", source)
-        d = why.diagnostics[0]
-        return frontend_error("capture", f"{d.message}; {reason}", d.hint, d.file, d.line)
 
-    if model_bytes:
-        raise refuse("a program with parameters or buffers is not specialised on its values")
-    if input_bytes > SPECIALISE_MAX_BYTES:
-        raise refuse(
-            f"capturing it for its inputs' values builds them for real: {input_bytes:,} bytes, "
-            f"above the {SPECIALISE_MAX_BYTES:,} allowed; lower the sizes with --dim"
-        )
-    model, example = build_problem(problem, mode, seed=0)
-    if model_tensors(model):
-        raise refuse("a program with parameters or buffers is not specialised on its values")
-    sig, tensors = signature(example)
-    flat = flat_module(model, sig, True, loss=False)
-    from torch._subclasses.fake_tensor import FakeTensorMode
+def specialise(flat, tensors: list, input_bytes: int):
+    """(graph, positions of the inputs whose values decided, the inputs to export it with)
+    of the flat module `flat` traced for the values of the real `tensors` (the module doc).
+    Raises Refused with the reason where it cannot be made."""
+    from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 
     fake = FakeTensorMode(allow_non_fake_inputs=True)
     mixed = [t if _decides(t) else fake.from_tensor(t) for t in tensors]
@@ -72,52 +52,37 @@ def specialised_capture(problem, mode, source: str, model_bytes: int, input_byte
     except Exception as e:  # noqa: BLE001 - any failure of the trace is the program's
         # It reads floating values too (a routing weight read with .item()): traced on the
         # real inputs, which computes the program for real, where they are small enough.
-        first = next((ln for ln in str(e).splitlines() if ln.strip()), type(e).__name__)
         if input_bytes > SPECIALISE_REAL_BYTES:
-            raise refuse(
+            raise Refused(
                 "capturing it for the values of its integer and boolean inputs failed too "
-                f"({first[:200]}), and its inputs ({input_bytes:,} bytes) are above the "
+                f"({_first_line(e)}), and its inputs ({input_bytes:,} bytes) are above the "
                 f"{SPECIALISE_REAL_BYTES:,} within which it is traced on all its values"
             ) from None
-        mixed = tensors
+        mixed = list(tensors)
         try:
             gm = _trace(flat, mixed)
         except UserError:
             raise
         except Exception as e:  # noqa: BLE001
-            first = next((ln for ln in str(e).splitlines() if ln.strip()), type(e).__name__)
-            raise refuse(f"capturing it for its inputs' values failed too: {first[:200]}") from None
-    del example, tensors  # the real inputs (those control flow reads stay in `mixed`)
+            raise Refused(
+                f"capturing it for its inputs' values failed too: {_first_line(e)}"
+            ) from None
     nodes = len(gm.graph.nodes)
     if nodes > SPECIALISE_MAX_NODES:
-        raise refuse(
+        raise Refused(
             f"for its inputs' values it unrolls to {nodes:,} operators, above the "
             f"{SPECIALISE_MAX_NODES:,} allowed; lower the sizes with --dim"
         )
-    read = _values_read(gm)
-    names = _input_names(model, len(mixed))
-    fakes = [t if is_fake(t) else fake.from_tensor(t) for t in mixed]
-    exported = export_module(gm, fakes, source)
+    real = [i for i, t in enumerate(mixed) if not isinstance(t, FakeTensor)]
     # A read outside the dispatcher (`.tolist()`) leaves no node: then every input kept real
     # may have decided.
-    read = read or [i for i, t in enumerate(mixed) if not is_fake(t)]
-    decided = ", ".join(names[i] for i in read)
-    note = (
-        f"the program's control flow reads the values of its inputs ({decided}): it was "
-        "captured for the values get_inputs() gives with seed 0, and the bound holds for "
-        'those values (docs/pytorch.md, "Data-dependent control flow")'
-    )
-    return Capture(
-        exported,
-        source,
-        problem=problem,
-        model_bytes=model_bytes,
-        input_bytes=input_bytes,
-        signature=sig,
-        output_names=list(getattr(flat, "solar_output_names", [])),
-        mode=mode,
-        notes=[note],
-    )
+    read = _values_read(gm) or real
+    fakes = [fake.from_tensor(t) if i in real else t for i, t in enumerate(mixed)]
+    return gm, read, fakes
+
+
+def _first_line(e: BaseException) -> str:
+    return next((ln for ln in str(e).splitlines() if ln.strip()), type(e).__name__)[:200]
 
 
 def _decides(t) -> bool:
@@ -131,11 +96,9 @@ def _trace(flat, mixed):
     import torch
     from torch.fx.experimental.proxy_tensor import make_fx
 
-    from .capture import _cuda_as_cpu
-
     try:
         logging.disable(logging.CRITICAL)
-        with torch.no_grad(), warnings.catch_warnings(), _cuda_as_cpu():
+        with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             gm = make_fx(flat, tracing_mode="real", _error_on_data_dependent_ops=False)(*mixed)
     finally:
@@ -191,7 +154,7 @@ def _keeps(node) -> bool:
     return bool(schema is not None and schema.is_mutable)
 
 
-def _input_names(model, count: int) -> list[str]:
+def input_names(model, count: int) -> list[str]:
     """The forward's parameter names by position (`input <i>` past them)."""
     with contextlib.suppress(TypeError, ValueError):
         params = list(inspect.signature(model.forward).parameters)
