@@ -417,6 +417,11 @@ def test_value_specialisation_says_why_it_does_not_apply(tmp_path, monkeypatch):
     assert "reads the values of its inputs (n)" in capture.notes[0]
     output = next(n for n in capture.exported.graph.nodes if n.op == "output")
     assert [list(v.meta["val"].shape) for v in output.args[0]] == [[3, 4]]
+    # Its traced graph (a slice, a multiply, the placeholders and the output) has more than
+    # 2 operators.
+    monkeypatch.setattr(specialise, "SPECIALISE_MAX_NODES", 2)
+    with pytest.raises(UserError, match=r"it unrolls to \d+ operators, above the 2 allowed"):
+        capture_problem(sliced)
     # x [8, 4] fp32 (128 B) and n int64 (8 B): 136 B, above a budget of 100.
     monkeypatch.setattr(specialise, "SPECIALISE_MAX_BYTES", 100)
     with pytest.raises(UserError, match="builds them for real: 136 bytes, above the 100 allowed"):
