@@ -143,17 +143,9 @@ def _values_read(gm) -> list[int]:
             stack.extend(n.all_input_nodes)
         if not node.users:
             gm.graph.erase_node(node)
-    gm.graph.eliminate_dead_code(is_impure_node=_keeps)
+    # What only the read-backs used is dead now; the export drops it.
     gm.recompile()
     return sorted(read)
-
-
-def _keeps(node) -> bool:
-    """Dead-code elimination keeps in-place writes (`output[b, h] = ...`) and placeholders."""
-    if node.op == "placeholder" or node.op == "output":
-        return True
-    schema = getattr(node.target, "_schema", None)
-    return bool(schema is not None and schema.is_mutable)
 
 
 def input_names(model, count: int) -> list[str]:
