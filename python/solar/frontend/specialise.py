@@ -79,6 +79,7 @@ def specialise(flat, tensors: list, input_bytes: int):
     # A read outside the dispatcher (`.tolist()`) leaves no node: then every input kept real
     # may have decided.
     read = _values_read(gm) or real
+    _merge_gathers(gm)
     fakes = [fake.from_tensor(t) if i in real else t for i, t in enumerate(mixed)]
     return gm, read, fakes
 
@@ -146,6 +147,86 @@ def _values_read(gm) -> list[int]:
     # What only the read-backs used is dead now; the export drops it.
     gm.recompile()
     return sorted(read)
+
+
+def _slice_of(node):
+    """(source, start, end) of `node` when it is `source[start:end]` along dim 0 with step 1
+    of a 1-D source; None otherwise."""
+    import torch
+
+    if getattr(node, "target", None) is not torch.ops.aten.slice.Tensor:
+        return None
+    args = list(node.args) + [None] * (5 - len(node.args))
+    src, dim, start, end, step = args[:5]
+    val = getattr(src, "meta", {}).get("val")
+    if (dim or 0) != 0 or (step or 1) != 1 or val is None or val.dim() != 1:
+        return None
+    size = int(val.shape[0])
+    start, end = start or 0, size if end is None else end
+    if not isinstance(start, int) or not isinstance(end, int) or start < 0:
+        return None
+    end = max(start, min(end, size))
+    outer = _slice_of(src)  # a slice of a slice (`pages[:n]` of `kv_indices[s:e]`)
+    if outer is not None:
+        return outer[0], outer[1] + start, outer[1] + end
+    return src, start, end
+
+
+def _merge_gathers(gm) -> None:
+    """Gathers of one table by consecutive slices of one index tensor (each request's rows of
+    a KV cache: `k_cache[kv_indices[s:e].long()]`, once per request) become one gather by
+    the slice they cover, and a slice of its result per request: the same values (a gather
+    by idx[s:e] is rows s..e of the gather by idx), but one read the fused bound counts in
+    full, where reads of one table by unknown rows count only their largest
+    (docs/sol-modes.md). Only where the slices cover their span without a gap, so the one
+    gather reads no row the program does not."""
+    import torch
+
+    aten = torch.ops.aten
+    groups: dict = {}
+    for node in gm.graph.nodes:
+        if node.target is not aten.index.Tensor or len(node.args) != 2:
+            continue
+        table, indices = node.args
+        if not isinstance(indices, (list, tuple)) or len(indices) != 1 or indices[0] is None:
+            continue
+        idx, copy = indices[0], None
+        if getattr(idx, "target", None) is aten._to_copy.default and len(idx.args) == 1:
+            idx, copy = idx.args[0], idx
+        val = (copy or idx).meta.get("val")
+        sliced = _slice_of(idx)
+        if sliced is None or val is None or val.dtype not in (torch.int32, torch.int64):
+            continue
+        src, start, end = sliced
+        kwargs = tuple(sorted(copy.kwargs.items(), key=lambda kv: kv[0])) if copy else None
+        groups.setdefault((table, src, kwargs), []).append((start, end, node, copy))
+    for (table, src, _), members in groups.items():
+        if len(members) < 2:
+            continue
+        spans = sorted((start, end) for start, end, _, _ in members)
+        lo, reach = spans[0][0], spans[0][1]
+        for start, end in spans[1:]:
+            if start > reach:
+                break  # a gap: the one gather would read rows nobody needs
+            reach = max(reach, end)
+        else:
+            first, copy = members[0][2], members[0][3]
+            with gm.graph.inserting_before(first):
+                whole = gm.graph.call_function(aten.slice.Tensor, (src, 0, lo, reach))
+                if copy is not None:
+                    whole = gm.graph.call_function(aten._to_copy.default, (whole,), copy.kwargs)
+                rows = gm.graph.call_function(aten.index.Tensor, (table, [whole]))
+            for start, end, node, _ in members:
+                with gm.graph.inserting_before(node):
+                    piece = gm.graph.call_function(
+                        aten.slice.Tensor, (rows, 0, start - lo, end - lo)
+                    )
+                node.replace_all_uses_with(piece)
+                gm.graph.erase_node(node)
+    for node in reversed(list(gm.graph.nodes)):  # the old index slices, now unused
+        if not node.users and node.target in (aten._to_copy.default, aten.slice.Tensor):
+            gm.graph.erase_node(node)
+    gm.recompile()
 
 
 def input_names(model, count: int) -> list[str]:
