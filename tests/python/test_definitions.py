@@ -483,8 +483,9 @@ def test_a_value_read_torch_export_keeps_is_specialised_too(tmp_path):
 
 def test_gathers_by_consecutive_slices_become_one_where_they_leave_no_gap():
     """Rows idx[0:3] and idx[3:5] of one table are rows 0..5 of one gather, cut in two;
-    idx[0:3] and idx[4:6] leave row 3 out: they stay two gathers. The values are the
-    program's either way."""
+    idx[0:3] and idx[4:6] leave row 3 out, and with a repeated index (a page two requests
+    share) the one gather would count a row twice: they stay two gathers. The values are
+    the program's either way."""
     import functools
 
     import torch
@@ -495,14 +496,20 @@ def test_gathers_by_consecutive_slices_become_one_where_they_leave_no_gap():
         return [table[idx[a:b].long()] * 2 for a, b in cuts]
 
     table, idx = torch.randn(10, 2), torch.tensor([4, 1, 7, 0, 9, 2], dtype=torch.int32)
-    for cuts, merged in (([(0, 3), (3, 5)], 1), ([(0, 3), (4, 6)], 2)):
+    shared = torch.tensor([4, 1, 7, 4, 9, 2], dtype=torch.int32)
+    for cuts, ids, merged in (
+        ([(0, 3), (3, 5)], idx, 1),
+        ([(0, 3), (4, 6)], idx, 2),
+        ([(0, 3), (3, 5)], shared, 2),
+    ):
 
         def program(t, i, cuts=cuts):
             return gathers(t, i, cuts)
 
-        gm = make_fx(functools.partial(program, cuts=cuts))(table, idx)
-        _merge_gathers(gm)
+        gm = make_fx(functools.partial(program, cuts=cuts))(table, ids)
+        placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+        _merge_gathers(gm, {placeholders[1]: ids})
         index = [n for n in gm.graph.nodes if n.target is torch.ops.aten.index.Tensor]
         assert len(index) == merged
-        for got, want in zip(gm(table, idx), gathers(table, idx, cuts), strict=True):
+        for got, want in zip(gm(table, ids), gathers(table, ids, cuts), strict=True):
             assert torch.equal(got, want)

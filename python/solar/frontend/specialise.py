@@ -79,7 +79,8 @@ def specialise(flat, tensors: list, input_bytes: int):
     # A read outside the dispatcher (`.tolist()`) leaves no node: then every input kept real
     # may have decided.
     read = _values_read(gm) or real
-    _merge_gathers(gm)
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    _merge_gathers(gm, {placeholders[i]: mixed[i] for i in real})
     fakes = [fake.from_tensor(t) if i in real else t for i, t in enumerate(mixed)]
     return gm, read, fakes
 
@@ -172,14 +173,16 @@ def _slice_of(node):
     return src, start, end
 
 
-def _merge_gathers(gm) -> None:
+def _merge_gathers(gm, values: dict) -> None:
     """Gathers of one table by consecutive slices of one index tensor (each request's rows of
     a KV cache: `k_cache[kv_indices[s:e].long()]`, once per request) become one gather by
     the slice they cover, and a slice of its result per request: the same values (a gather
     by idx[s:e] is rows s..e of the gather by idx), but one read the fused bound counts in
     full, where reads of one table by unknown rows count only their largest
     (docs/sol-modes.md). Only where the slices cover their span without a gap, so the one
-    gather reads no row the program does not."""
+    gather reads no row the program does not, and where the index is an input whose values
+    (`values`: placeholder -> real tensor) in that span are distinct, so its rows are as
+    many as the table rows read (a page two requests share is read once)."""
     import torch
 
     aten = torch.ops.aten
@@ -210,6 +213,9 @@ def _merge_gathers(gm) -> None:
                 break  # a gap: the one gather would read rows nobody needs
             reach = max(reach, end)
         else:
+            known = values.get(src)
+            if known is None or int(known[lo:reach].unique().numel()) != reach - lo:
+                continue
             first, copy = members[0][2], members[0][3]
             with gm.graph.inserting_before(first):
                 whole = gm.graph.call_function(aten.slice.Tensor, (src, 0, lo, reach))
