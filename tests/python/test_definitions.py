@@ -501,6 +501,7 @@ def test_gathers_by_consecutive_slices_become_one_where_they_leave_no_gap():
         ([(0, 3), (3, 5)], idx, 1),
         ([(0, 3), (4, 6)], idx, 2),
         ([(0, 3), (3, 5)], shared, 2),
+        ([(0, 3), (3, -1)], idx, 2),  # an end counted from the end is not followed
     ):
 
         def program(t, i, cuts=cuts):

@@ -164,8 +164,8 @@ def _slice_of(node):
         return None
     size = int(val.shape[0])
     start, end = start or 0, size if end is None else end
-    if not isinstance(start, int) or not isinstance(end, int) or start < 0:
-        return None
+    if not isinstance(start, int) or not isinstance(end, int) or start < 0 or end < 0:
+        return None  # a bound counted from the end (`idx[:-1]`): not followed
     end = max(start, min(end, size))
     outer = _slice_of(src)  # a slice of a slice (`pages[:n]` of `kv_indices[s:e]`)
     if outer is not None:
