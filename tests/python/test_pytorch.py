@@ -179,12 +179,16 @@ def test_an_unsorted_topk_validates_in_the_order_the_ir_returns():
 
 def test_a_value_read_as_a_python_number_says_so(tmp_path):
     # torch.split by lengths from .tolist() (packed variable-length sequences): the split
-    # sizes depend on the data, which the IR's static shapes cannot state.
+    # sizes depend on the data, which the IR's static shapes cannot state. A program with
+    # parameters is not captured for its inputs' values (test_definitions.py has the one
+    # that is), so the read stays and the lowering names it.
     path = write(
         tmp_path,
-        "class Model(nn.Module):\n    def forward(self, x, cu):\n"
+        "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.scale = nn.Parameter(torch.ones(4))\n\n"
+        "    def forward(self, x, cu):\n"
         "        lengths = (cu[1:] - cu[:-1]).tolist()\n"
-        "        return torch.cat([v * 2 for v in torch.split(x, lengths)])\n\n\n"
+        "        return torch.cat([v * self.scale for v in torch.split(x, lengths)])\n\n\n"
         "def get_inputs():\n    return [torch.randn(8, 4), torch.tensor([0, 3, 8])]\n",
     )
     r = cli("analyze", str(path), "--no-validate")
