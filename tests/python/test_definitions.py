@@ -391,6 +391,17 @@ def test_value_specialisation_says_why_it_does_not_apply(tmp_path, monkeypatch):
         "        return x * 2 if x.sum() > 0 else x\n\n\n"
         "def get_inputs():\n    return [torch.randn(4, 4)]\n",
     )
+    # It fails on its real inputs too: the error's first line, after the reason.
+    raises = _problem(
+        tmp_path,
+        "raises",
+        "class Model(nn.Module):\n    def forward(self, x):\n"
+        "        if x.sum() > -1e30:\n            raise ValueError('boom')\n"
+        "        return x\n\n\n"
+        "def get_inputs():\n    return [torch.randn(4, 4)]\n",
+    )
+    with pytest.raises(UserError, match="capturing it for its inputs' values failed too: boom"):
+        capture_problem(raises)
     # It reads a floating value: traced on all its inputs, for real (x [4, 4] fp32, 64 B).
     assert "reads the values of its inputs (x)" in capture_problem(on_float).notes[0]
     monkeypatch.setattr(specialise, "SPECIALISE_REAL_BYTES", 32)

@@ -237,3 +237,24 @@ def test_an_einsum_layout_with_the_heads_in_the_middle_is_banded():
     r = analyze(RaggedPrefill(), (4, 2, 8), (9, 2, 8), (9, 2, 8))
     assert r.graph.total_macs == 960
     assert r.validation.status == "full"
+
+
+class NegatedAfterTheMask(torch.nn.Module):
+    """Scaled by -1 between the mask and the softmax: the masked -inf become +inf, so the
+    softmax is not confined to the band (its products still are: the scores outside are
+    overwritten whatever they hold, and no row keeps its zeros)."""
+
+    def forward(self, q, k, v):
+        scores = torch.matmul(q, k.transpose(-1, -2))
+        masked = torch.triu(torch.ones_like(scores, dtype=torch.bool), diagonal=1)
+        scores = scores.masked_fill(masked, float("-inf")) * -1.0
+        return torch.matmul(torch.softmax(scores, dim=-1), v)
+
+
+def test_a_scaling_between_the_mask_and_the_softmax_keeps_the_softmax_dense():
+    # B = 1, H = 1, S = 4, D = 2: the score product keeps 4 x 5 / 2 = 10 pairs x 2 = 20
+    # MACs; the value product is dense, 16 pairs x 2 = 32: 52 MACs. Validated (the +inf
+    # rows give NaN in both PyTorch and the IR).
+    r = analyze(NegatedAfterTheMask(), (1, 1, 4, 2), (1, 1, 4, 2), (1, 1, 4, 2))
+    assert r.graph.total_macs == 52
+    assert r.validation.status == "full", r.validation.detail

@@ -332,7 +332,8 @@ def _moved(node, user, pos):
 
 def _softmaxes(start, pos) -> list:
     """(softmax, positions of its rows and cols) of the masked scores `start` over their
-    cols, directly or through copies and moves of dims."""
+    cols, directly or through copies and moves of dims (not scalings: a negative scale
+    would make the masked -inf a +inf)."""
     out = []
     stack, seen = [(start, pos)], set()
     while stack:
@@ -347,7 +348,7 @@ def _softmaxes(start, pos) -> list:
                 if shape is not None and isinstance(dim, int) and dim % len(shape) == at[1]:
                     out.append((user, at))
                 continue
-            moved = _moved(node, user, at)
+            moved = None if str(user.target) in _SCALINGS else _moved(node, user, at)
             if moved is not None:
                 stack.append((user, moved))
     return out
