@@ -21,6 +21,7 @@ on a shared file system.
 from __future__ import annotations
 
 import os
+import time
 from collections import deque
 from pathlib import Path
 
@@ -75,7 +76,13 @@ def ray_results(todo, arch, timeout, extra, jobs, workers, address, stream, memo
         options = {"include_dashboard": False, "log_to_driver": False}
         if address is None:
             options["num_cpus"] = jobs
+        start = time.perf_counter()
         ray.init(address=address, **options)
+        # The cluster's fixed cost, apart from the workloads' (bench/bench_batch.py reads it).
+        where = (
+            f"started a local cluster of {jobs} CPUs" if address is None else f"joined {address}"
+        )
+        print(f"ray: {where} in {time.perf_counter() - start:.2f} s", file=stream)
     BatchWorker = _actor_class(ray)
     frameworks = frameworks_of(todo)
 
@@ -123,4 +130,7 @@ def ray_results(todo, arch, timeout, extra, jobs, workers, address, stream, memo
             except Exception:  # noqa: BLE001 - an actor already gone
                 pass
         if started_here:
+            start = time.perf_counter()
             ray.shutdown()
+            what = "stopped the local cluster" if address is None else "left the cluster"
+            print(f"ray: {what} in {time.perf_counter() - start:.2f} s", file=stream)

@@ -4,6 +4,7 @@ engine's results, and a Ray worker killed mid-run costs no workload."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -65,6 +66,9 @@ def test_ray_engine_equals_local_and_survives_a_killed_worker(tmp_path):
     env = dict(os.environ, KILL_MARKER=str(tmp_path / "killed"))
     ray_run = batch(d, tmp_path / "ray.jsonl", "--engine", "ray", env=env)
     assert ray_run.returncode == 0, ray_run.stderr
+    # The cluster's fixed cost is reported apart (bench/bench_batch.py subtracts it).
+    assert re.search(r"^ray: started a local cluster of 2 CPUs in [0-9.]+ s$", ray_run.stderr, re.M)
+    assert re.search(r"^ray: stopped the local cluster in [0-9.]+ s$", ray_run.stderr, re.M)
     assert (tmp_path / "killed").exists()  # the worker was killed once
     local = batch(d, tmp_path / "local.jsonl", env=env)
     assert local.returncode == 0, local.stderr
