@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <thread>
 
 #include "solar/arch/spec.h"
@@ -962,6 +963,13 @@ NB_MODULE(_core, m) {
         }
         nb::list result;
         for (auto& a : outs) {
+          if (!a.owner && a.data) {
+            // An input returned as it is or through a view (reshape, bitcast): its memory is
+            // the caller's, which may free it; the output gets its own copy.
+            solar::Array copy = solar::Array::allocate(a.dtype, a.shape);
+            std::memcpy(copy.data, a.data, static_cast<size_t>(a.nbytes()));
+            a = std::move(copy);
+          }
           auto* keep = new solar::Array(a);
           nb::capsule owner(keep, [](void* q) noexcept { delete static_cast<solar::Array*>(q); });
           std::vector<size_t> shape(a.shape.begin(), a.shape.end());

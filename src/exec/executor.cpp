@@ -263,8 +263,9 @@ class GraphRun {
     SOLAR_INTERNAL_CHECK(converts || node.inputs.empty() || x.dtype == out_dtype,
                          "builtin '" + node.name + "' would copy " + dtype_name(x.dtype) +
                              " into " + dtype_name(out_dtype));
-    if (op == Builtin::kReshape) {
+    if (op == Builtin::kReshape || op == Builtin::kBitcast) {
       Array a = x;
+      a.dtype = out_dtype;  // a bitcast reads the same bytes as another dtype
       const Shape& shape = graph_.tensors[static_cast<size_t>(node.outputs[0])].shape;
       a.shape.assign(shape.begin(), shape.end());
       values_[static_cast<size_t>(node.outputs[0])] = a;

@@ -1386,7 +1386,7 @@ class Checker {
                       "unknown function '" + fn.text + "' in " + scope.fn + "()",
                       "model() calls @kernel functions, helper functions and the builtins "
                       "reshape permute permute_view slice concat stack split pad broadcast "
-                      "gather scatter scatter_add update topk select unfold apply_mask cast "
+                      "gather scatter scatter_add update topk select unfold apply_mask cast bitcast "
                       "constant iota (and range len min max int float)");
         }
       } else if (program_.helpers.count(fn.text)) {

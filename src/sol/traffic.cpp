@@ -127,6 +127,9 @@ Region view_region(const Graph& g, TensorId t) {
       case Builtin::kScatter:
       case Builtin::kScatterAdd:
         break;  // base's elements, some of them written in place (an in-place scatter)
+      case Builtin::kBitcast:
+        if (dtype_bits(v.dtype) != dtype_bits(in.dtype)) return {};  // elements regrouped
+        break;  // the same elements, read as another dtype of their size
       case Builtin::kReshape:
         if (v.shape == in.shape) break;
         if (whole) {

@@ -254,6 +254,8 @@ class BuiltinCall {
         return apply_mask();
       case Builtin::kCast:
         return cast();
+      case Builtin::kBitcast:
+        return bitcast();
       case Builtin::kConstant:
       case Builtin::kIota:
         return constant();
@@ -741,6 +743,49 @@ class BuiltinCall {
                 "use one of: " + all_dtype_names());
     }
     return finish({x}, {ctx_.read_bytes(x)}, {{t.dims, t.shape}}, *dtype, view());
+  }
+
+  // The bytes of x read as another dtype (PyTorch's `view(dtype)`): a view. Between dtypes
+  // of different sizes the last dim's size scales by the ratio (4 uint8 are 1 int32).
+  Value bitcast() {
+    const TensorId x = tensor(0, "x");
+    const TensorInfo& t = ctx_.tensor(x);
+    no_extra_keywords({"x", "dtype"}, false);
+    const std::string d = string(1, "dtype");
+    auto dtype = parse_dtype(d);
+    if (!dtype) {
+      ctx_.fail(ErrorKind::kUnknownDtype, loc_, "bitcast(): unknown dtype \"" + d + "\"",
+                "use one of: " + all_dtype_names());
+    }
+    // Sub-byte and tf32 values have no storage of their own bits (one nvfp4 or int4 value per
+    // byte, tf32 in fp32's), and a byte other than 0 or 1 is no bool.
+    auto stored_as_is = [](DType dt) {
+      return dt != DType::kTf32 && dt != DType::kNvfp4 && dt != DType::kInt4;
+    };
+    if (!stored_as_is(t.dtype) || !stored_as_is(*dtype) || *dtype == DType::kBool) {
+      ctx_.fail(ErrorKind::kType, loc_,
+                "bitcast(): cannot reinterpret " + std::string(dtype_name(t.dtype)) + " as " +
+                    dtype_name(*dtype),
+                "bitcast reads whole bytes as fp64, fp32, bf16, fp16, fp8_e4m3, fp8_e5m2 or an "
+                "integer dtype (and bool as bytes); use cast() to convert values");
+    }
+    Shape shape = t.shape;
+    const int from = dtype_bits(t.dtype), to = dtype_bits(*dtype);
+    if (from != to) {
+      // Whole bytes: the sizes are 1, 2, 4 or 8 bytes, so one divides the other.
+      const int64_t last = shape.empty() ? 0 : shape.back();
+      if (shape.empty() || (from < to && last % (to / from) != 0)) {
+        fail("cannot reinterpret '" + t.name + "' " + dims_text(t) + " of " +
+                 dtype_name(t.dtype) + " as " + dtype_name(*dtype) +
+                 (shape.empty() ? std::string(": it has no dims")
+                                : ": its last dim holds " + std::to_string(last) +
+                                      " elements, not a multiple of " + std::to_string(to / from)),
+             "bitcast between dtypes of different sizes groups or splits the last dim's elements");
+      }
+      // Splitting multiplies the last size; the bytes, and so the new count of bytes, fit.
+      shape.back() = from < to ? last / (to / from) : last * (from / to);
+    }
+    return finish({x}, {0}, {{t.dims, shape}}, *dtype, view());
   }
 
   Value constant() {

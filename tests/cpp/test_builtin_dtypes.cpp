@@ -327,6 +327,51 @@ TEST(BuiltinDtypes, ApplyMaskAndCastOfEveryDtypePair) {
   }
 }
 
+TEST(BuiltinDtypes, BitcastOfEveryDtypePair) {
+  // x [2, 8] (offset 0) read as every dtype: the same bytes, so out element i is element i of
+  // x's buffer loaded as the new dtype; the last dim holds 8 * (x's bytes) / (new bytes)
+  // elements (8 elements of at least 1 byte divide by any size up to 8). nvfp4, int4 and tf32
+  // have no bytes of their own bits, and a byte is not a bool: those are `type` errors.
+  auto bytes_of_own_bits = [](DType d) {
+    return d != DType::kTf32 && d != DType::kNvfp4 && d != DType::kInt4;
+  };
+  for (DType dx : kAllDtypes) {
+    for (DType dt : kAllDtypes) {
+      const int64_t last = 8 * dtype_bits(dx) / dtype_bits(dt);
+      std::string src = program(tensor("x", "R,C", dx),
+                                std::string("bitcast(x, \"") + dtype_name(dt) + "\")", dt,
+                                2 * last);
+      src.replace(src.find("\"C\": 3"), 6, "\"C\": 8");  // x [2, 8]
+      const std::string pair = std::string(dtype_name(dx)) + " as " + dtype_name(dt);
+      if (!bytes_of_own_bits(dx) || !bytes_of_own_bits(dt) || dt == DType::kBool) {
+        testing::expect_user_error(
+            [&] { trace_program(load_program_source(src, "builtin.py"), {}); }, ErrorKind::kType,
+            "bitcast(): cannot reinterpret " + pair);
+        continue;
+      }
+      SCOPED_TRACE(pair);
+      const Array x = input(dx, {2, 8}, 0);
+      Array as_dt = x;  // the reference: x's buffer read as dt
+      as_dt.dtype = dt;
+      as_dt.shape = {2, last};
+      const Program p = load_program_source(src, "builtin.py");
+      const Graph g = trace_program(p, {});
+      for (Backend backend : {Backend::kInterpreter, Backend::kNative}) {
+        const std::vector<Array> out = execute(p, g, {x}, options(backend));
+        ASSERT_EQ(out.size(), 2u);
+        for (const Array& a : out) {
+          ASSERT_EQ(a.dtype, dt);
+          ASSERT_EQ(a.elements(), 2 * last);
+          for (int64_t i = 0; i < 2 * last; ++i) {
+            const double want = as_dt.load(i), got = a.load(i);
+            ASSERT_TRUE(got == want || (got != got && want != want)) << "element " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(BuiltinDtypes, OneTensorBuiltinsOfEveryDtype) {
   // x [2, 3] (offset 0), x[r, c] = value(3r + c); bias [3] (offset 0) for broadcast.
   struct Case {

@@ -421,3 +421,60 @@ def test_wrong_input_shape_is_an_input_error():
     with pytest.raises(solar.UserError) as info:
         solar.run(str(example("softmax")), inputs, dims=dims, backend="interpreter")
     assert info.value.kind == "input"
+
+
+# ---------------------------------------------------------------------------------------------
+# (e) bitcast, and outputs that are inputs seen through a view
+
+BITCAST = """
+from solar.ir import Dim, Tensor, kernel
+
+@kernel
+def inc(X: Tensor("M,K", dtype="int32")) -> Tensor("M,K", dtype="int32"):
+    Y = Tensor(M=X.shape[0], K=X.shape[1], dtype="int32")
+    for m in Dim("M"):
+        for k in Dim("K"):
+            Y[m, k] = X[m, k] + 1
+    return Y
+
+DIMS = {"M": 2, "K": 4}
+
+def model(x: Tensor("M,K", role="input"), b: Tensor("M,K", dtype="uint8", role="input")):
+    return bitcast(inc(bitcast(x, "int32")), "fp32"), bitcast(b, "fp32"), bitcast(x, "uint8")
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bitcast_reads_the_bytes_as_numpy_view_does(tmp_path, backend):
+    """bitcast is NumPy's (and PyTorch's) `view(dtype)`: the int32 bits of x plus 1 read as
+    fp32 (1.0 becomes the next float, 1.0 + 2^-23), 4 uint8 of a row as one fp32 (the
+    last dim 4 -> 1), and each fp32 as its 4 bytes (4 -> 16; 1.0 is 00 00 80 3f)."""
+    path = tmp_path / "bitcast.py"
+    path.write_text(BITCAST)
+    x = np.array([[1.0, 2.0, -3.5, 0.0], [7.0, 1e-3, 5.0, -0.0]], dtype=np.float32)
+    b = np.arange(8, dtype=np.uint8).reshape(2, 4)
+    out = solar.run(str(path), {"x": x, "b": b}, backend=backend)
+    np.testing.assert_array_equal(out["out0"], (x.view(np.int32) + 1).view(np.float32))
+    assert out["out0"][0, 0] == np.float32(1.0 + 2.0**-23)
+    np.testing.assert_array_equal(out["out1"], b.view(np.float32))
+    assert out["out1"].shape == (2, 1)
+    np.testing.assert_array_equal(out["out2"], x.view(np.uint8))
+    assert out["out2"].shape == (2, 16) and list(out["out2"][0, :4]) == [0, 0, 0x80, 0x3F]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_output_viewing_an_input_is_a_copy_of_its_own(tmp_path, backend):
+    """model() returns its input through a reshape: the output keeps the values after the
+    caller overwrites (or frees) the input. It used to point into the caller's memory."""
+    path = tmp_path / "view.py"
+    path.write_text(
+        "from solar.ir import Tensor\n"
+        'DIMS = {"M": 2, "K": 3}\n'
+        'def model(x: Tensor("M,K", role="input")):\n'
+        '    return reshape(x, "F", F=6), x\n'
+    )
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    out = solar.run(str(path), {"x": x}, backend=backend)
+    x[:] = -1.0
+    np.testing.assert_array_equal(out["out0"], np.arange(6, dtype=np.float32))
+    np.testing.assert_array_equal(out["out1"], np.arange(6, dtype=np.float32).reshape(2, 3))

@@ -310,6 +310,18 @@ CASES = {
     ),
     "int_to_float": lambda: (f(lambda i: i.float() / 3 + (i > 2).long()), [I(6, 2, 5)]),
     "bool_mask_cast": lambda: (f(lambda x: (x > 0).to(torch.float32) * x), [R(3, 3)]),
+    # view(dtype): the fp32 bits plus one ulp (exact integer arithmetic) read back as fp32;
+    # 4 uint8 bytes of a row as one fp32; an fp32 as its 4 bytes (the last dim 3 -> 12).
+    "view_dtype_bits": lambda: (
+        f(
+            lambda x, b: (
+                (x.abs().view(torch.int32) + 1).view(torch.float32) * 2,
+                b.view(torch.float32).view(torch.int32),
+                x.view(torch.uint8),
+            )
+        ),
+        [R(2, 3), torch.randint(0, 256, (2, 8), dtype=torch.uint8)],
+    ),
     # ---------------------------------------------------------------- views
     "view_reshape_flatten": lambda: (
         f(lambda x: x.view(3, 10).reshape(2, 15).flatten() + 1),
@@ -1466,6 +1478,9 @@ NOTES = {
     "otherwise per dim with gathered windows (`adaptive_index` + `gather`)",
     "aten.adaptive_max_pool2d.default": "as adaptive average pooling; indices not produced",
     "aten.unfold.default": "a view, as in PyTorch (the `unfold` builtin; no copy)",
+    "aten.view.dtype": "a view, as in PyTorch (the `bitcast` builtin: the bytes read as "
+    "another dtype; between sizes the last dim's size scales); not to or from nvfp4, int4 or "
+    "tf32, nor to bool",
     "aten.gather.default": "flat element numbers from an integer kernel, then the `gather` "
     "builtin on the flattened input",
     "aten.index.Tensor": "integer index tensors (negative indices wrap), adjacent or not, up "

@@ -325,6 +325,15 @@ class Builder:
         self.emit(f'{var} = cast({v.var}, "{dtype}")')
         return Value(var, v.shape, dtype)
 
+    def bitcast(self, v: Value, dtype: str, shape) -> Value:
+        """v's bytes read as `dtype` (a view; `shape`: v's with the last size scaled by the
+        ratio of the element sizes)."""
+        if v.dtype == dtype:
+            return v
+        var = self.fresh()
+        self.emit(f'{var} = bitcast({v.var}, "{dtype}")')
+        return Value(var, tuple(int(s) for s in shape), dtype)
+
     # ---------------------------------------------------------------- the program
     def program_text(self, header: list[str], outs: list[str]) -> str:
         """The whole IR file: `header` comment lines, the kernels, DIMS and model()."""

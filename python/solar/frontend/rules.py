@@ -329,6 +329,11 @@ def _materialises(src, clone) -> bool:
     return False
 
 
+@rule("aten.view.dtype")
+def _view_dtype(lw, x, dtype):
+    return lw.bitcast(tensor(lw, x), lw.out_dtype(), lw.out_shape())
+
+
 @rule("aten._to_copy.default")
 def _to_copy(lw, x, dtype=None, **kwargs):
     return lw.cast(tensor(lw, x), lw.out_dtype())
