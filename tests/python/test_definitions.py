@@ -363,7 +363,7 @@ def test_a_loop_over_requests_is_captured_for_their_lengths(tmp_path):
     doc = json.loads(out.read_text())
     assert doc["totals"]["macs"] == 102400
     assert doc["validation"]["status"] == "full"
-    assert "control flow reads the values of its inputs (kv_indptr)" in r.stdout
+    assert "control flow or result sizes read the values of its inputs (kv_indptr)" in r.stdout
     # Fused bytes: q 4 x 8 x 64 bf16 (4,096 B), 100 K rows and 100 V rows of 2 x 64 bf16
     # (51,200 B: the requests' gathers of one cache are one gather, frontend/specialise.py),
     # kv_indices (400 B; kv_indptr's values are in the graph, it is not read), output
@@ -403,7 +403,7 @@ def test_value_specialisation_says_why_it_does_not_apply(tmp_path, monkeypatch):
     with pytest.raises(UserError, match="capturing it for its inputs' values failed too: boom"):
         capture_problem(raises)
     # It reads a floating value: traced on all its inputs, for real (x [4, 4] fp32, 64 B).
-    assert "reads the values of its inputs (x)" in capture_problem(on_float).notes[0]
+    assert "read the values of its inputs (x)" in capture_problem(on_float).notes[0]
     monkeypatch.setattr(specialise, "SPECIALISE_REAL_BYTES", 32)
     with pytest.raises(UserError, match=r"its inputs \(64 bytes\) are above the 32 within"):
         capture_problem(on_float)
@@ -426,7 +426,7 @@ def test_value_specialisation_says_why_it_does_not_apply(tmp_path, monkeypatch):
     )
     # Within the budget it is captured for n = [3]: the output is x[:3] * 2, [3, 4].
     capture = capture_problem(sliced)
-    assert "reads the values of its inputs (n)" in capture.notes[0]
+    assert "read the values of its inputs (n)" in capture.notes[0]
     output = next(n for n in capture.exported.graph.nodes if n.op == "output")
     assert [list(v.meta["val"].shape) for v in output.args[0]] == [[3, 4]]
     # Its traced graph (a slice, a multiply, the placeholders and the output) has more than
@@ -489,7 +489,7 @@ def test_a_value_read_torch_export_keeps_is_specialised_too(tmp_path):
     r = solar.analyze(path, arch="H100_PCIe")
     assert r.graph.total_flops == 40
     assert r.validation.status == "full"
-    assert any("reads the values of its inputs (lengths)" in n for n in r.notes)
+    assert any("read the values of its inputs (lengths)" in n for n in r.notes)
 
 
 def test_gathers_by_consecutive_slices_become_one_where_they_leave_no_gap():
@@ -525,3 +525,46 @@ def test_gathers_by_consecutive_slices_become_one_where_they_leave_no_gap():
         assert len(index) == merged
         for got, want in zip(gm(table, ids), gathers(table, ids, cuts), strict=True):
             assert torch.equal(got, want)
+
+
+def test_what_a_boolean_mask_selects_is_captured_for_its_values(tmp_path):
+    """`idx[t][idx[t] != -1]` (a sparse attention's valid indices) and `x[x > 0]` have sizes
+    their values decide; for the values of get_inputs() the masks select positions, which
+    become constants of role generated (no traffic), and what follows is a gather of that
+    many rows. Row 0 of idx keeps 4 indices, row 1 none (zeros), row 2 all 5: sums of 4 and
+    5 rows of 8 are 32 + 40 = 72 adds, and the index wraps (a compare and an add per index,
+    for the positions and the indices they select: 2 x (4 + 4 + 5 + 5) = 36) make 108 FLOPs.
+    x holds 4 positive values: 4 multiplies and 2 x 4 for the wrap, 12 FLOPs. Validated."""
+    import solar
+
+    gathers = _problem(
+        tmp_path,
+        "gathers",
+        "class Model(nn.Module):\n    def forward(self, table, idx):\n"
+        "        rows = []\n"
+        "        for t in range(idx.shape[0]):\n"
+        "            valid = idx[t][idx[t] != -1]\n"
+        "            if valid.numel() == 0:\n"
+        "                rows.append(torch.zeros(table.shape[1]))\n"
+        "                continue\n"
+        "            rows.append(table[valid].sum(0))\n"
+        "        return torch.stack(rows)\n\n\n"
+        "def get_inputs():\n"
+        "    idx = torch.tensor([[3, -1, 5, 6, 0], [-1, -1, -1, -1, -1], [1, 2, 7, 4, 9]])\n"
+        "    return [torch.randn(16, 8), idx]\n",
+    )
+    r = solar.analyze(gathers, arch="H100_PCIe")
+    assert r.graph.total_flops == 108
+    assert r.validation.status == "full"
+    assert 'c__solar_selected0: Tensor("d4", role="generated", dtype="int64")' in r.ir_text
+    assert any("result sizes read the values of its inputs (idx)" in n for n in r.notes)
+    # torch.export captures x[x > 0] with an unknown size: specialised too.
+    positive = _problem(
+        tmp_path,
+        "positive",
+        "class Model(nn.Module):\n    def forward(self, x):\n        return x[x > 0] * 3\n\n\n"
+        "def get_inputs():\n    return [torch.tensor([1.0, -2.0, 3.0, -4.0, 5.0, 0.5])]\n",
+    )
+    r = solar.analyze(positive, arch="H100_PCIe")
+    assert r.graph.total_flops == 12
+    assert r.validation.status == "full"

@@ -745,6 +745,12 @@ CASES = {
         ),
         [R(3, 4)],
     ),
+    # a sampler's draw: the sampled indices are a generated input too, and what follows
+    # gathers by them (the IR runs on the indices PyTorch drew)
+    "multinomial": lambda: (
+        f(lambda x, p: x.gather(1, torch.multinomial(p.softmax(-1), 2)) * 2),
+        [R(3, 5), R(3, 5)],
+    ),
     # values and indices, largest along the middle dim and smallest along the last
     "topk": lambda: (
         f(

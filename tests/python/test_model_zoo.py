@@ -493,11 +493,13 @@ def test_missing_package_is_named(tmp_path):
 
 
 def test_unsupported_operator_names_the_library_line(tmp_path, monkeypatch):
-    # A model library's module samples (random numbers, which the IR has not): the error
-    # names the library's line that called torch.multinomial, not only the operator.
+    # A model library's module takes a running maximum into data-chosen positions (no IR
+    # kernel writes there): the error names the library's line that called scatter_reduce,
+    # not only the operator.
     (tmp_path / "ranking_lib.py").write_text(
         "import torch\n\n\nclass Ranker(torch.nn.Module):\n"
-        "    def forward(self, x):\n        return torch.multinomial(x.softmax(-1), 2).float()\n"
+        "    def forward(self, x):\n"
+        '        return x.scatter_reduce(1, x.argsort(-1), x, reduce="amax")\n'
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     import ranking_lib
@@ -505,8 +507,10 @@ def test_unsupported_operator_names_the_library_line(tmp_path, monkeypatch):
     model = torch.nn.Sequential(ranking_lib.Ranker(), torch.nn.ReLU())
     with pytest.raises(UserError) as e:
         solar.analyze(model, [torch.randn(2, 8)], validate=False)
-    assert "aten.multinomial.default is not expressible" in str(e.value)
-    assert "ranking_lib.py:6: return torch.multinomial(x.softmax(-1), 2).float()" in str(e.value)
+    assert "scatter_reduce with reduce='amax', include_self=True is not expressible" in str(e.value)
+    assert 'ranking_lib.py:6: return x.scatter_reduce(1, x.argsort(-1), x, reduce="amax")' in str(
+        e.value
+    )
 
 
 RANDN_IN_FORWARD = """

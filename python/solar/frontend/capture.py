@@ -603,10 +603,10 @@ def specialised_capture(problem, mode, source: str, model_bytes: int, input_byte
     exported = export_module(gm, fakes, source)
     names = sp.input_names(model, len(fakes))
     note = (
-        "the program's control flow reads the values of its inputs "
+        "the program's control flow or result sizes read the values of its inputs "
         f"({', '.join(names[i] for i in read)}): it was captured for the values get_inputs() "
         "gives with seed 0, and the bound holds for those values (docs/pytorch.md, "
-        '"Data-dependent control flow")'
+        '"Data-dependent control flow and sizes")'
     )
     return Capture(
         exported,

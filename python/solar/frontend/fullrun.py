@@ -119,6 +119,7 @@ def dropout_at_expectation():
 
 # The packets of frontend/lower.py's RANDOM_OPS, plus the in-place forms eager code calls.
 _RANDOM_PACKETS = (
+    "multinomial",
     "randn",
     "rand",
     "randn_like",

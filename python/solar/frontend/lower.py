@@ -17,6 +17,7 @@ from .capture import Capture
 from .masks import attention_bands
 from .problem import constant_dim_names
 from .rules import RANDOM_OPS, RULES, source_operator
+from .specialise import SELECTED_PREFIX
 from .values import _Unused, tensor
 
 # Rules that only pick an element of a tuple: they pass an unproduced result on to its user.
@@ -306,6 +307,12 @@ class Lowerer(Builder):
                 continue
             name = re.sub(r"\W", "_", node.name)
             role = "input" if kind == "input" else "weight"
+            if kind == "weight" and str(target).startswith(SELECTED_PREFIX):
+                # What a mask selected, for the values a specialised capture was made for
+                # (frontend/specialise.py): a kernel computes the positions from the mask as
+                # it reads it, so they cost no DRAM traffic of their own (the bound stays a
+                # bound, slightly loose by the mask's bytes where nothing else reads it).
+                role = "generated"
             self.values[node.name] = self.parameter(name, shape, dtype, role, kind, target)
 
         self.bands = attention_bands(graph, self._buffer_value(sig))

@@ -36,6 +36,7 @@ RANDOM_OPS = (
     "aten.normal.float_float",
     "aten.uniform.default",
     "aten.normal_functional.default",
+    "aten.multinomial.default",
 )
 
 
@@ -1228,9 +1229,10 @@ def _regular_bags(offsets, total: int):
 
 @rule(*RANDOM_OPS)
 def _random(lw, *args, **kwargs):
-    """Random numbers (a random initial state, noise): a model() input of role `generated`,
-    no traffic (generated on chip where used) and no FLOPs (a lower bound on what a
-    generator computes); validation runs the IR on the values PyTorch drew."""
+    """Random numbers (a random initial state, noise, a sampler's draw by `multinomial`): a
+    model() input of role `generated`, no traffic (generated on chip where used) and no
+    FLOPs (a lower bound on what a generator, or a sampler reading its probabilities,
+    computes); validation runs the IR on the values PyTorch drew."""
     return lw.generated_input(lw.out_shape(), lw.out_dtype())
 
 
@@ -2082,13 +2084,11 @@ _SCATTER = (
     "a write into data-chosen positions other than an overwrite (`scatter`) or a sum "
     "(`scatter_add`); kernels write only at affine positions"
 )
-_RANDOM = "random numbers; the IR is deterministic (no random source)"
 UNSUPPORTED = {
     "aten.nonzero.default": _SIZE,
     "aten.unique.default": _SIZE,
     "aten._unique2.default": _SIZE,
     "aten.masked_select.default": _SIZE,
-    "aten.multinomial.default": _RANDOM,
     "aten._local_scalar_dense.default": (
         "a tensor's value read as a Python number (`.item()`, `.tolist()`, `int(t)`), which "
         "the sizes or control flow after it then depend on; IR shapes are static"

@@ -76,6 +76,7 @@ def specialise(flat, tensors: list, input_bytes: int):
             f"{SPECIALISE_MAX_NODES:,} allowed; lower the sizes with --dim"
         )
     real = [i for i, t in enumerate(mixed) if not isinstance(t, FakeTensor)]
+    _select_positions(gm, mixed)
     # A read outside the dispatcher (`.tolist()`) leaves no node: then every input kept real
     # may have decided.
     read = _values_read(gm) or real
@@ -121,9 +122,18 @@ def _read_backs():
 
 def reads_values(graph) -> bool:
     """Whether an exported graph reads a tensor's value back as a number (`.item()`,
-    `.tolist()`): no IR operator computes one."""
+    `.tolist()`) or has a result whose size a tensor's values decide (`x[x > 0]`, whose
+    size torch.export leaves unknown): no IR operator computes either."""
+    import torch
+
     targets = _read_backs()
-    return any(n.op == "call_function" and n.target in targets for n in graph.nodes)
+    for n in graph.nodes:
+        if n.op == "call_function" and n.target in targets:
+            return True
+        val = n.meta.get("val")
+        if isinstance(val, torch.Tensor) and not all(type(d) is int for d in val.shape):
+            return True
+    return False
 
 
 def _values_read(gm) -> list[int]:
@@ -148,6 +158,87 @@ def _values_read(gm) -> list[int]:
     # What only the read-backs used is dead now; the export drops it.
     gm.recompile()
     return sorted(read)
+
+
+# Constants a specialised graph holds in place of what a boolean mask selects: the positions
+# of its true elements (lowering: values known on chip, read for free; frontend/lower.py).
+SELECTED_PREFIX = "_solar_selected"
+
+
+def _select_positions(gm, mixed) -> None:
+    """Burns in what boolean masks select, where the mask's values are known (computed from
+    real inputs): `x[mask]` becomes `x[positions]`, a gather of as many rows as the mask
+    holds true elements, and `nonzero(mask)` its value. Their sizes depend on the mask's
+    values, so no graph torch.export can write holds them for every value; for these values
+    the positions are constants (a sparse attention's valid indices, a sampler's kept
+    tokens, the tokens routed to an expert). A mask computed from fake inputs stays (and
+    the export says the shape depends on the data)."""
+    import torch
+
+    aten = torch.ops.aten
+    by_mask = (aten.nonzero.default, aten.argwhere.default)
+
+    def is_mask(arg) -> bool:
+        val = getattr(arg, "meta", {}).get("val")
+        return isinstance(val, torch.Tensor) and val.dtype in (torch.bool, torch.uint8)
+
+    masks = set()
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        if node.target in by_mask:
+            masks.add(node.args[0])
+        elif node.target is aten.index.Tensor and isinstance(node.args[1], (list, tuple)):
+            masks.update(i for i in node.args[1] if is_mask(i))
+    if not masks:
+        return
+    values = {}
+
+    class Record(torch.fx.Interpreter):
+        def run_node(self, n):
+            result = super().run_node(n)
+            if n in masks and type(result) is torch.Tensor:  # real, not a FakeTensor
+                values[n] = result.detach().clone()
+            return result
+
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Record(gm).run(*mixed)
+    if not values:
+        return
+    count = 0
+
+    def constant(value, like):
+        nonlocal count
+        name = f"{SELECTED_PREFIX}{count}"
+        count += 1
+        setattr(gm, name, value)  # a plain tensor attribute: torch.export lifts it as a constant
+        with gm.graph.inserting_before(like), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "no underlying reference": not a parameter or buffer
+            c = gm.graph.get_attr(name)
+        c.meta["val"] = value
+        return c
+
+    for node in list(gm.graph.nodes):
+        if node.op != "call_function":
+            continue
+        if node.target in by_mask and node.args[0] in values:
+            value = values[node.args[0]].nonzero()
+            node.replace_all_uses_with(constant(value, node))
+            gm.graph.erase_node(node)
+        elif node.target is aten.index.Tensor and isinstance(node.args[1], (list, tuple)):
+            if not any(i in values for i in node.args[1]):
+                continue
+            indices = []
+            for i in node.args[1]:
+                if i in values:  # a k-dim mask: k index tensors over the dims it covers
+                    mask = values[i].bool()
+                    indices += [constant(p.clone(), node) for p in mask.nonzero().unbind(1)]
+                else:
+                    indices.append(i)
+            node.args = (node.args[0], indices)
+    gm.graph.eliminate_dead_code()
+    gm.recompile()
 
 
 def _slice_of(node):
