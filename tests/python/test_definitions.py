@@ -149,7 +149,7 @@ def test_definition_errors_name_the_problem(tmp_path):
 
 
 def test_every_definition_of_the_suite_validates(tmp_path):
-    """Every workload of workloads/definitions/ (19 definitions, 55 workloads): analysed
+    """Every workload of workloads/definitions/ (20 definitions, 57 workloads): analysed
     and validated against its reference, in one batch with warm workers."""
     out = tmp_path / "all.jsonl"
     r = solar("batch", DEFS, "--out", out, "--jobs", "2", "--arch", "H100_PCIe")
@@ -161,7 +161,7 @@ def test_every_definition_of_the_suite_validates(tmp_path):
         if x["status"] != "ok" or x["validation"]["status"] not in ("full", "scaled")
     ]
     assert not bad, bad
-    assert len({x["source"].partition("#")[0] for x in rows}) == 19 and len(rows) == 55
+    assert len({x["source"].partition("#")[0] for x in rows}) == 20 and len(rows) == 57
 
 
 def test_command_errors_name_the_workload_and_the_file(tmp_path):
@@ -568,3 +568,28 @@ def test_what_a_boolean_mask_selects_is_captured_for_its_values(tmp_path):
     r = solar.analyze(positive, arch="H100_PCIe")
     assert r.graph.total_flops == 12
     assert r.validation.status == "full"
+
+
+def test_a_forward_pass_that_runs_backward_is_traced_with_autograd(tmp_path):
+    """A backward kernel's reference computes its gradient with autograd in the forward pass
+    (`y.backward(dy)`; torch.export runs it under no_grad, where it fails). Traced with
+    autograd on, the graph holds what the backward pass ran, on x, w, dy of [4, 8]: the
+    forward x * w and tanh (32 + 32), then tanh's derivative 1 - y^2 (32 + 32), times dy
+    (32) and times w (32): 192 FLOPs. Validated against PyTorch run with autograd on."""
+    import solar
+
+    path = _problem(
+        tmp_path,
+        "grad_in_forward",
+        "class Model(nn.Module):\n    def forward(self, x, w, dy):\n"
+        "        xr = x.detach().requires_grad_()\n"
+        "        y = torch.tanh(xr * w)\n"
+        "        y.backward(dy)\n"
+        "        return xr.grad\n\n\n"
+        "def get_inputs():\n"
+        "    return [torch.randn(4, 8), torch.randn(4, 8), torch.randn(4, 8)]\n",
+    )
+    r = solar.analyze(path, arch="H100_PCIe")
+    assert r.graph.total_flops == 192
+    assert r.validation.status == "full"
+    assert any("runs autograd in its forward pass" in n for n in r.notes)

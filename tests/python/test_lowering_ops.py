@@ -268,6 +268,18 @@ CASES = {
         ),
         [torch.arange(256, dtype=torch.uint8).reshape(16, 16)],
     ),
+    # The same on int32, negative values included (two's complement): & -2^k keeps the high
+    # bits (an fp32's sign and exponent: & -8388608), & (2^k - 1) the low ones (never
+    # negative), >> k is floor(x / 2^k); the extremes of int32 are exact.
+    "int32_bits": lambda: (
+        f(lambda x: (x & -8388608, x & 0x7FFFFF, x >> 23, x & 0xFF)),
+        [
+            torch.tensor(
+                [-(2**31), 2**31 - 1, -1, 0, 12345678, -8388609, 8388608, -255],
+                dtype=torch.int32,
+            )
+        ],
+    ),
     "fmod_remainder": lambda: (
         f(
             lambda x, y: (

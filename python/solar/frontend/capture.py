@@ -59,6 +59,8 @@ class Capture:
     fallback: object = None
     # What the report says of the capture (a value-specialised capture: frontend/specialise.py).
     notes: list = field(default_factory=list)
+    # The forward pass runs autograd itself (`y.backward(dy)`): it runs with autograd on.
+    autograd: bool = False
 
 
 def tensor_bytes(values) -> int:
@@ -413,7 +415,7 @@ def export_error(e: BaseException, source: str) -> UserError:
         )
         error.data_dependent = True  # capture_problem may specialise on the values
         return error
-    return frontend_error(
+    error = frontend_error(
         "capture",
         f"torch.export could not capture the program: {name}: {first[:300]}",
         "check that the program runs with PyTorch; torch.export also needs a forward pass "
@@ -421,6 +423,10 @@ def export_error(e: BaseException, source: str) -> UserError:
         source,
         _user_line(e, source) if source else 0,
     )
+    # A forward pass that runs autograd itself (`y.backward(dy)`, a backward kernel's
+    # reference) fails under the export's no_grad: capture_problem traces it with autograd on.
+    error.autograd = "does not require grad and does not have a grad_fn" in str(e)
+    return error
 
 
 STATIC_EXPERTS = "batched_mm"
@@ -552,7 +558,12 @@ def capture_problem(
             training=training,
         )
     except UserError as e:
-        if training or not getattr(e, "data_dependent", False):
+        if training:
+            raise
+        if getattr(e, "autograd", False):
+            # Gradients computed in the forward pass: the operators autograd runs, traced.
+            return specialised_capture(problem, mode, path, model_bytes, input_bytes, e, True)
+        if not getattr(e, "data_dependent", False):
             raise
         # Control flow that reads input values: captured for the values get_inputs() gives.
         return specialised_capture(problem, mode, path, model_bytes, input_bytes, e)
@@ -567,12 +578,15 @@ def capture_problem(
         return capture
 
 
-def specialised_capture(problem, mode, source: str, model_bytes: int, input_bytes: int, why):
+def specialised_capture(
+    problem, mode, source: str, model_bytes: int, input_bytes: int, why, grad: bool = False
+):
     """The Capture of a problem file's program for the values its get_inputs() gives (seed
     0; frontend/specialise.py). `why` is the data-dependent error of the ordinary capture
     (None: it succeeded but kept a value read): it is raised again, with the reason, where
     this capture cannot be made (the model has tensors of its own, the inputs are above the
-    budget, the trace fails)."""
+    budget, the trace fails). `grad`: the forward pass runs autograd itself, and is traced
+    with it on (the operators of its backward pass are then the graph's)."""
     from . import specialise as sp
 
     def refuse(reason: str) -> UserError:
@@ -596,18 +610,26 @@ def specialised_capture(problem, mode, source: str, model_bytes: int, input_byte
     flat = flat_module(model, sig, True, loss=False)
     try:
         with _cuda_as_cpu():
-            gm, read, fakes = sp.specialise(flat, tensors, input_bytes)
+            gm, read, fakes = sp.specialise(flat, tensors, input_bytes, grad)
     except sp.Refused as e:
         raise refuse(str(e)) from None
     del example, tensors  # the real inputs
     exported = export_module(gm, fakes, source)
     names = sp.input_names(model, len(fakes))
-    note = (
-        "the program's control flow or result sizes read the values of its inputs "
-        f"({', '.join(names[i] for i in read)}): it was captured for the values get_inputs() "
-        "gives with seed 0, and the bound holds for those values (docs/pytorch.md, "
-        '"Data-dependent control flow and sizes")'
-    )
+    notes = []
+    if grad:
+        notes.append(
+            "the program runs autograd in its forward pass (`.backward()`): the operators of "
+            'that backward pass were traced (docs/pytorch.md, "Gradients computed in '
+            'forward")'
+        )
+    if read or not grad:
+        notes.append(
+            "the program's control flow or result sizes read the values of its inputs "
+            f"({', '.join(names[i] for i in read)}): it was captured for the values "
+            "get_inputs() gives with seed 0, and the bound holds for those values "
+            '(docs/pytorch.md, "Data-dependent control flow and sizes")'
+        )
     return Capture(
         exported,
         source,
@@ -617,7 +639,8 @@ def specialised_capture(problem, mode, source: str, model_bytes: int, input_byte
         signature=sig,
         output_names=list(getattr(flat, "solar_output_names", [])),
         mode=mode,
-        notes=[note],
+        notes=notes,
+        autograd=grad,
     )
 
 

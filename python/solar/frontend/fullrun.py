@@ -244,8 +244,10 @@ def _forward(capture: Capture, model, copies) -> list:
     import torch
 
     if not capture.training:
-        with torch.no_grad(), dropout_at_expectation():
-            return list(model(*copies))
+        # A forward pass that computes gradients itself (capture.autograd) needs autograd on.
+        with torch.enable_grad() if capture.autograd else torch.no_grad():
+            with dropout_at_expectation():
+                return [t.detach() if isinstance(t, torch.Tensor) else t for t in model(*copies)]
     params = dict(model.named_parameters())
     for t in params.values():
         t.grad = None
@@ -293,11 +295,12 @@ def perturbed_golden(capture: Capture, model, inputs, seed: int = 0, before=None
     )
     moved = [perturb(t.clone(), rng) if isinstance(t, torch.Tensor) else t for t in inputs]
     try:
-        with torch.no_grad(), dropout_at_expectation(), random_tape(replay=drawn):
+        grad = torch.enable_grad() if capture.autograd else torch.no_grad()
+        with grad, dropout_at_expectation(), random_tape(replay=drawn):
             out = functional_call(model, state, tuple(moved))
     except Exception:  # noqa: BLE001 - a module functional_call cannot drive: no second stage
         return None
-    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    outs = [t.detach() for t in (out if isinstance(out, (tuple, list)) else [out])]
     outs += [state[k] for k in buffers if k in state]  # updated in place by the forward pass
     floating = [t for t in [*state.values(), *moved] if isinstance(t, torch.Tensor)]
     return outs, perturbation_unit(t for t in floating if t.is_floating_point())

@@ -1563,32 +1563,44 @@ def _bool_only(kernel: str):
     return lower
 
 
-def _unsigned_bits(lw, x, what: str):
-    """x as a uint8 tensor for a bitwise operation with a constant (packed 4-bit formats:
-    nvfp4 codes are unpacked with `& 0x0F` and `>> 4`), or a failure naming what is
-    supported."""
+# Integer dtypes whose values a kernel's arithmetic (in fp64) holds exactly: bitwise
+# operations with a constant are then arithmetic on them, exact in two's complement.
+_EXACT_BITS = ("uint8", "int8", "int16", "int32")
+
+
+def _integer_bits(lw, x, what: str):
+    """x, an integer tensor of at most 32 bits, for a bitwise operation with a constant
+    (packed 4-bit formats: nvfp4 codes are unpacked with `& 0x0F` and `>> 4`; an fp32
+    exponent is kept with `& -8388608`), or a failure naming what is supported."""
     x = tensor(lw, x)
-    if x.dtype != "uint8":
+    if x.dtype not in _EXACT_BITS:
         lw.fail(
             f"{lw.node.target} on {x.dtype} tensors (bitwise arithmetic) is not supported; "
-            f"{what} on uint8 is"
+            f"{what} on integers of at most 32 bits is (a kernel's arithmetic holds them exactly)"
         )
     return x
 
 
 @rule("aten.bitwise_and.Scalar")
 def _bitwise_and_scalar(lw, x, mask):
-    # On unsigned values, x & (2^k - 1) is x mod 2^k: exact.
+    # In two's complement, x & (2^k - 1) is x mod 2^k (floored: never negative), and
+    # x & -2^k is x less that, 2^k * floor(x / 2^k): exact.
     m = int(mask)
-    if m < 0 or (m + 1) & m:
-        lw.fail(f"bitwise_and with {mask}: only masks 2^k - 1 (0x0F, 0xFF, ...) are supported")
-    x = _unsigned_bits(lw, x, "x & (2^k - 1)")
-    return elementwise(lw, "remainder_scalar", [x], [m + 1])
+    if m >= 0 and not (m + 1) & m:
+        x = _integer_bits(lw, x, "x & (2^k - 1)")
+        return elementwise(lw, "remainder_scalar", [x], [m + 1])
+    if m < 0 and not -m & (-m - 1):
+        x = _integer_bits(lw, x, "x & -2^k")
+        return elementwise(lw, "floor_multiple_scalar", [x], [-m])
+    lw.fail(
+        f"bitwise_and with {mask}: only masks 2^k - 1 (0x0F, 0xFF, ...) and -2^k (the high "
+        "bits: -8388608) are supported"
+    )
 
 
 def _shift_right(lw, x, bits):
-    # On unsigned values, x >> k is floor(x / 2^k): exact.
-    x = _unsigned_bits(lw, x, "x >> k with a constant k")
+    # In two's complement, x >> k (arithmetic) is floor(x / 2^k): exact.
+    x = _integer_bits(lw, x, "x >> k with a constant k")
     if is_tensor(bits) or int(bits) < 0:
         lw.fail(f"{lw.node.target}: only a constant, non-negative shift is supported")
     return elementwise(lw, "floor_divide_scalar", [x], [2 ** int(bits)])

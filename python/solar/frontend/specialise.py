@@ -39,16 +39,18 @@ class Refused(Exception):
     """The specialised trace cannot be made; the message says why."""
 
 
-def specialise(flat, tensors: list, input_bytes: int):
+def specialise(flat, tensors: list, input_bytes: int, grad: bool = False):
     """(graph, positions of the inputs whose values decided, the inputs to export it with)
     of the flat module `flat` traced for the values of the real `tensors` (the module doc).
-    Raises Refused with the reason where it cannot be made."""
+    `grad`: traced with autograd on, for a forward pass that computes gradients itself
+    (`y.backward(dy)` in a backward kernel's reference): the graph holds the operators the
+    backward pass ran. Raises Refused with the reason where it cannot be made."""
     from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 
     fake = FakeTensorMode(allow_non_fake_inputs=True)
     mixed = [t if _decides(t) else fake.from_tensor(t) for t in tensors]
     try:
-        gm = _trace(flat, mixed)
+        gm = _trace(flat, mixed, grad)
     except UserError:
         raise
     except Exception as e:  # noqa: BLE001 - any failure of the trace is the program's
@@ -62,7 +64,7 @@ def specialise(flat, tensors: list, input_bytes: int):
             ) from None
         mixed = list(tensors)
         try:
-            gm = _trace(flat, mixed)
+            gm = _trace(flat, mixed, grad)
         except UserError:
             raise
         except Exception as e:  # noqa: BLE001
@@ -95,7 +97,7 @@ def _decides(t) -> bool:
     return not (t.is_floating_point() or t.is_complex())
 
 
-def _trace(flat, mixed):
+def _trace(flat, mixed, grad: bool = False):
     """make_fx in real mode: a real tensor's value is read where the program asks for it
     (`.item()`, `bool(...)`, a slice bound), and burnt into the graph."""
     import torch
@@ -103,7 +105,7 @@ def _trace(flat, mixed):
 
     try:
         logging.disable(logging.CRITICAL)
-        with torch.no_grad(), warnings.catch_warnings():
+        with torch.enable_grad() if grad else torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             gm = make_fx(flat, tracing_mode="real", _error_on_data_dependent_ops=False)(*mixed)
     finally:

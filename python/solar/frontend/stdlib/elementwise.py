@@ -639,6 +639,14 @@ def trunc_divide(X: Tensor("N"), Z: Tensor("N")) -> Tensor("N", dtype="fp32"):
 
 
 @kernel
+def floor_multiple_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="fp32"):
+    Y = Tensor(N=X.shape[0], dtype="fp32")
+    for i in Dim("N", parallel=True):
+        Y[i] = s * floor(X[i] / s)
+    return Y
+
+
+@kernel
 def floor_divide_scalar(X: Tensor("N"), s: float) -> Tensor("N", dtype="fp32"):
     Y = Tensor(N=X.shape[0], dtype="fp32")
     for i in Dim("N", parallel=True):
