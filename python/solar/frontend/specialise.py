@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import logging
+import math
 import warnings
 
 from ..errors import UserError
@@ -221,24 +222,52 @@ def _select_positions(gm, mixed) -> None:
         c.meta["val"] = value
         return c
 
+    def traced_numel(node):
+        val = node.meta.get("val")
+        return val.numel() if isinstance(val, torch.Tensor) else -1
+
+    # The replay must select what the trace did (a mask drawn from random numbers would
+    # not): each node is changed only where the sizes agree.
     for node in list(gm.graph.nodes):
         if node.op != "call_function":
             continue
         if node.target in by_mask and node.args[0] in values:
             value = values[node.args[0]].nonzero()
+            if value.numel() != traced_numel(node):
+                continue
             node.replace_all_uses_with(constant(value, node))
             gm.graph.erase_node(node)
         elif node.target is aten.index.Tensor and isinstance(node.args[1], (list, tuple)):
-            if not any(i in values for i in node.args[1]):
+            # `x[mask]`, `x[:, mask]`: masks and whole dims only (no integer index beside).
+            indices = node.args[1]
+            if not any(i in values for i in indices) or any(
+                i is not None and i not in values for i in indices
+            ):
                 continue
-            indices = []
-            for i in node.args[1]:
-                if i in values:  # a k-dim mask: k index tensors over the dims it covers
-                    mask = values[i].bool()
-                    indices += [constant(p.clone(), node) for p in mask.nonzero().unbind(1)]
-                else:
-                    indices.append(i)
-            node.args = (node.args[0], indices)
+            # The result holds `count` elements (the masks' true ones, as many in each) for
+            # each element of the dims no mask covers.
+            source = node.args[0].meta.get("val")
+            counts, covered, at = set(), 1, 0
+            for i in indices:
+                if i is None:
+                    at += 1
+                    continue
+                mask = values[i]
+                counts.add(int(mask.bool().sum()))
+                covered *= math.prod(source.shape[at : at + mask.dim()])
+                at += mask.dim()
+            if len(counts) != 1 or not covered:
+                continue
+            if traced_numel(node) != counts.pop() * (source.numel() // covered):
+                continue
+            new = []
+            for i in indices:
+                if i is None:
+                    new.append(None)
+                else:  # a k-dim mask: k index tensors over the dims it covers
+                    positions = values[i].bool().nonzero().unbind(1)
+                    new += [constant(p.clone(), node) for p in positions]
+            node.args = (node.args[0], new)
     gm.graph.eliminate_dead_code()
     gm.recompile()
 
