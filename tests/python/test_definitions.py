@@ -377,6 +377,18 @@ def _problem(tmp_path, name: str, body: str):
     return str(path)
 
 
+def _validated(tmp_path, name: str, body: str, flops: int, note: str):
+    """The analysis of problem `body` on H100 PCIe: `flops` FLOPs, validated in full, and a
+    note that says `note`."""
+    import solar
+
+    r = solar.analyze(_problem(tmp_path, name, body), arch="H100_PCIe")
+    assert r.graph.total_flops == flops
+    assert r.validation.status == "full"
+    assert any(note in n for n in r.notes), r.notes
+    return r
+
+
 def test_value_specialisation_says_why_it_does_not_apply(tmp_path, monkeypatch):
     """Where the specialised capture cannot be made the data-dependent error stays, with
     the reason: control flow on a float (`x.sum() > 0`) with inputs above the budget of a
@@ -476,20 +488,16 @@ def test_a_value_read_torch_export_keeps_is_specialised_too(tmp_path):
     unknowns read back from `lengths`, which no IR operator computes; the capture is then
     made for the values of get_inputs(): pieces of 3 and 7 rows of x [10, 4], scaled by 1
     and 2, are 40 multiplies. Validated."""
-    import solar
-
-    path = _problem(
+    _validated(
         tmp_path,
         "split",
         "class Model(nn.Module):\n    def forward(self, x, lengths):\n"
         "        pieces = torch.split(x, lengths.tolist())\n"
         "        return torch.cat([p * (i + 1) for i, p in enumerate(pieces)])\n\n\n"
         "def get_inputs():\n    return [torch.randn(10, 4), torch.tensor([3, 7])]\n",
+        40,
+        "read the values of its inputs (lengths)",
     )
-    r = solar.analyze(path, arch="H100_PCIe")
-    assert r.graph.total_flops == 40
-    assert r.validation.status == "full"
-    assert any("read the values of its inputs (lengths)" in n for n in r.notes)
 
 
 def test_gathers_by_consecutive_slices_become_one_where_they_leave_no_gap():
@@ -535,9 +543,7 @@ def test_what_a_boolean_mask_selects_is_captured_for_its_values(tmp_path):
     5 rows of 8 are 32 + 40 = 72 adds, and the index wraps (a compare and an add per index,
     for the positions and the indices they select: 2 x (4 + 4 + 5 + 5) = 36) make 108 FLOPs.
     x holds 4 positive values: 4 multiplies and 2 x 4 for the wrap, 12 FLOPs. Validated."""
-    import solar
-
-    gathers = _problem(
+    r = _validated(
         tmp_path,
         "gathers",
         "class Model(nn.Module):\n    def forward(self, table, idx):\n"
@@ -552,22 +558,19 @@ def test_what_a_boolean_mask_selects_is_captured_for_its_values(tmp_path):
         "def get_inputs():\n"
         "    idx = torch.tensor([[3, -1, 5, 6, 0], [-1, -1, -1, -1, -1], [1, 2, 7, 4, 9]])\n"
         "    return [torch.randn(16, 8), idx]\n",
+        108,
+        "result sizes read the values of its inputs (idx)",
     )
-    r = solar.analyze(gathers, arch="H100_PCIe")
-    assert r.graph.total_flops == 108
-    assert r.validation.status == "full"
     assert 'c__solar_selected0: Tensor("d4", role="generated", dtype="int64")' in r.ir_text
-    assert any("result sizes read the values of its inputs (idx)" in n for n in r.notes)
     # torch.export captures x[x > 0] with an unknown size: specialised too.
-    positive = _problem(
+    _validated(
         tmp_path,
         "positive",
         "class Model(nn.Module):\n    def forward(self, x):\n        return x[x > 0] * 3\n\n\n"
         "def get_inputs():\n    return [torch.tensor([1.0, -2.0, 3.0, -4.0, 5.0, 0.5])]\n",
+        12,
+        "result sizes read the values of its inputs (x)",
     )
-    r = solar.analyze(positive, arch="H100_PCIe")
-    assert r.graph.total_flops == 12
-    assert r.validation.status == "full"
 
 
 def test_a_forward_pass_that_runs_backward_is_traced_with_autograd(tmp_path):
@@ -576,9 +579,7 @@ def test_a_forward_pass_that_runs_backward_is_traced_with_autograd(tmp_path):
     autograd on, the graph holds what the backward pass ran, on x, w, dy of [4, 8]: the
     forward x * w and tanh (32 + 32), then tanh's derivative 1 - y^2 (32 + 32), times dy
     (32) and times w (32): 192 FLOPs. Validated against PyTorch run with autograd on."""
-    import solar
-
-    path = _problem(
+    _validated(
         tmp_path,
         "grad_in_forward",
         "class Model(nn.Module):\n    def forward(self, x, w, dy):\n"
@@ -588,8 +589,6 @@ def test_a_forward_pass_that_runs_backward_is_traced_with_autograd(tmp_path):
         "        return xr.grad\n\n\n"
         "def get_inputs():\n"
         "    return [torch.randn(4, 8), torch.randn(4, 8), torch.randn(4, 8)]\n",
+        192,
+        "runs autograd in its forward pass",
     )
-    r = solar.analyze(path, arch="H100_PCIe")
-    assert r.graph.total_flops == 192
-    assert r.validation.status == "full"
-    assert any("runs autograd in its forward pass" in n for n in r.notes)
