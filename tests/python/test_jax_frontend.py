@@ -771,3 +771,31 @@ def test_programs_solar_refuses_say_why(tmp_path, body, message):
     with pytest.raises(UserError) as e:
         analyze_jax(path, validate=False)
     assert message in e.value.diagnostics[0].message
+
+
+def test_bitcasts_read_the_bytes_as_another_dtype(tmp_path):
+    # jax.lax.bitcast_convert_type is the IR's bitcast, a view (0 bytes): an fp32's bits
+    # plus one (the next float) and back, f32[4, 3] as u8[4, 3, 4] and u8[4, 3, 4] as
+    # f32[4, 3] (JAX adds or drops the trailing dim of bytes). Validated exactly.
+    path = write(
+        tmp_path,
+        "bitcast.py",
+        """\
+        import jax
+        import jax.numpy as jnp
+
+
+        def forward(x):
+            bits = jax.lax.bitcast_convert_type(x, jnp.int32) + 1
+            as_bytes = jax.lax.bitcast_convert_type(x, jnp.uint8)
+            return (jax.lax.bitcast_convert_type(bits, jnp.float32), as_bytes,
+                    jax.lax.bitcast_convert_type(as_bytes, jnp.float32) * 2)
+
+
+        def get_inputs(key):
+            return [jax.random.normal(key, (4, 3))]
+        """,
+    )
+    r = analyze_jax(path)
+    assert r.validation.status == "full", r.validation.detail
+    assert r.ops["bitcast_convert_type"] == 4

@@ -334,6 +334,23 @@ def _convert(lw, eqn, x):
     return lw.cast(tensor_of(lw, x), dtype)
 
 
+@rule("bitcast_convert_type")
+def _bitcast(lw, eqn, x):
+    """jax.lax.bitcast_convert_type: the bytes read as another dtype (the `bitcast` view).
+    Between sizes JAX adds or drops a trailing dim (f32[N] -> u8[N, 4], u8[N, 4] -> f32[N])
+    where the builtin scales the last one: a reshape on either side."""
+    x = tensor_of(lw, x)
+    out = tuple(lw.out_shape())
+    if len(out) == len(x.shape) + 1:  # wider to narrower: the new last dim holds the bytes
+        if not x.shape:
+            x = lw.reshape(x, (1,))
+        flat = out[:-2] + (out[-2] * out[-1],) if len(out) >= 2 else out
+        return lw.reshape(lw.bitcast(x, lw.out_dtype(), flat), out)
+    if len(out) + 1 == len(x.shape):  # narrower to wider: the last dim is grouped away
+        return lw.reshape(lw.bitcast(x, lw.out_dtype(), tuple(out) + (1,)), out)
+    return lw.bitcast(x, lw.out_dtype(), out)
+
+
 # ---------------------------------------------------------------------------- shapes
 @rule("broadcast_in_dim")
 def _broadcast_in_dim(lw, eqn, x, *dyn):
