@@ -775,8 +775,8 @@ class BuiltinCall {
       // Whole bytes: the sizes are 1, 2, 4 or 8 bytes, so one divides the other.
       const int64_t last = shape.empty() ? 0 : shape.back();
       if (shape.empty() || (from < to && last % (to / from) != 0)) {
-        fail("cannot reinterpret '" + t.name + "' " + dims_text(t) + " of " +
-                 dtype_name(t.dtype) + " as " + dtype_name(*dtype) +
+        fail("cannot reinterpret '" + t.name + "' " + dims_text(t) + " of " + dtype_name(t.dtype) +
+                 " as " + dtype_name(*dtype) +
                  (shape.empty() ? std::string(": it has no dims")
                                 : ": its last dim holds " + std::to_string(last) +
                                       " elements, not a multiple of " + std::to_string(to / from)),

@@ -338,9 +338,9 @@ TEST(BuiltinDtypes, BitcastOfEveryDtypePair) {
   for (DType dx : kAllDtypes) {
     for (DType dt : kAllDtypes) {
       const int64_t last = 8 * dtype_bits(dx) / dtype_bits(dt);
-      std::string src = program(tensor("x", "R,C", dx),
-                                std::string("bitcast(x, \"") + dtype_name(dt) + "\")", dt,
-                                2 * last);
+      std::string src =
+          program(tensor("x", "R,C", dx), std::string("bitcast(x, \"") + dtype_name(dt) + "\")", dt,
+                  2 * last);
       src.replace(src.find("\"C\": 3"), 6, "\"C\": 8");  // x [2, 8]
       const std::string pair = std::string(dtype_name(dx)) + " as " + dtype_name(dt);
       if (!bytes_of_own_bits(dx) || !bytes_of_own_bits(dt) || dt == DType::kBool) {
