@@ -363,6 +363,27 @@ def trial_seconds(path: str, overrides: dict, mode: str | None = None) -> float:
     return time_runs(model, inputs, dev, 1, 0, 0, path).min
 
 
+def grad_mode(fn, inputs, path: str):
+    """The autograd mode to run `fn` in: no_grad, or autograd on for a forward pass that
+    computes gradients itself (`y.backward(dy)` in a backward kernel's reference, which
+    fails under no_grad; docs/pytorch.md, "Gradients computed in forward"). Decided by one
+    call, before any timing."""
+    import torch
+
+    from .errors import UserError
+    from .frontend.capture import _call_user
+
+    args = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
+    try:
+        with torch.no_grad():
+            _call_user(lambda: fn(*args), "the forward pass", path)
+    except UserError as e:
+        if "does not require grad and does not have a grad_fn" in str(e):
+            return torch.enable_grad
+        raise
+    return torch.no_grad
+
+
 def time_runs(fn, inputs, dev: str, repeats: int, warmup: int, flush: int, path: str) -> Timing:
     """`repeats` timed calls of fn(*copies of inputs), each after a cache flush."""
     import torch
@@ -379,7 +400,7 @@ def time_runs(fn, inputs, dev: str, repeats: int, warmup: int, flush: int, path:
             torch.cuda.synchronize()
 
     seconds = []
-    with torch.no_grad():
+    with grad_mode(fn, inputs, path)():
         for _ in range(warmup):
             _call_user(lambda: fn(*fresh()), "the forward pass", path)
         for i in range(repeats):
@@ -461,7 +482,7 @@ def view_outputs(fn, inputs, path: str, graph=None) -> list[str]:
     from .frontend.capture import _call_user
 
     args = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
-    with torch.no_grad():
+    with grad_mode(fn, inputs, path)():
         out = _call_user(lambda: fn(*args), "the forward pass", path)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
     notes = []
@@ -550,8 +571,9 @@ def measure(
 
         try:
             compiled = torch.compile(model)
+            mode = grad_mode(model, inputs, path)
             t0 = time.perf_counter()
-            with torch.no_grad():
+            with mode():
                 compiled(*[t.clone() if isinstance(t, torch.Tensor) else t for t in inputs])
             if dev == "cuda":
                 torch.cuda.synchronize()

@@ -597,3 +597,25 @@ def test_batch_summary_names_the_smallest_margin_of_every_mode():
         "unfused, eager 1.200x (b.py; 2 bounded)"
     )
     assert lines[-1] == "SOL violations: none"
+
+
+def test_a_forward_pass_that_runs_backward_is_timed_with_autograd_on(tmp_path, capsys):
+    # y.backward(dy) in forward fails under no_grad, where eager programs are timed; the
+    # measurement runs it with autograd on (before, a `capture` error: "element 0 of
+    # tensors does not require grad"). On [4, 8] the gradient is 6 x 32 = 192 FLOPs.
+    path = tmp_path / "grad_in_forward.py"
+    path.write_text(
+        "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
+        "    def forward(self, x, w, dy):\n"
+        "        xr = x.detach().requires_grad_()\n"
+        "        torch.tanh(xr * w).backward(dy)\n"
+        "        return xr.grad\n\n\n"
+        "def get_inputs():\n    return [torch.randn(4, 8), torch.randn(4, 8), torch.randn(4, 8)]\n"
+    )
+    spec = spec_file(tmp_path, 1e12, 1e12)
+    out = tmp_path / "out.json"
+    args = ["analyze", str(path), "--arch", str(spec), "--no-validate", "--measure"]
+    rc = cli.main([*args, "--repeats", "3", "--warmup", "1", "--json", str(out)])
+    assert rc == 0, capsys.readouterr().out
+    m = json.loads(out.read_text())["measurement"]
+    assert m["sol"]["flops"] == 192 and len(m["eager"]["seconds"]) == 3
