@@ -300,7 +300,10 @@ def perturbed_golden(capture: Capture, model, inputs, seed: int = 0, before=None
             out = functional_call(model, state, tuple(moved))
     except Exception:  # noqa: BLE001 - a module functional_call cannot drive: no second stage
         return None
-    outs = [t.detach() for t in (out if isinstance(out, (tuple, list)) else [out])]
+    outs = [
+        t.detach() if isinstance(t, torch.Tensor) else t
+        for t in (out if isinstance(out, (tuple, list)) else [out])
+    ]
     outs += [state[k] for k in buffers if k in state]  # updated in place by the forward pass
     floating = [t for t in [*state.values(), *moved] if isinstance(t, torch.Tensor)]
     return outs, perturbation_unit(t for t in floating if t.is_floating_point())
