@@ -212,6 +212,20 @@ ZOO = {
         dict(num_hidden_layers=2, hidden_size=64, state_size=8, vocab_size=128, expand=2),
         "ids",
     ),
+    # Token shift by a negative pad (F.pad(x, (0, 0, 1, -1))), the WKV recurrence a loop.
+    "rwkv": (
+        "RwkvConfig",
+        "RwkvModel",
+        dict(
+            num_hidden_layers=2,
+            hidden_size=64,
+            attention_hidden_size=64,
+            intermediate_size=128,
+            vocab_size=128,
+            context_length=64,
+        ),
+        "ids",
+    ),
 }
 
 MOE = ("mixtral", "qwen3_moe", "deepseek_v3")

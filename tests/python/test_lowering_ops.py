@@ -385,6 +385,13 @@ CASES = {
         f(lambda x: F.pad(x, (1, 2, 0, 1), value=0.5) + 1),
         [R(2, 3, 4)],
     ),
+    # A negative pad crops that side (RWKV's token shift is F.pad(x, (0, 0, 1, -1))). Shapes
+    # from x [2, 3, 5]: (-1, 2, 1, -2) gives [2, 3 + 1 - 2, 5 - 1 + 2] = [2, 2, 6]; (0, 1, 1,
+    # -1) gives [2, 3, 6], cut to [2, 2, 6].
+    "pad_crop": lambda: (
+        f(lambda x: F.pad(x, (-1, 2, 1, -2), value=0.5) + F.pad(x, (0, 1, 1, -1))[:, :2]),
+        [R(2, 3, 5)],
+    ),
     "pad_reflect_replicate": lambda: (
         f(
             lambda x: (
@@ -1499,6 +1506,7 @@ NOTES = {
     "aten.view.dtype": "a view, as in PyTorch (the `bitcast` builtin: the bytes read as "
     "another dtype; between sizes the last dim's size scales); not to or from nvfp4, int4 or "
     "tf32, nor to bool",
+    "aten.constant_pad_nd.default": "a negative pad crops its side (a `slice`)",
     "aten.gather.default": "flat element numbers from an integer kernel, then the `gather` "
     "builtin on the flattened input",
     "aten.index.Tensor": "integer index tensors (negative indices wrap), adjacent or not, up "
