@@ -86,6 +86,28 @@ ZOO = {
         ),
         "ids",
     ),
+    # DeepSeek-V2: the same latent attention with its rotary embedding in complex form
+    # (polar, view_as_complex: computed over pairs of reals, frontend/complex_pairs.py).
+    "deepseek_v2": (
+        "DeepseekV2Config",
+        "DeepseekV2Model",
+        dict(
+            DECODER,
+            first_k_dense_replace=1,
+            moe_intermediate_size=32,
+            n_routed_experts=8,
+            n_shared_experts=1,
+            num_experts_per_tok=2,
+            n_group=4,
+            topk_group=2,
+            kv_lora_rank=16,
+            q_lora_rank=32,
+            qk_rope_head_dim=8,
+            qk_nope_head_dim=8,
+            v_head_dim=16,
+        ),
+        "ids",
+    ),
     "gemma2": ("Gemma2Config", "Gemma2Model", dict(GQA, head_dim=16), "ids"),
     "gemma3": ("Gemma3TextConfig", "Gemma3TextModel", dict(GQA, head_dim=16), "ids"),
     "phi3": ("Phi3Config", "Phi3Model", GQA, "ids"),
@@ -228,7 +250,7 @@ ZOO = {
     ),
 }
 
-MOE = ("mixtral", "qwen3_moe", "deepseek_v3")
+MOE = ("mixtral", "qwen3_moe", "deepseek_v3", "deepseek_v2")
 
 
 def build(name: str, **overrides):

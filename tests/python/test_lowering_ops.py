@@ -392,6 +392,29 @@ CASES = {
         f(lambda x: F.pad(x, (-1, 2, 1, -2), value=0.5) + F.pad(x, (0, 1, 1, -1))[:, :2]),
         [R(2, 3, 5)],
     ),
+    # Rotary embedding in complex form (Meta's Llama, DeepSeek-V2): computed over pairs of
+    # reals (frontend/complex_pairs.py).
+    "rope_complex": lambda: (
+        f(
+            lambda x, angles: torch.view_as_real(
+                torch.view_as_complex(x.reshape(2, 8, 4, 8, 2))
+                * torch.polar(torch.ones_like(angles), angles).view(1, 8, 1, 8)
+            ).flatten(3)
+        ),
+        [R(2, 8, 4, 16), R(8, 8)],
+    ),
+    # Views, sums, real scalars and real tensors on complex values.
+    "complex_views_and_sums": lambda: (
+        f(
+            lambda x, r: torch.view_as_real(
+                (z := torch.view_as_complex(x)).permute(1, 0).unsqueeze(0).expand(2, 4, 3)
+                * r.unsqueeze(-1)
+                + (z * 2.0)[1:, 0:3].select(0, 0).clone()
+                - z.transpose(0, 1)[:, 0:1].unsqueeze(0)
+            )
+        ),
+        [R(3, 4, 2), R(2, 4)],
+    ),
     "pad_reflect_replicate": lambda: (
         f(
             lambda x: (
@@ -1223,6 +1246,27 @@ def test_max_dim_without_indices_is_a_plain_reduction():
     assert "max_dim_mid(" in lowered.text
 
 
+def test_complex_rotary_embedding_is_counted_as_eager_runs_it():
+    """rope_complex: x [2, 8, 4, 16] as 512 complex values times polar(1, angles [8, 8])."""
+    *_, lowered = lowered_case("rope_complex")
+    graph = solar.trace(load_lowered(lowered))
+    # A complex product is 4 real products and 2 sums: 512 x 6 = 3,072; polar is cos, sin
+    # and two products per angle: 64 x 4 = 256.
+    assert (graph.total_macs, graph.total_flops) == (0, 3_328)
+    # Compulsory: x 4,096 + angles 256 + output 4,096 bytes.
+    assert graph.fused_bytes == 8_448
+    # Eager, one kernel per source operator: ones_like writes 256; polar reads 2 x 256 and
+    # writes 64 complex values (512); the product reads 4,096 + 512 and writes 4,096.
+    assert graph.unfused_bytes == 256 + 1_024 + 8_704
+
+
+def test_a_complex_operator_without_a_pair_form_names_the_dtype():
+    model = f(lambda x: torch.view_as_real(torch.view_as_complex(x).exp()))
+    with pytest.raises(UserError) as e:
+        lower(capture_module(model, [R(3, 2)]))
+    assert "aten.exp.default is complex, and the IR has no complex dtype" in str(e.value)
+
+
 def test_counts_of_new_kernels():
     """MACs only for real contractions; index arithmetic, pooling and sums of squares are
     vector work."""
@@ -1660,7 +1704,9 @@ def operator_table() -> str:
         "The capture (docs/pytorch.md) decomposes a program to core ATen, so composite",
         "operators (`silu`, `mish`, `hardswish`, `logsumexp`, `cross_entropy`, `lstm`, `einsum`,",
         "`pixel_shuffle`, `roll`, `F.unfold`, reflection/replication padding, `tril`, ...)",
-        "arrive as the operators below.",
+        "arrive as the operators below. Complex tensors (`polar`, `view_as_complex`,",
+        "`view_as_real`, their products, sums and views) are rewritten over pairs of reals",
+        "first (docs/pytorch.md, Complex tensors).",
         "",
         "Lowering conventions: elementwise operators run on flattened views (broadcasting is a",
         "`broadcast` view); reductions, scans and softmax view the tensor as `[A, R, B]` with R",

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .builder import Builder, LoweredProgram, Value, frontend_error
 from .capture import Capture
+from .complex_pairs import pair_complex
 from .masks import attention_bands
 from .problem import constant_dim_names
 from .rules import RANDOM_OPS, RULES, source_operator
@@ -240,6 +241,17 @@ class Lowerer(Builder):
 
         sig = self.ep.graph_signature
         graph = self.ep.graph
+        rewritten, left = pair_complex(graph)  # complex tensors as pairs of reals
+        if rewritten:
+            self.ep.graph_module.recompile()
+        if left is not None:
+            self.node = left
+            what = f"input {left.name}" if left.op == "placeholder" else str(left.target)
+            self.fail(
+                f"{what} is complex, and the IR has no complex dtype: complex values are "
+                "computed as pairs of reals through polar, view_as_complex, view_as_real, "
+                'products, sums and views (docs/pytorch.md, "Complex tensors")'
+            )
         # Only what the user's outputs and the buffer updates (batch norm's running
         # statistics: eager PyTorch reads and writes them) depend on is lowered; unused
         # results cost nothing, as in the compiled program.

@@ -1,0 +1,146 @@
+"""Complex tensors as pairs of reals: the rotary embedding many reference implementations
+write in complex form (Meta's Llama, DeepSeek-V2, Mistral's reference code:
+`view_as_complex(x.reshape(..., -1, 2)) * polar(1, angles)`, then `view_as_real`) has no IR
+dtype to lower to. Before the lowering, this pass rewrites such a graph over real tensors:
+a complex tensor of shape S becomes its `view_as_real` form, a real tensor of shape S + [2]
+(real and imaginary parts last), and each complex operator the operators on that form that
+compute the same values (docs/pytorch.md, "Complex tensors").
+
+The rewritten operators are `polar`, `view_as_complex` and `view_as_real` (the pair form is
+their layout, so the views cost nothing), products and sums of complex tensors (a complex
+product is four real products and two sums per element, as a kernel computes it), products
+with real tensors and scalars, and the views and copies in between. A complex tensor any
+other operator reads, or a program input or output that is complex, is left, and the lowering
+names it."""
+
+from __future__ import annotations
+
+
+def pair_complex(graph):
+    """Rewrites the complex operators of the exported `graph` in place (the module doc).
+    Returns (how many it rewrote, the first complex node it left: an input or an operator
+    without a pair form, None when none is left)."""
+    import torch
+    from torch._guards import detect_fake_mode
+
+    first = next((n for n in graph.nodes if _is_complex(n)), None)
+    vals = [n.meta.get("val") for n in graph.nodes]
+    fake = detect_fake_mode(tuple(v for v in vals if isinstance(v, torch.Tensor)))
+    if first is None or fake is None:
+        return 0, first
+    pairs = _Pairs(graph, fake)
+    rewritten = [n for n in list(graph.nodes) if pairs.rewrite(n)]
+    for node in reversed(rewritten):  # users before what they read
+        if not node.users:
+            graph.erase_node(node)
+    done = set(rewritten)
+    left = next((n for n in graph.nodes if _is_complex(n) and n not in done), None)
+    return len(rewritten), left
+
+
+def _is_complex(n) -> bool:
+    import torch
+
+    val = getattr(n, "meta", {}).get("val")
+    return isinstance(val, torch.Tensor) and val.is_complex()
+
+
+class _Pairs:
+    def __init__(self, graph, fake):
+        self.graph = graph
+        self.fake = fake
+        self.rep = {}  # complex node -> its real [..., 2] form
+
+    def op(self, at, target, *args):
+        """A new node target(*args) before `at`, with its fake value and `at`'s source."""
+        import torch
+
+        with self.graph.inserting_before(at):
+            new = self.graph.call_function(target, args)
+        for key in ("stack_trace", "nn_module_stack", "from_node"):  # its source operator
+            if key in at.meta:
+                new.meta[key] = at.meta[key]
+        with self.fake:
+            new.meta["val"] = target(*torch.fx.node.map_arg(args, lambda a: a.meta["val"]))
+        return new
+
+    def rewrite(self, node) -> bool:
+        """Rewrites one node over pair forms; False where it is not complex or not handled."""
+        import torch
+
+        aten = torch.ops.aten
+        t = node.target
+        if node.op != "call_function" or not (_is_complex(node) or t is aten.view_as_real.default):
+            return False
+        if any(_is_complex(i) and i not in self.rep for i in node.all_input_nodes):
+            return False  # reads a complex value this pass did not make (an input)
+        out = self._pair_form(node)
+        if out is None:
+            return False
+        if t is aten.view_as_real.default:  # kept (it may be named as an output): a view
+            node.target, node.args = aten.view.default, (out, list(node.meta["val"].shape))
+        else:
+            self.rep[node] = out
+        return True
+
+    def _pair_form(self, node):
+        import torch
+
+        aten = torch.ops.aten
+        rep, a, t = self.rep, node.args, node.target
+
+        def op(target, *args):
+            return self.op(node, target, *args)
+
+        def dim(d):  # a dim of the complex shape, in the pair form
+            return d - 1 if d < 0 else d
+
+        def pair(re, im):  # the pair form of re + i im
+            last = [op(aten.unsqueeze.default, re, -1), op(aten.unsqueeze.default, im, -1)]
+            return op(aten.cat.default, last, -1)
+
+        def paired(x) -> bool:
+            return isinstance(x, torch.fx.Node) and x in rep
+
+        if t is aten.view_as_real.default:
+            return rep.get(a[0])
+        if t is aten.view_as_complex.default:
+            return a[0]
+        if t is aten.polar.default:  # abs * (cos, sin) of the angle
+            re = op(aten.mul.Tensor, a[0], op(aten.cos.default, a[1]))
+            im = op(aten.mul.Tensor, a[0], op(aten.sin.default, a[1]))
+            return pair(re, im)
+        if node.kwargs:
+            return None
+        if t in (aten.view.default, aten._unsafe_view.default, aten.reshape.default):
+            return op(aten.view.default, rep[a[0]], [*a[1], 2])
+        if t is aten.expand.default:
+            return op(aten.expand.default, rep[a[0]], [*a[1], 2])
+        if t is aten.unsqueeze.default:
+            return op(aten.unsqueeze.default, rep[a[0]], dim(a[1]))
+        if t is aten.permute.default:
+            rank = node.meta["val"].dim()
+            return op(aten.permute.default, rep[a[0]], [d % rank for d in a[1]] + [rank])
+        if t is aten.slice.Tensor and len(a) >= 2:
+            return op(aten.slice.Tensor, rep[a[0]], dim(a[1]), *a[2:])
+        if t is aten.select.int:
+            return op(aten.select.int, rep[a[0]], dim(a[1]), a[2])
+        if t is aten.clone.default:
+            return op(aten.clone.default, rep[a[0]])
+        if t in (aten.add.Tensor, aten.sub.Tensor) and len(a) == 2:
+            return op(t, rep[a[0]], rep[a[1]]) if all(paired(x) for x in a) else None
+        if t is not aten.mul.Tensor or len(a) != 2:
+            return None
+        x, y = a
+        if paired(x) and paired(y):  # (xr + i xi)(yr + i yi)
+            xr, xi = op(aten.select.int, rep[x], -1, 0), op(aten.select.int, rep[x], -1, 1)
+            yr, yi = op(aten.select.int, rep[y], -1, 0), op(aten.select.int, rep[y], -1, 1)
+            re = op(aten.sub.Tensor, op(aten.mul.Tensor, xr, yr), op(aten.mul.Tensor, xi, yi))
+            im = op(aten.add.Tensor, op(aten.mul.Tensor, xr, yi), op(aten.mul.Tensor, xi, yr))
+            return pair(re, im)
+        z, r = (x, y) if paired(x) else (y, x)  # a complex tensor times a real one
+        if isinstance(r, torch.fx.Node) and not _is_complex(r):
+            return op(aten.mul.Tensor, rep[z], op(aten.unsqueeze.default, r, -1))
+        if isinstance(r, (int, float)):
+            return op(aten.mul.Tensor, rep[z], r)
+        return None
