@@ -1260,6 +1260,28 @@ def test_complex_rotary_embedding_is_counted_as_eager_runs_it():
     assert graph.unfused_bytes == 256 + 1_024 + 8_704
 
 
+class PrecomputedFreqsCis(nn.Module):
+    """Meta's Llama reference: freqs_cis = polar(1, angles) precomputed once, a complex tensor
+    of the module, sliced in forward."""
+
+    def __init__(self):
+        super().__init__()
+        angles = torch.outer(torch.arange(8.0), 1.0 / 10000 ** (torch.arange(0, 16, 2) / 16))
+        self.freqs_cis = torch.polar(torch.ones(8, 8), angles)
+
+    def forward(self, x):
+        xc = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2))
+        return torch.view_as_real(xc * self.freqs_cis.view(1, 8, 1, 8)).flatten(3).type_as(x)
+
+
+def test_a_complex_tensor_of_the_module_is_read_in_its_pair_form():
+    r = solar.analyze(PrecomputedFreqsCis(), [R(2, 8, 4, 16)])
+    assert r.validation.status == "full", r.validation.detail
+    # x 4,096 + freqs_cis 64 complex64 values (512) + output 4,096 bytes.
+    assert r.graph.fused_bytes == 8_704
+    assert r.graph.total_flops == 512 * 6
+
+
 def test_a_complex_operator_without_a_pair_form_names_the_dtype():
     model = f(lambda x: torch.view_as_real(torch.view_as_complex(x).exp()))
     with pytest.raises(UserError) as e:

@@ -9,9 +9,9 @@ compute the same values (docs/pytorch.md, "Complex tensors").
 The rewritten operators are `polar`, `view_as_complex` and `view_as_real` (the pair form is
 their layout, so the views cost nothing), products and sums of complex tensors (a complex
 product is four real products and two sums per element, as a kernel computes it), products
-with real tensors and scalars, and the views and copies in between. A complex tensor any
-other operator reads, or a program input or output that is complex, is left, and the lowering
-names it."""
+with real tensors and scalars, and the views and copies in between. A complex input, buffer
+or constant is given in its pair form. A complex tensor any other operator reads, or a complex
+program output, is left, and the lowering names it."""
 
 from __future__ import annotations
 
@@ -29,13 +29,20 @@ def pair_complex(graph):
     if first is None or fake is None:
         return 0, first
     pairs = _Pairs(graph, fake)
+    # A complex input, buffer or constant (Meta Llama's precomputed freqs_cis) is given in
+    # its pair form (fullrun.py feeds view_as_real of the value).
+    inputs = [n for n in graph.nodes if n.op == "placeholder" and _is_complex(n)]
+    for node in inputs:
+        with fake:
+            node.meta["val"] = torch.view_as_real(node.meta["val"])
+        pairs.rep[node] = node
     rewritten = [n for n in list(graph.nodes) if pairs.rewrite(n)]
     for node in reversed(rewritten):  # users before what they read
         if not node.users:
             graph.erase_node(node)
     done = set(rewritten)
     left = next((n for n in graph.nodes if _is_complex(n) and n not in done), None)
-    return len(rewritten), left
+    return len(rewritten) + len(inputs), left
 
 
 def _is_complex(n) -> bool:

@@ -353,6 +353,8 @@ def ir_inputs(lowered: LoweredProgram, capture: Capture, model, inputs, before=N
                 value = real_constants.get(target, value)
         else:
             raise frontend_error("validate", f"no value for weight '{target}'", file=capture.source)
+        if value.is_complex():  # its pair form, as the lowering gives it (complex_pairs.py)
+            value = torch.view_as_real(value)
         result[name] = value.detach()
     return result
 
