@@ -30,6 +30,23 @@ ENCODER_DECODER = dict(
     decoder_attention_heads=4,
     vocab_size=128,
 )
+# DeepSeek's multi-head latent attention, grouped routing over 8 experts and a shared one.
+MLA = dict(
+    DECODER,
+    num_key_value_heads=4,
+    first_k_dense_replace=1,
+    moe_intermediate_size=32,
+    n_routed_experts=8,
+    n_shared_experts=1,
+    num_experts_per_tok=2,
+    n_group=4,
+    topk_group=2,
+    kv_lora_rank=16,
+    q_lora_rank=32,
+    qk_rope_head_dim=8,
+    qk_nope_head_dim=8,
+    v_head_dim=16,
+)
 SEQ = 16
 IMAGE_TOKEN = 2  # below the ids inputs() draws (3..127): only the placed ones are image tokens
 
@@ -65,49 +82,10 @@ ZOO = {
         dict(GQA, head_dim=16, moe_intermediate_size=32, num_experts=4, num_experts_per_tok=2),
         "ids",
     ),
-    "deepseek_v3": (  # multi-head latent attention, grouped routing, a shared expert
-        "DeepseekV3Config",
-        "DeepseekV3Model",
-        dict(
-            DECODER,
-            num_key_value_heads=4,
-            first_k_dense_replace=1,
-            moe_intermediate_size=32,
-            n_routed_experts=8,
-            n_shared_experts=1,
-            num_experts_per_tok=2,
-            n_group=4,
-            topk_group=2,
-            kv_lora_rank=16,
-            q_lora_rank=32,
-            qk_rope_head_dim=8,
-            qk_nope_head_dim=8,
-            v_head_dim=16,
-        ),
-        "ids",
-    ),
+    "deepseek_v3": ("DeepseekV3Config", "DeepseekV3Model", MLA, "ids"),
     # DeepSeek-V2: the same latent attention with its rotary embedding in complex form
     # (polar, view_as_complex: computed over pairs of reals, frontend/complex_pairs.py).
-    "deepseek_v2": (
-        "DeepseekV2Config",
-        "DeepseekV2Model",
-        dict(
-            DECODER,
-            first_k_dense_replace=1,
-            moe_intermediate_size=32,
-            n_routed_experts=8,
-            n_shared_experts=1,
-            num_experts_per_tok=2,
-            n_group=4,
-            topk_group=2,
-            kv_lora_rank=16,
-            q_lora_rank=32,
-            qk_rope_head_dim=8,
-            qk_nope_head_dim=8,
-            v_head_dim=16,
-        ),
-        "ids",
-    ),
+    "deepseek_v2": ("DeepseekV2Config", "DeepseekV2Model", MLA, "ids"),
     "gemma2": ("Gemma2Config", "Gemma2Model", dict(GQA, head_dim=16), "ids"),
     "gemma3": ("Gemma3TextConfig", "Gemma3TextModel", dict(GQA, head_dim=16), "ids"),
     "phi3": ("Phi3Config", "Phi3Model", GQA, "ids"),
