@@ -367,25 +367,28 @@ def grad_mode(fn, inputs, path: str):
     """The autograd mode to run `fn` in: no_grad, or autograd on for a forward pass that
     computes gradients itself (`y.backward(dy)` in a backward kernel's reference, which
     fails under no_grad; docs/pytorch.md, "Gradients computed in forward"). Decided by one
-    call, before any timing."""
+    call, before any timing: measure() decides once for all its runs of the program."""
     import torch
 
     from .errors import UserError
-    from .frontend.capture import _call_user
+    from .frontend.capture import AUTOGRAD_IN_FORWARD, _call_user
 
     args = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
     try:
         with torch.no_grad():
             _call_user(lambda: fn(*args), "the forward pass", path)
     except UserError as e:
-        if "does not require grad and does not have a grad_fn" in str(e):
+        if AUTOGRAD_IN_FORWARD in str(e):
             return torch.enable_grad
         raise
     return torch.no_grad
 
 
-def time_runs(fn, inputs, dev: str, repeats: int, warmup: int, flush: int, path: str) -> Timing:
-    """`repeats` timed calls of fn(*copies of inputs), each after a cache flush."""
+def time_runs(
+    fn, inputs, dev: str, repeats: int, warmup: int, flush: int, path: str, grad=None
+) -> Timing:
+    """`repeats` timed calls of fn(*copies of inputs), each after a cache flush, in the
+    autograd mode `grad` (None: grad_mode decides)."""
     import torch
 
     from .frontend.capture import _call_user
@@ -400,7 +403,7 @@ def time_runs(fn, inputs, dev: str, repeats: int, warmup: int, flush: int, path:
             torch.cuda.synchronize()
 
     seconds = []
-    with grad_mode(fn, inputs, path)():
+    with (grad or grad_mode(fn, inputs, path))():
         for _ in range(warmup):
             _call_user(lambda: fn(*fresh()), "the forward pass", path)
         for i in range(repeats):
@@ -470,19 +473,20 @@ def time_jax_runs(fn, inputs, dev: str, repeats: int, warmup: int, flush: int, p
     return Timing(seconds)
 
 
-def view_outputs(fn, inputs, path: str, graph=None) -> list[str]:
+def view_outputs(fn, inputs, path: str, graph=None, grad=None) -> list[str]:
     """Notes on outputs that are views of an input the forward pass left unchanged whose
     lowered program copies them (x.diagonal(): the lowering copies the diagonal): PyTorch
     moves no data for them, the bound counts that copy, so such a program can run faster
     than its bound. Outputs the lowering keeps as views (reshape, slice, expand, unfold, a
     returned permute, ...) alias an input in the graph too and cost nothing there: no note.
-    `graph`: the graph of the measured sizes (None: note every aliasing output)."""
+    `graph`: the graph of the measured sizes (None: note every aliasing output); `grad`:
+    the autograd mode (None: grad_mode decides)."""
     import torch
 
     from .frontend.capture import _call_user
 
     args = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
-    with grad_mode(fn, inputs, path)():
+    with (grad or grad_mode(fn, inputs, path))():
         out = _call_user(lambda: fn(*args), "the forward pass", path)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
     notes = []
@@ -545,7 +549,8 @@ def measure(
         dev = device()
         flush = flush_bytes(dev)
         model, inputs = build(path, overrides, seed, dev, mode)
-        eager = time_runs(model, inputs, dev, repeats, warmup, flush, path)
+        grad = grad_mode(model, inputs, path)
+        eager = time_runs(model, inputs, dev, repeats, warmup, flush, path, grad)
         name = _device_name(dev)
     m = Measurement(
         source=path,
@@ -565,20 +570,19 @@ def measure(
             "not timed); its 'eager' row is the jitted function"
         )
     else:
-        m.notes += view_outputs(model, inputs, path, small)
+        m.notes += view_outputs(model, inputs, path, small, grad)
     if compile:
         import torch
 
         try:
             compiled = torch.compile(model)
-            mode = grad_mode(model, inputs, path)
             t0 = time.perf_counter()
-            with mode():
+            with grad():
                 compiled(*[t.clone() if isinstance(t, torch.Tensor) else t for t in inputs])
             if dev == "cuda":
                 torch.cuda.synchronize()
             m.compile_seconds = time.perf_counter() - t0
-            m.compiled = time_runs(compiled, inputs, dev, repeats, warmup, flush, path)
+            m.compiled = time_runs(compiled, inputs, dev, repeats, warmup, flush, path, grad)
         except UserError:
             raise
         except Exception as e:  # torch.compile's own failure: reported, eager still stands

@@ -1282,11 +1282,17 @@ def test_a_complex_tensor_of_the_module_is_read_in_its_pair_form():
     assert r.graph.total_flops == 512 * 6
 
 
-def test_a_complex_operator_without_a_pair_form_names_the_dtype():
+def test_a_complex_operator_without_a_pair_form_or_a_complex_output_is_named():
     model = f(lambda x: torch.view_as_real(torch.view_as_complex(x).exp()))
     with pytest.raises(UserError) as e:
         lower(capture_module(model, [R(3, 2)]))
-    assert "aten.exp.default is complex, and the IR has no complex dtype" in str(e.value)
+    assert "aten.exp.default makes or reads a complex tensor, and the IR has no complex" in str(
+        e.value
+    )
+    model = f(lambda x: torch.view_as_complex(x) * torch.view_as_complex(x))
+    with pytest.raises(UserError) as e:
+        lower(capture_module(model, [R(3, 2)]))
+    assert "the program returns a complex tensor, and the IR has no complex dtype" in str(e.value)
 
 
 def test_counts_of_new_kernels():

@@ -425,8 +425,12 @@ def export_error(e: BaseException, source: str) -> UserError:
     )
     # A forward pass that runs autograd itself (`y.backward(dy)`, a backward kernel's
     # reference) fails under the export's no_grad: capture_problem traces it with autograd on.
-    error.autograd = "does not require grad and does not have a grad_fn" in str(e)
+    error.autograd = AUTOGRAD_IN_FORWARD in str(e)
     return error
+
+
+# What autograd says when a forward pass that runs `.backward()` itself runs under no_grad.
+AUTOGRAD_IN_FORWARD = "does not require grad and does not have a grad_fn"
 
 
 STATIC_EXPERTS = "batched_mm"

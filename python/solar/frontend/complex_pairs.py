@@ -10,24 +10,26 @@ The rewritten operators are `polar`, `view_as_complex` and `view_as_real` (the p
 their layout, so the views cost nothing), products and sums of complex tensors (a complex
 product is four real products and two sums per element, as a kernel computes it), products
 with real tensors and scalars, and the views and copies in between. A complex input, buffer
-or constant is given in its pair form. A complex tensor any other operator reads, or a complex
-program output, is left, and the lowering names it."""
+or constant is given in its pair form. An operator with no pair form that makes or reads a
+complex tensor, or a complex program output, is left, and the lowering names it."""
 
 from __future__ import annotations
 
 
 def pair_complex(graph):
     """Rewrites the complex operators of the exported `graph` in place (the module doc).
-    Returns (how many it rewrote, the first complex node it left: an input or an operator
-    without a pair form, None when none is left)."""
+    Returns (how many it rewrote, the first node that still makes or reads a complex value:
+    an operator without a pair form, or the output node when the program returns a complex
+    tensor; None when there is none)."""
     import torch
     from torch._guards import detect_fake_mode
 
-    first = next((n for n in graph.nodes if _is_complex(n)), None)
+    if not any(_is_complex(n) for n in graph.nodes):
+        return 0, None
     vals = [n.meta.get("val") for n in graph.nodes]
     fake = detect_fake_mode(tuple(v for v in vals if isinstance(v, torch.Tensor)))
-    if first is None or fake is None:
-        return 0, first
+    if fake is None:  # not an export's graph (its values are fake tensors): left whole
+        return 0, next(n for n in graph.nodes if _is_complex(n))
     pairs = _Pairs(graph, fake)
     # A complex input, buffer or constant (Meta Llama's precomputed freqs_cis) is given in
     # its pair form (fullrun.py feeds view_as_real of the value).
@@ -41,7 +43,14 @@ def pair_complex(graph):
         if not node.users:
             graph.erase_node(node)
     done = set(rewritten)
-    left = next((n for n in graph.nodes if _is_complex(n) and n not in done), None)
+    left = next(
+        (
+            n
+            for n in graph.nodes
+            if n not in done and (_is_complex(n) or any(map(_is_complex, n.all_input_nodes)))
+        ),
+        None,
+    )
     return len(rewritten) + len(inputs), left
 
 

@@ -235,6 +235,13 @@ class Lowerer(Builder):
     def ir_dtype(self, dtype, where: str = "") -> str:
         return ir_dtype(dtype, f" (output of {self.node.target})", self.source)
 
+    def _no_rule(self, key: str):
+        self.fail(
+            f"operator {key} has no lowering to the IR",
+            "docs/pytorch.md lists the supported operators; the IR can express it by "
+            "hand (docs/ir.md) — add a rule in python/solar/frontend/rules.py",
+        )
+
     # ---------------------------------------------------------------- the walk
     def run(self) -> LoweredProgram:
         from torch.export.graph_signature import InputKind, OutputKind
@@ -244,14 +251,19 @@ class Lowerer(Builder):
         rewritten, left = pair_complex(graph)  # complex tensors as pairs of reals
         if rewritten:
             self.ep.graph_module.recompile()
-        # An operator without a rule (an FFT) is named by the walk below as any such operator.
-        if left is not None and (left.op == "placeholder" or str(left.target) in RULES):
+        if left is not None:
             self.node = left
-            what = f"input {left.name}" if left.op == "placeholder" else str(left.target)
+            if left.op == "call_function" and str(left.target) not in RULES:
+                self._no_rule(str(left.target))  # an FFT: an operator without a rule
+            what = (
+                "the program returns a complex tensor"
+                if left.op == "output"
+                else f"{left.target} makes or reads a complex tensor"
+            )
             self.fail(
-                f"{what} is complex, and the IR has no complex dtype: complex values are "
-                "computed as pairs of reals through polar, view_as_complex, view_as_real, "
-                'products, sums and views (docs/pytorch.md, "Complex tensors")'
+                f"{what}, and the IR has no complex dtype: complex values are computed as "
+                "pairs of reals through polar, view_as_complex, view_as_real, products, sums "
+                'and views (docs/pytorch.md, "Complex tensors")'
             )
         # Only what the user's outputs and the buffer updates (batch norm's running
         # statistics: eager PyTorch reads and writes them) depend on is lowered; unused
@@ -358,11 +370,7 @@ class Lowerer(Builder):
                 self.values[node.name] = self.capture.fallback.lower(self, node, args, kwargs)
                 continue
             if rule is None:
-                self.fail(
-                    f"operator {key} has no lowering to the IR",
-                    "docs/pytorch.md lists the supported operators; the IR can express it by "
-                    "hand (docs/ir.md) — add a rule in python/solar/frontend/rules.py",
-                )
+                self._no_rule(key)
             args = [self.arg(a) for a in node.args]
             kwargs = {k: self.arg(v) for k, v in node.kwargs.items()}
             # A rule marked `ignores_unused` takes unproduced results and never reads them.
