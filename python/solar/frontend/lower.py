@@ -235,13 +235,6 @@ class Lowerer(Builder):
     def ir_dtype(self, dtype, where: str = "") -> str:
         return ir_dtype(dtype, f" (output of {self.node.target})", self.source)
 
-    def _no_rule(self, key: str):
-        self.fail(
-            f"operator {key} has no lowering to the IR",
-            "docs/pytorch.md lists the supported operators; the IR can express it by "
-            "hand (docs/ir.md) — add a rule in python/solar/frontend/rules.py",
-        )
-
     # ---------------------------------------------------------------- the walk
     def run(self) -> LoweredProgram:
         from torch.export.graph_signature import InputKind, OutputKind
@@ -251,10 +244,10 @@ class Lowerer(Builder):
         rewritten, left = pair_complex(graph)  # complex tensors as pairs of reals
         if rewritten:
             self.ep.graph_module.recompile()
-        if left is not None:
+        # An operator without a rule (an FFT) is the walk's below, as any such operator
+        # (--llm-fallback says itself that complex values are not IR values).
+        if left is not None and (left.op == "output" or str(left.target) in RULES):
             self.node = left
-            if left.op == "call_function" and str(left.target) not in RULES:
-                self._no_rule(str(left.target))  # an FFT: an operator without a rule
             what = (
                 "the program returns a complex tensor"
                 if left.op == "output"
@@ -370,7 +363,11 @@ class Lowerer(Builder):
                 self.values[node.name] = self.capture.fallback.lower(self, node, args, kwargs)
                 continue
             if rule is None:
-                self._no_rule(key)
+                self.fail(
+                    f"operator {key} has no lowering to the IR",
+                    "docs/pytorch.md lists the supported operators; the IR can express it by "
+                    "hand (docs/ir.md) — add a rule in python/solar/frontend/rules.py",
+                )
             args = [self.arg(a) for a in node.args]
             kwargs = {k: self.arg(v) for k, v in node.kwargs.items()}
             # A rule marked `ignores_unused` takes unproduced results and never reads them.
