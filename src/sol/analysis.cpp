@@ -575,6 +575,7 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
   unfused.mode = "unfused";
   fused.mode = "fused";
   const std::vector<DType> values = value_dtypes(graph);
+  out.nodes.reserve(graph.nodes.size());
   for (const Node& node : graph.nodes) {
     NodeSol sol = analyze_node(node, values, arch, options);
     auto sum = [&](int64_t into, int64_t term, const char* quantity) {
@@ -589,7 +590,9 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
     }
     out.nodes.push_back(std::move(sol));
   }
-  // Each source operator alone: its nodes' compute, its own boundary traffic.
+  // Each source operator alone: its nodes' compute, its own boundary traffic. At most one
+  // unit per node: reserved, so that the array does not grow by copying.
+  out.units.reserve(graph.nodes.size());
   for_each_unit(graph, [&](const Unit* declared, NodeId first) {
     UnitSol sol;
     sol.unit = static_cast<UnitId>(out.units.size());

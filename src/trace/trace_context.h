@@ -69,6 +69,12 @@ class TraceContext {
   void check_string(size_t chars, Loc loc) const;
   void charge_graph_bytes(int64_t bytes, Loc loc);
   std::vector<ActiveLoop>& loops() { return loops_; }
+  // A loop's first iteration added `nodes` nodes and `tensors` tensors and `remaining` more
+  // iterations follow: reserves room for as many more of each (within the caps), so that the
+  // graph's arrays do not grow by copying. Growing by doubling moves every node about once
+  // more; a 40,000-node graph (18 MB of nodes) does so from memory, a 5,000-node one from the
+  // cache, so the move costs the large graph more per node (bench/README.md, pipeline growth).
+  void expect_repeats(size_t nodes, size_t tensors, int64_t remaining);
 
   // Bytes a reader fetches of `t`: its bytes, capped at its storage's bytes.
   int64_t read_bytes(TensorId t) const;

@@ -144,6 +144,21 @@ void TraceContext::finish_node(Node& node, std::span<const TensorId> outputs, bo
   charge_graph_bytes(approx_bytes(node), node.loc);
 }
 
+void TraceContext::expect_repeats(size_t nodes, size_t tensors, int64_t remaining) {
+  if (remaining <= 0) return;
+  // A hint, not a promise (a later iteration may build fewer nodes, or more): never past
+  // what the caps allow, as each node and tensor charges at least its size to the memory cap.
+  const auto reserve = [&](auto& items, size_t per_iteration, int64_t cap) {
+    cap = std::min(cap, limits_.max_graph_bytes / static_cast<int64_t>(sizeof(items[0])));
+    const int64_t want = saturating_add(static_cast<int64_t>(items.size()),
+                                        saturating_mul(static_cast<int64_t>(per_iteration), remaining));
+    const auto n = static_cast<size_t>(std::min(want, cap));
+    if (n > items.capacity()) items.reserve(n);
+  };
+  reserve(graph_.nodes, nodes, limits_.max_nodes);
+  reserve(graph_.tensors, tensors, std::numeric_limits<int64_t>::max());
+}
+
 void TraceContext::charge_steps(int64_t n, Loc loc) {
   steps_ = saturating_add(steps_, n);
   if (steps_ > limits_.max_steps) {
@@ -481,10 +496,15 @@ class Tracer {
           ~LoopScope() { loops.pop_back(); }
         } scope{ctx_.loops()};
         const size_t depth = scope.loops.size() - 1;
+        const Graph& g = ctx_.graph();
+        const size_t nodes_before = g.nodes.size(), tensors_before = g.tensors.size();
         for (const Value& v : it.items) {
           bind(*s.target, v, frame);
           for (const auto& b : s.body) exec(*b, frame);
-          ++scope.loops[depth].iteration;
+          if (++scope.loops[depth].iteration == 1) {
+            ctx_.expect_repeats(g.nodes.size() - nodes_before, g.tensors.size() - tensors_before,
+                                static_cast<int64_t>(it.items.size()) - 1);
+          }
         }
         return;
       }
