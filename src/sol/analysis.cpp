@@ -224,7 +224,21 @@ int64_t fused_bytes(const Graph& graph) {
   const size_t n = graph.tensors.size();
   std::vector<StorageAccess> first(n);  // tensor -1: not read
   std::vector<std::pair<TensorId, StorageAccess>> more;
+  // In-place updates of an input or weight (writes_in_place: `update`, an in-place scatter; a
+  // KV cache's new entries) write their elements into its memory: the caller sees them, so
+  // they cross DRAM. The elements they write need not be read from DRAM by a later reader of
+  // the result (they are on chip), so the storage's reads count at most its reads less what
+  // was written (a lower bound of the old elements read). Gathered in the same pass over the
+  // nodes as the reads: a large graph's nodes come from memory once, not twice.
+  std::map<TensorId, int64_t> inplace;
   for (const Node& node : graph.nodes) {
+    if (writes_in_place(graph, node)) {
+      const TensorId storage = graph.tensors.at(node.outputs[0]).storage;
+      if (graph.tensors.at(storage).producer == kNoNode) {  // not an intermediate's memory
+        int64_t& w = inplace[storage];
+        w = std::min(saturating_add(w, node.bytes_written), graph.tensors.at(storage).bytes());
+      }
+    }
     SOLAR_INTERNAL_CHECK(node.input_bytes.size() == node.inputs.size(),
                          "node '" + node.name + "' has " + std::to_string(node.inputs.size()) +
                              " inputs but " + std::to_string(node.input_bytes.size()) +
@@ -254,19 +268,6 @@ int64_t fused_bytes(const Graph& graph) {
           "fused bytes (the sum overflows at tensor '" + graph.tensors.at(tensor).name + "')");
     });
   };
-  // In-place updates of an input or weight (writes_in_place: `update`, an in-place scatter; a
-  // KV cache's new entries) write their elements into its memory: the caller sees them, so
-  // they cross DRAM. The elements they write need not be read from DRAM by a later reader of
-  // the result (they are on chip), so the storage's reads count at most its reads less what
-  // was written (a lower bound of the old elements read).
-  std::map<TensorId, int64_t> inplace;
-  for (const Node& node : graph.nodes) {
-    if (!writes_in_place(graph, node)) continue;
-    const TensorId storage = graph.tensors.at(node.outputs[0]).storage;
-    if (graph.tensors.at(storage).producer != kNoNode) continue;  // an intermediate's memory
-    int64_t& w = inplace[storage];
-    w = std::min(saturating_add(w, node.bytes_written), graph.tensors.at(storage).bytes());
-  }
   auto less_written = [&](TensorId storage, int64_t read) {
     const auto it = inplace.find(storage);
     return it == inplace.end() ? read : std::max<int64_t>(0, read - it->second);
@@ -447,15 +448,15 @@ MacRate mac_rate(const Node& node, const std::vector<DType>& values, const ArchS
   return best;
 }
 
-// One node alone: all its traffic crosses DRAM; its MACs at their math mode's peak.
-NodeSol analyze_node(const Node& node, const std::vector<DType>& values, const ArchSpec& arch,
-                     const AnalysisOptions& options) {
+// One node alone: all its traffic crosses DRAM; its MACs at their math mode's peak (`rate`:
+// mac_rate of a node with MACs, null for one without, whose rate is not looked up, so no
+// matrix rate is needed).
+NodeSol analyze_node(const Node& node, const MacRate* rate, const ArchSpec& arch) {
   NodeSol sol;
   sol.node = node.id;
-  if (node.macs > 0) {  // no MACs: no rate is looked up, so no matrix rate is needed
-    const MacRate rate = mac_rate(node, values, arch, options);
-    sol.matrix_flops_per_second = rate.peak;
-    sol.math_mode = rate.mode;
+  if (rate) {
+    sol.matrix_flops_per_second = rate->peak;
+    sol.math_mode = rate->mode;
     sol.matrix_seconds = static_cast<double>(node.matrix_flops()) / sol.matrix_flops_per_second;
   }
   sol.vector_seconds = static_cast<double>(node.vector_flops()) / vector_peak(arch, DType::kFp32);
@@ -466,38 +467,38 @@ NodeSol analyze_node(const Node& node, const std::vector<DType>& values, const A
   return sol;
 }
 
-// The math modes of the graph's MACs, grouped by (mode, reason), most MACs first.
-std::vector<MathModeGroup> math_mode_groups(const Graph& graph, const std::vector<DType>& values,
-                                            const ArchSpec& arch, const AnalysisOptions& options) {
-  std::vector<MathModeGroup> groups;  // first-seen order, then sorted
-  for (const Node& node : graph.nodes) {
-    if (node.macs <= 0) continue;
-    MathModeGroup g;
-    const MacRate rate = mac_rate(node, values, arch, options);
-    g.matrix_flops_per_second = rate.peak;
-    g.mode = rate.mode;
-    if (rate.dtype != node.matrix_dtype) {
-      g.reason = std::string(dtype_name(node.matrix_dtype)) + " operands holding ";
-      const std::vector<DType> held = mac_operand_values(node, values);
-      for (size_t i = 0; i < held.size(); ++i)
-        g.reason += std::string(i == 0 ? "" : " and ") + dtype_name(held[i]);
-      g.reason += " values";
-    } else if (node.matrix_dtype == DType::kFp32) {
-      g.reason = fp32_reason(node, options);
-      g.vector_units = !arch.matrix_flops_per_second.count(g.mode);
-    }
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const MathModeGroup& x) {
-      return x.mode == g.mode && x.reason == g.reason;
-    });
-    if (it == groups.end()) it = groups.insert(groups.end(), g);
-    ++it->nodes;
-    it->macs = count_add(it->macs, node.macs, [&] {
-      return total_overflow(graph, node, std::string("MACs of ") + dtype_name(node.matrix_dtype));
-    });
+// Adds node `node` with MACs, run at `rate` (its mac_rate), to the math modes of the graph's
+// MACs, grouped by (mode, reason) in first-seen order (sort_math_modes orders them).
+void add_math_mode(std::vector<MathModeGroup>& groups, const Graph& graph, const Node& node,
+                   const MacRate& rate, const std::vector<DType>& values, const ArchSpec& arch,
+                   const AnalysisOptions& options) {
+  MathModeGroup g;
+  g.matrix_flops_per_second = rate.peak;
+  g.mode = rate.mode;
+  if (rate.dtype != node.matrix_dtype) {
+    g.reason = std::string(dtype_name(node.matrix_dtype)) + " operands holding ";
+    const std::vector<DType> held = mac_operand_values(node, values);
+    for (size_t i = 0; i < held.size(); ++i)
+      g.reason += std::string(i == 0 ? "" : " and ") + dtype_name(held[i]);
+    g.reason += " values";
+  } else if (node.matrix_dtype == DType::kFp32) {
+    g.reason = fp32_reason(node, options);
+    g.vector_units = !arch.matrix_flops_per_second.count(g.mode);
   }
+  auto it = std::find_if(groups.begin(), groups.end(), [&](const MathModeGroup& x) {
+    return x.mode == g.mode && x.reason == g.reason;
+  });
+  if (it == groups.end()) it = groups.insert(groups.end(), g);
+  ++it->nodes;
+  it->macs = count_add(it->macs, node.macs, [&] {
+    return total_overflow(graph, node, std::string("MACs of ") + dtype_name(node.matrix_dtype));
+  });
+}
+
+// The groups of add_math_mode, most MACs first (ties in first-seen order).
+void sort_math_modes(std::vector<MathModeGroup>& groups) {
   std::stable_sort(groups.begin(), groups.end(),
                    [](const MathModeGroup& a, const MathModeGroup& b) { return a.macs > b.macs; });
-  return groups;
 }
 
 // The report's math-mode text: the group with the most MACs first, e.g. "tf32 (platform
@@ -576,8 +577,11 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
   fused.mode = "fused";
   const std::vector<DType> values = value_dtypes(graph);
   out.nodes.reserve(graph.nodes.size());
+  // Each node's MAC rate is looked up once, for its result and its math-mode group.
   for (const Node& node : graph.nodes) {
-    NodeSol sol = analyze_node(node, values, arch, options);
+    std::optional<MacRate> rate;
+    if (node.macs > 0) rate = mac_rate(node, values, arch, options);
+    NodeSol sol = analyze_node(node, rate ? &*rate : nullptr, arch);
     auto sum = [&](int64_t into, int64_t term, const char* quantity) {
       return count_add(into, term, [&] { return total_overflow(graph, node, quantity); });
     };
@@ -588,6 +592,8 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
       g->matrix_seconds += sol.matrix_seconds;
       g->vector_seconds += sol.vector_seconds;
     }
+    // After the sums: a group's MACs overflow only where 2 x all MACs did, which is named.
+    if (rate) add_math_mode(out.math_modes, graph, node, *rate, values, arch, options);
     out.nodes.push_back(std::move(sol));
   }
   // Each source operator alone: its nodes' compute, its own boundary traffic. At most one
@@ -677,7 +683,7 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
   }
 
   out.fp32_math = fp32_mode(arch, options);
-  out.math_modes = math_mode_groups(graph, values, arch, options);
+  sort_math_modes(out.math_modes);
   out.math_mode = math_mode_text(out.math_modes, arch, options, &out.matrix_flops_per_second);
   out.ridge_matrix = out.matrix_flops_per_second / out.dram_bytes_per_second;
   out.ridge_vector = out.vector_flops_per_second / out.dram_bytes_per_second;

@@ -150,8 +150,9 @@ void TraceContext::expect_repeats(size_t nodes, size_t tensors, int64_t remainin
   // what the caps allow, as each node and tensor charges at least its size to the memory cap.
   const auto reserve = [&](auto& items, size_t per_iteration, int64_t cap) {
     cap = std::min(cap, limits_.max_graph_bytes / static_cast<int64_t>(sizeof(items[0])));
-    const int64_t want = saturating_add(static_cast<int64_t>(items.size()),
-                                        saturating_mul(static_cast<int64_t>(per_iteration), remaining));
+    const int64_t want =
+        saturating_add(static_cast<int64_t>(items.size()),
+                       saturating_mul(static_cast<int64_t>(per_iteration), remaining));
     const auto n = static_cast<size_t>(std::min(want, cap));
     if (n > items.capacity()) items.reserve(n);
   };
