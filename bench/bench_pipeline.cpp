@@ -5,7 +5,8 @@
 //   bench_pipeline PROGRAM.py [PROGRAM.py ...] [--benchmark_* flags]
 //
 // Each program is benchmarked whole (its first run in the process, then steady state) and by
-// stage; counters report nodes and ns per node, and the process's peak resident memory.
+// stage (parse and check, trace and lift, the analysis alone); counters report nodes and ns
+// per node, and the process's peak resident memory.
 // bench/run_bench.py generates the programs, runs this binary once per size (so each peak is its
 // own) and prints the comparison table.
 #include <benchmark/benchmark.h>
@@ -51,6 +52,20 @@ void run_pipeline(benchmark::State& state, const std::string& path, const solar:
       benchmark::Counter(static_cast<double>(nodes), benchmark::Counter::kIsIterationInvariantRate |
                                                          benchmark::Counter::kInvert);
   state.counters["peak_rss_MB"] = peak_rss_mb();
+}
+
+// The analysis alone (every mode), on a graph traced once: what of the pipeline's growth is
+// the analysis's (bench/README.md, "Where the growth is").
+void run_analysis(benchmark::State& state, const std::string& path, const solar::ArchSpec& arch) {
+  const solar::Graph g = solar::graph_from_file(path, {});
+  solar::AnalysisOptions options;
+  solar::TilingMemo memo;
+  options.memo = &memo;
+  for (auto _ : state) {
+    solar::Analysis a = solar::analyze(g, arch, options);
+    benchmark::DoNotOptimize(a.fused.seconds);
+  }
+  state.counters["nodes"] = static_cast<double>(g.nodes.size());
 }
 
 void run_front_end(benchmark::State& state, const std::string& path) {
@@ -109,6 +124,8 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("pipeline_no_cache/" + label).c_str(), run_pipeline, path, arch,
                                  false)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("analysis/" + label).c_str(), run_analysis, path, arch)
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("parse_check/" + label).c_str(), run_front_end, path)
         ->Unit(benchmark::kMillisecond);

@@ -97,6 +97,20 @@ TOKENS, DECODER_TOKENS = 512, 128
 # RWKV's recurrence is a Python loop over the tokens in transformers' CPU path, so its graph
 # unrolls per token (32 layers x 128 tokens took 8 minutes to capture on this machine).
 TOKENS = {"rwkv": 32}.get(name, TOKENS)
+# Configs whose class defaults are not a released checkpoint's. DeepseekV2Config leaves
+# num_experts_per_tok unset (the model cannot run), so DeepSeek-V2-Lite is written out: 27
+# layers (the first dense), 2,048 hidden, 10,944 dense FFN, 16 heads, latent attention with
+# kv_lora_rank 512 and no query compression, 64 routed experts of 1,408 and 2 shared, 6 per
+# token, 102,400 vocab (DeepSeek-V2 paper, arXiv 2405.04434, appendix B; the checkpoint's
+# config.json).
+PUBLISHED_CONFIG = {
+    "deepseek_v2": dict(
+        hidden_size=2048, intermediate_size=10944, num_hidden_layers=27, num_attention_heads=16,
+        num_key_value_heads=16, kv_lora_rank=512, q_lora_rank=None, qk_nope_head_dim=128,
+        qk_rope_head_dim=64, v_head_dim=128, n_routed_experts=64, n_shared_experts=2,
+        moe_intermediate_size=1408, num_experts_per_tok=6, first_k_dense_replace=1,
+        vocab_size=102400),
+}.get(name, {})
 
 def build(**over):
     config = getattr(transformers, config_cls)(**over)
@@ -130,7 +144,7 @@ def example(config):
     return {"input_ids": prompt, "pixel_values": image(v)}, f"{patches} image + 64 text tokens"
 
 t0 = time.perf_counter()
-model, config = build()
+model, config = build(**PUBLISHED_CONFIG)
 inputs, size = example(config)
 r = solar.analyze(model, inputs, validate=False, mode="eval")
 seconds = time.perf_counter() - t0
@@ -142,7 +156,7 @@ over = {"attn_implementation": "eager"}
 if name in hf_zoo.MOE:
     over["experts_implementation"] = "batched_mm"
 try:
-    ref, _ = build(**over)
+    ref, _ = build(**PUBLISHED_CONFIG, **over)
     ref.requires_grad_(False)  # see tests/python/test_model_zoo.py, flop_counter_macs
     with torch.no_grad(), FlopCounterMode(display=False) as c:
         ref(**inputs)

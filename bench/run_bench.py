@@ -8,7 +8,8 @@ each program, side by side in one run:
 - C++: bench_pipeline (Google Benchmark), steady-state time per pipeline run with every mode
   and without the cache-aware mode ("no cache"), and the process's first run with every mode
   ("first": what one `solar analyze` pays), one process per program so that each peak RSS
-  and first run is its own;
+  and first run is its own; and two stages alone, trace (and lift, then destroy the graph)
+  and the analysis with every mode on a graph traced once, to show which grows;
 - Python: solar.trace + solar.analyze through the binding, first (cold) run and best of 5,
   in a fresh process, with its peak RSS.
 
@@ -75,7 +76,7 @@ def run_cpp(path: Path) -> dict:
         [
             str(BENCH_BIN),
             str(path),
-            "--benchmark_filter=pipeline|first_run",
+            "--benchmark_filter=pipeline|first_run|analysis|trace_lift",
             "--benchmark_format=json",
             "--benchmark_repetitions=3",
             "--benchmark_report_aggregates_only=true",
@@ -96,6 +97,8 @@ def run_cpp(path: Path) -> dict:
     full, plain = median("pipeline"), median("pipeline_no_cache")
     first = next(r for r in rows if r["name"].startswith("first_run/"))
     return {
+        "analysis_ms": median("analysis")["real_time"],
+        "trace_ms": median("trace_lift")["real_time"],
         "first_ms": first["real_time"],
         "ms": full["real_time"],
         "cpu_ms": full["cpu_time"],
@@ -131,19 +134,22 @@ def main() -> None:
     header = (
         f"{'style':5s} {'nodes':>6s} | {'C++ ms':>7s} {'cpu':>6s} {'ns/node':>8s} {'growth':>7s} "
         f"{'no cache':>8s} {'cpu':>6s} {'growth':>7s} {'first':>7s} {'growth':>7s} "
+        f"{'trace':>7s} {'analyse':>7s} "
         f"{'peak MB':>8s} | {'Py ms':>7s} "
         f"{'Py cold':>8s} {'Py/C++':>7s} {'peak MB':>8s}"
     )
     print(header)
     print("-" * len(header))
     for style in a.styles.split(","):
-        base = base_plain = base_first = None
+        base = base_plain = base_first = base_analysis = base_trace = None
+        keys = ("first_ms", "ms", "cpu_ms", "no_cache_ms", "no_cache_cpu_ms", "analysis_ms")
+        keys += ("trace_ms",)
         paths = [generate(style, n) for n in sizes]
         best: list[dict] = [{} for _ in sizes]
         for _ in range(max(1, a.rounds)):
             for i, path in enumerate(paths):
                 r = run_cpp(path)
-                for key in ("first_ms", "ms", "cpu_ms", "no_cache_ms", "no_cache_cpu_ms"):
+                for key in keys:
                     best[i][key] = min(best[i].get(key, float("inf")), r[key])
                 best[i]["nodes"] = r["nodes"]
                 best[i]["peak_mb"] = max(best[i].get("peak_mb", 0.0), r["peak_mb"])
@@ -152,14 +158,19 @@ def main() -> None:
             per_node = cpp["ms"] * 1e6 / cpp["nodes"]
             plain = cpp["no_cache_ms"] * 1e6 / cpp["nodes"]
             first = cpp["first_ms"] * 1e6 / cpp["nodes"]
+            analysis = cpp["analysis_ms"] * 1e6 / cpp["nodes"]
+            trace = cpp["trace_ms"] * 1e6 / cpp["nodes"]
             base = base or per_node
             base_plain = base_plain or plain
             base_first = base_first or first
+            base_analysis = base_analysis or analysis
+            base_trace = base_trace or trace
             print(
                 f"{style:5s} {cpp['nodes']:6d} | {cpp['ms']:7.1f} {cpp['cpu_ms']:6.1f} "
                 f"{per_node:8.0f} {per_node / base:6.2f}x {cpp['no_cache_ms']:8.1f} "
                 f"{cpp['no_cache_cpu_ms']:6.1f} {plain / base_plain:6.2f}x "
                 f"{cpp['first_ms']:7.1f} {first / base_first:6.2f}x "
+                f"{trace / base_trace:6.2f}x {analysis / base_analysis:6.2f}x "
                 f"{cpp['peak_mb']:8.1f} | {py['ms']:7.1f} {py['cold_ms']:8.1f} "
                 f"{py['ms'] / cpp['ms']:6.2f}x {py['peak_mb']:8.1f}"
             )
@@ -167,7 +178,9 @@ def main() -> None:
     print("sensitive to other load), the fastest of the rounds (each round a median of 3);")
     print("no cache: the same without the cache-aware mode; first: the process's first run")
     print("(every mode, caches and heap cold, no tiling search remembered: one `solar analyze`)")
-    print("growth: ns/node relative to the smallest program of the style (1.00x = linear)")
+    print("growth: ns/node relative to the smallest program of the style (1.00x = linear);")
+    print("trace, analyse: the growth of the stages alone (trace and lift, then destroy the")
+    print("graph; the analysis with every mode on a graph traced once)")
 
 
 if __name__ == "__main__":

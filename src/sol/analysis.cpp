@@ -215,48 +215,57 @@ int64_t fused_read(const Graph& graph, const Node& node, size_t i) {
 }  // namespace
 
 int64_t fused_bytes(const Graph& graph) {
-  // Each graph input/weight crosses DRAM once: what its readers fetch of it (directly or
-  // through views), each element once: storage_union_bytes (disjoint slices add up, a tensor
-  // read twice is fetched once with unlimited on-chip capacity), capped at its size.
-  // Dense by tensor id (a model has thousands of weights): summed in id order below, as an
-  // ordered map would, without a tree node per tensor. Most storages are read through one
-  // tensor (`first`); the reads of the others gather in `more`.
-  const size_t n = graph.tensors.size();
-  std::vector<StorageAccess> first(n);  // tensor -1: not read
-  std::vector<std::pair<TensorId, StorageAccess>> more;
-  // In-place updates of an input or weight (writes_in_place: `update`, an in-place scatter; a
-  // KV cache's new entries) write their elements into its memory: the caller sees them, so
-  // they cross DRAM. The elements they write need not be read from DRAM by a later reader of
-  // the result (they are on chip), so the storage's reads count at most its reads less what
-  // was written (a lower bound of the old elements read). Gathered in the same pass over the
-  // nodes as the reads: a large graph's nodes come from memory once, not twice.
-  std::map<TensorId, int64_t> inplace;
-  for (const Node& node : graph.nodes) {
-    if (writes_in_place(graph, node)) {
-      const TensorId storage = graph.tensors.at(node.outputs[0]).storage;
-      if (graph.tensors.at(storage).producer == kNoNode) {  // not an intermediate's memory
-        int64_t& w = inplace[storage];
-        w = std::min(saturating_add(w, node.bytes_written), graph.tensors.at(storage).bytes());
-      }
-    }
-    SOLAR_INTERNAL_CHECK(node.input_bytes.size() == node.inputs.size(),
-                         "node '" + node.name + "' has " + std::to_string(node.inputs.size()) +
-                             " inputs but " + std::to_string(node.input_bytes.size()) +
-                             " input_bytes entries");
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-      const TensorId storage = graph.tensors.at(node.inputs[i]).storage;
-      if (graph.tensors.at(storage).producer != kNoNode) continue;  // an intermediate
-      if (node.input_bytes[i] <= 0) continue;                       // a view fetches nothing
-      const int64_t read = fused_read(graph, node, i);
-      StorageAccess& f = first[static_cast<size_t>(storage)];
-      if (f.tensor < 0 || f.tensor == node.inputs[i]) {
-        f.tensor = node.inputs[i];
-        f.bytes = std::max(f.bytes, read);
-      } else {
-        more.push_back({storage, {node.inputs[i], read}});
-      }
+  FusedBytes fused(graph);
+  for (const Node& node : graph.nodes) fused.add(node);
+  return fused.total();
+}
+
+// Each graph input/weight crosses DRAM once: what its readers fetch of it (directly or
+// through views), each element once: storage_union_bytes (disjoint slices add up, a tensor
+// read twice is fetched once with unlimited on-chip capacity), capped at its size. Summed in
+// tensor id order, as an ordered map would, without a tree node per tensor. Most storages are
+// read through one tensor (`first_`); the reads of the others gather in `more_`.
+FusedBytes::FusedBytes(const Graph& graph) : graph_(graph), first_(graph.tensors.size()) {}
+
+// In-place updates of an input or weight (writes_in_place: `update`, an in-place scatter; a
+// KV cache's new entries) write their elements into its memory: the caller sees them, so
+// they cross DRAM. The elements they write need not be read from DRAM by a later reader of
+// the result (they are on chip), so the storage's reads count at most its reads less what
+// was written (a lower bound of the old elements read).
+void FusedBytes::add(const Node& node) {
+  const Graph& graph = graph_;
+  if (writes_in_place(graph, node)) {
+    const TensorId storage = graph.tensors.at(node.outputs[0]).storage;
+    if (graph.tensors.at(storage).producer == kNoNode) {  // not an intermediate's memory
+      int64_t& w = inplace_[storage];
+      w = std::min(saturating_add(w, node.bytes_written), graph.tensors.at(storage).bytes());
     }
   }
+  SOLAR_INTERNAL_CHECK(node.input_bytes.size() == node.inputs.size(),
+                       "node '" + node.name + "' has " + std::to_string(node.inputs.size()) +
+                           " inputs but " + std::to_string(node.input_bytes.size()) +
+                           " input_bytes entries");
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const TensorId storage = graph.tensors.at(node.inputs[i]).storage;
+    if (graph.tensors.at(storage).producer != kNoNode) continue;  // an intermediate
+    if (node.input_bytes[i] <= 0) continue;                       // a view fetches nothing
+    const int64_t read = fused_read(graph, node, i);
+    StorageAccess& f = first_[static_cast<size_t>(storage)];
+    if (f.tensor < 0 || f.tensor == node.inputs[i]) {
+      f.tensor = node.inputs[i];
+      f.bytes = std::max(f.bytes, read);
+    } else {
+      more_.push_back({storage, {node.inputs[i], read}});
+    }
+  }
+}
+
+int64_t FusedBytes::total() {
+  const Graph& graph = graph_;
+  const size_t n = graph.tensors.size();
+  const std::vector<StorageAccess>& first = first_;
+  auto& more = more_;
+  const std::map<TensorId, int64_t>& inplace = inplace_;
   std::stable_sort(more.begin(), more.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   // Each term is at most a tensor's bytes, which fit; their sum may not.
@@ -575,7 +584,29 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
   GraphSol& fused = out.fused;
   unfused.mode = "unfused";
   fused.mode = "fused";
-  const std::vector<DType> values = value_dtypes(graph);
+  // One walk over the nodes feeds every pass that needs the whole graph before the results
+  // per node: the value dtypes, the fused bytes, the I/O bounds' problems and the schedules'
+  // steps. A graph larger than the last-level cache is then fetched from memory once, not
+  // once per pass (bench/README.md, "Where the growth is").
+  out.cache = cache_level(arch);
+  const bool cache_aware = out.cache.available && options.cache_aware;
+  ValueDtypes value_pass(graph);
+  FusedBytes fused_pass(graph);
+  std::optional<IoBounds> bounds;
+  std::optional<CacheSchedules> schedules;
+  if (cache_aware) {
+    bounds.emplace(graph, IoBounds::Incremental{});
+    schedules.emplace(graph, CacheSchedules::Incremental{}, options.memo);
+  }
+  for (const Node& node : graph.nodes) {
+    value_pass.add(node);
+    fused_pass.add(node);
+    if (cache_aware) {
+      bounds->add(node);
+      schedules->add(node);
+    }
+  }
+  const std::vector<DType> values = std::move(value_pass).take();
   out.nodes.reserve(graph.nodes.size());
   // Each node's MAC rate is looked up once, for its result and its math-mode group.
   for (const Node& node : graph.nodes) {
@@ -634,7 +665,7 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
   unfused.intensity = ratio(unfused.flops, unfused.bytes);
 
   // Fused: one roofline over the whole graph with only its boundary traffic.
-  fused.bytes = fused_bytes(graph);
+  fused.bytes = fused_pass.total();
   fused.memory_seconds = static_cast<double>(fused.bytes) / out.dram_bytes_per_second;
   fused.seconds = std::max({fused.matrix_seconds, fused.vector_seconds, fused.memory_seconds});
   fused.bottleneck =
@@ -642,7 +673,6 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
   fused.intensity = ratio(fused.flops, fused.bytes);
 
   // Cache-aware: the same compute terms, DRAM bytes with a finite on-chip buffer.
-  out.cache = cache_level(arch);
   if (!options.cache_aware && out.cache.available) {
     out.cache.available = false;
     out.cache.reason = "the cache-aware mode was not requested";
@@ -655,10 +685,10 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
     cached.vector_flops = fused.vector_flops;
     cached.matrix_seconds = fused.matrix_seconds;
     cached.vector_seconds = fused.vector_seconds;
-    IoBounds bounds(graph, fused.bytes);
-    CacheSchedules schedules(graph, fused.bytes, options.memo);
+    bounds->finish(fused.bytes);
+    schedules->finish(fused.bytes);
     const double bound_c = out.cache.bound_capacity_bytes, schedule_c = out.cache.capacity_bytes;
-    cached.bytes = bounds.graph_bytes(bound_c);
+    cached.bytes = bounds->graph_bytes(bound_c);
     cached.memory_seconds = static_cast<double>(cached.bytes) / out.dram_bytes_per_second;
     cached.seconds =
         std::max({cached.matrix_seconds, cached.vector_seconds, cached.memory_seconds});
@@ -666,7 +696,7 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
         pick_bottleneck(cached.matrix_seconds, cached.vector_seconds, cached.memory_seconds);
     cached.intensity = ratio(cached.flops, cached.bytes);
     CacheSchedule& schedule = out.cache_schedule;
-    if (const auto b = schedules.graph_bytes(schedule_c)) {
+    if (const auto b = schedules->graph_bytes(schedule_c)) {
       schedule.found = true;
       schedule.bytes = *b;
       schedule.seconds = std::max({cached.matrix_seconds, cached.vector_seconds,
@@ -674,11 +704,11 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
       schedule.gap = ratio(*b, cached.bytes);
     }
     for (NodeSol& sol : out.nodes) {
-      sol.cache_aware_bytes = bounds.node_bytes(sol.node, bound_c);
+      sol.cache_aware_bytes = bounds->node_bytes(sol.node, bound_c);
       sol.cache_aware_seconds =
           std::max({sol.matrix_seconds, sol.vector_seconds,
                     static_cast<double>(sol.cache_aware_bytes) / out.dram_bytes_per_second});
-      sol.cache_schedule_bytes = schedules.node_bytes(sol.node, schedule_c);
+      sol.cache_schedule_bytes = schedules->node_bytes(sol.node, schedule_c);
     }
   }
 

@@ -1008,33 +1008,52 @@ class ClassTable {
   std::vector<std::unique_ptr<ProblemClass>> classes_;
 };
 
-// The nests of `graph` in execution order.
-Steps build_steps(const Graph& graph, ClassTable& classes, const std::vector<char>& is_output) {
-  Steps out;
-  std::vector<int> graph_key(graph.tensors.size(), -1);  // storage -> key, made on first use
-  auto storage = [&](TensorId t) {
-    const TensorId id = graph.tensors.at(static_cast<size_t>(t)).storage;
-    int& key = graph_key[static_cast<size_t>(id)];
+// The nests of `graph` in execution order, one node at a time: add every node in execution
+// order, then take the steps.
+class StepsBuilder {
+ public:
+  StepsBuilder(const Graph& graph, ClassTable& classes, std::vector<char> is_output)
+      : graph_(graph),
+        classes_(classes),
+        is_output_(std::move(is_output)),
+        graph_key_(graph.tensors.size(), -1) {
+    // About a step and two keys per node: reserved, so that the arrays do not grow by
+    // copying (a 40,000-node graph's steps are megabytes, copied from memory rather than the
+    // cache).
+    out_.steps.reserve(graph.nodes.size());
+    out_.node_steps.reserve(graph.nodes.size());
+    out_.keys.reserve(graph.tensors.size());
+  }
+
+  void add(const Node& node) {
+    const size_t first = out_.steps.size();
+    add_steps(node);
+    out_.node_steps.emplace_back(first, out_.steps.size());
+  }
+
+  Steps take() && {
+    index_steps(out_);
+    return std::move(out_);
+  }
+
+ private:
+  // The key of graph tensor `t`'s storage, made on first use.
+  int storage(TensorId t) {
+    const TensorId id = graph_.tensors.at(static_cast<size_t>(t)).storage;
+    int& key = graph_key_[static_cast<size_t>(id)];
     if (key < 0) {
-      key = static_cast<int>(out.keys.size());
+      key = static_cast<int>(out_.keys.size());
       Key k;
-      k.bytes = graph.tensors[static_cast<size_t>(id)].bytes();
+      k.bytes = graph_.tensors[static_cast<size_t>(id)].bytes();
       k.graph_tensor = true;
-      k.graph_output = is_output[static_cast<size_t>(id)] != 0;
-      out.keys.push_back(k);
+      k.graph_output = is_output_[static_cast<size_t>(id)] != 0;
+      out_.keys.push_back(k);
     }
     return key;
-  };
-  // Per node: kernel slot -> key, and the slots its nests have written (reused: one heap
-  // block for the whole graph).
-  std::vector<std::pair<int, int>> local_key;
-  std::vector<int> written_slots;
-  // About a step and two keys per node: reserved, so that the arrays do not grow by copying
-  // (a 40,000-node graph's steps are megabytes, copied from memory rather than the cache).
-  out.steps.reserve(graph.nodes.size());
-  out.node_steps.reserve(graph.nodes.size());
-  out.keys.reserve(graph.tensors.size());
-  auto add_node = [&](const Node& node) {
+  }
+
+  void add_steps(const Node& node) {
+    const Graph& graph = graph_;
     if (node.kind == NodeKind::kDataMovement || !node.einsums) {
       if (node.bytes() == 0) return;  // a view moves nothing
       Step s;
@@ -1049,34 +1068,34 @@ Steps build_steps(const Graph& graph, ClassTable& classes, const std::vector<cha
         s.fixed_traffic.emplace_back(storage(t), b);
         left -= b;
       }
-      out.steps.push_back(std::move(s));
+      out_.steps.push_back(std::move(s));
       return;
     }
-    local_key.clear();
-    written_slots.clear();
+    local_key_.clear();
+    written_slots_.clear();
     for (const Einsum& e : *node.einsums) {
       auto key_of = [&](const Operand& op) {
         const TensorId id = node.operand_tensor(op);
         if (id >= 0) return storage(id);
-        for (const auto& [slot, k] : local_key)
+        for (const auto& [slot, k] : local_key_)
           if (slot == op.slot) return k;
-        const int k = static_cast<int>(out.keys.size());
-        out.keys.push_back(Key{});
-        local_key.emplace_back(op.slot, k);
+        const int k = static_cast<int>(out_.keys.size());
+        out_.keys.push_back(Key{});
+        local_key_.emplace_back(op.slot, k);
         return k;
       };
-      const bool initialized = std::find(written_slots.begin(), written_slots.end(),
-                                         e.output.slot) != written_slots.end();
-      if (!initialized) written_slots.push_back(e.output.slot);
+      const bool initialized = std::find(written_slots_.begin(), written_slots_.end(),
+                                         e.output.slot) != written_slots_.end();
+      if (!initialized) written_slots_.push_back(e.output.slot);
       Step s;
       s.node = node.id;
-      s.cls = classes.get(graph, node, e, initialized);
+      s.cls = classes_.get(graph, node, e, initialized);
       for (const Operand& op : e.inputs) s.keys.push_back(key_of(op));
       s.keys.push_back(key_of(e.output));
       // A local's size: its full footprint in the nest that touches it. An input whose
       // footprint exceeds its storage is pinned.
       for (size_t i = 0; i < s.keys.size(); ++i) {
-        Key& k = out.keys[static_cast<size_t>(s.keys[i])];
+        Key& k = out_.keys[static_cast<size_t>(s.keys[i])];
         const int64_t full = s.cls->full_bytes[i];
         if (k.graph_tensor) {
           if (s.problem().tensors[i].is_output || s.keys.size() > 31) continue;
@@ -1089,17 +1108,20 @@ Steps build_steps(const Graph& graph, ClassTable& classes, const std::vector<cha
         }
         k.bytes = std::max(k.bytes, full);
       }
-      out.steps.push_back(std::move(s));
+      out_.steps.push_back(std::move(s));
     }
-  };
-  for (const Node& node : graph.nodes) {
-    const size_t first = out.steps.size();
-    add_node(node);
-    out.node_steps.emplace_back(first, out.steps.size());
   }
-  index_steps(out);
-  return out;
-}
+
+  const Graph& graph_;
+  ClassTable& classes_;
+  const std::vector<char> is_output_;
+  Steps out_;
+  std::vector<int> graph_key_;  // storage -> key, -1 until made
+  // Per node: kernel slot -> key, and the slots its nests have written (reused: one heap
+  // block for the whole graph).
+  std::vector<std::pair<int, int>> local_key_;
+  std::vector<int> written_slots_;
+};
 
 // --- one schedule ------------------------------------------------------------------------------
 
@@ -1533,15 +1555,36 @@ struct CacheSchedules::State {
   std::string memo_key;
   int64_t fused = 0;  // the graph's compulsory traffic: no schedule moves less
   SubKeyScratch scratch;
-  State(const Graph& g, std::optional<int64_t> f, TilingMemo* memo)
-      : graph(g), classes(memo ? *memo : own_memo.emplace()), fused(f ? *f : fused_bytes(g)) {
-    steps = build_steps(g, classes, output_storages(g));
+  std::optional<StepsBuilder> building;  // until finish
+  State(const Graph& g, TilingMemo* memo) : graph(g), classes(memo ? *memo : own_memo.emplace()) {
+    building.emplace(g, classes, output_storages(g));
   }
 };
 
+CacheSchedules::CacheSchedules(const Graph& graph, Incremental, TilingMemo* memo)
+    : state_(std::make_unique<State>(graph, memo)) {}
+
 CacheSchedules::CacheSchedules(const Graph& graph, std::optional<int64_t> fused, TilingMemo* memo)
-    : state_(std::make_unique<State>(graph, fused, memo)) {}
+    : CacheSchedules(graph, Incremental{}, memo) {
+  const int64_t f = fused ? *fused : fused_bytes(graph);
+  for (const Node& node : graph.nodes) add(node);
+  finish(f);
+}
+
 CacheSchedules::~CacheSchedules() = default;
+
+void CacheSchedules::add(const Node& node) {
+  SOLAR_INTERNAL_CHECK(state_->building, "CacheSchedules::add after finish");
+  state_->building->add(node);
+}
+
+void CacheSchedules::finish(int64_t fused) {
+  State& s = *state_;
+  SOLAR_INTERNAL_CHECK(s.building, "CacheSchedules::finish twice");
+  s.fused = fused;
+  s.steps = std::move(*s.building).take();
+  s.building.reset();
+}
 
 // The greedy choices are not monotone in the capacity, but a schedule found for a smaller
 // buffer also fits a larger one: the best of those found at C, C/2 and C/4.
@@ -1557,11 +1600,13 @@ static std::optional<int64_t> best_schedule(Steps& steps, double capacity, bool 
 }
 
 std::optional<int64_t> CacheSchedules::graph_bytes(double capacity_bytes) {
+  SOLAR_INTERNAL_CHECK(!state_->building, "CacheSchedules queried before finish");
   return best_schedule(state_->steps, capacity_bytes, true, state_->fused);
 }
 
 std::optional<int64_t> CacheSchedules::node_bytes(NodeId node, double capacity_bytes) {
   State& s = *state_;
+  SOLAR_INTERNAL_CHECK(!s.building, "CacheSchedules queried before finish");
   const Node& n = s.graph.nodes.at(static_cast<size_t>(node));
   if (n.kind == NodeKind::kDataMovement || !n.einsums) return n.bytes();
   const auto [first, last] = s.steps.node_steps.at(static_cast<size_t>(node));

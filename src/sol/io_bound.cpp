@@ -496,53 +496,76 @@ std::optional<BoundProblem> einsum_bound_problem(const Graph& graph, const Node&
 
 // --- IoBounds ----------------------------------------------------------------------------------
 
-IoBounds::IoBounds(const Graph& graph, std::optional<int64_t> fused) : graph_(graph) {
-  fused_ = fused ? *fused : fused_bytes(graph);
-  const std::vector<char> outputs = graph_outputs(graph);
+// Problems are interned by the nest and its constrained operands (which fix the problem).
+struct IoBounds::Build {
+  std::vector<char> outputs;
   std::unordered_map<const Einsum*, NestShape> shapes;
-  // Problems are interned by the nest and its constrained operands (which fix the problem).
   std::unordered_map<std::string, int> ids;
   std::string key;
   std::vector<Constrained> tensors;
   std::vector<TensorId> seen;
-  auto intern = [&](const Einsum* e, const NestShape& shape, BoundScope scope, size_t nest,
-                    const Node& node) {
-    if (!constrained(graph, node, nest, scope, shape, outputs, tensors, seen)) return -1;
-    key.assign(reinterpret_cast<const char*>(&e), sizeof e);
-    for (const Constrained& c : tensors) {
-      key.append(reinterpret_cast<const char*>(&c.operand), sizeof c.operand);
-      key.append(reinterpret_cast<const char*>(&c.ranks), sizeof c.ranks);
-      key.append(reinterpret_cast<const char*>(&c.bytes), sizeof c.bytes);
-      key.push_back(c.is_output ? 'o' : 'i');
+};
+
+IoBounds::IoBounds(const Graph& graph, Incremental)
+    : graph_(graph), build_(std::make_unique<Build>()) {
+  build_->outputs = graph_outputs(graph);
+  graph_nests_.resize(graph.nodes.size());
+  node_nests_.resize(graph.nodes.size());
+}
+
+IoBounds::IoBounds(const Graph& graph, std::optional<int64_t> fused)
+    : IoBounds(graph, Incremental{}) {
+  const int64_t f = fused ? *fused : fused_bytes(graph);
+  for (const Node& node : graph.nodes) add(node);
+  finish(f);
+}
+
+IoBounds::~IoBounds() = default;
+IoBounds::IoBounds(IoBounds&&) noexcept = default;
+
+void IoBounds::add(const Node& node) {
+  SOLAR_INTERNAL_CHECK(build_, "IoBounds::add after finish");
+  if (!node.einsums) return;
+  Build& b = *build_;
+  auto intern = [&](const Einsum* e, const NestShape& shape, BoundScope scope, size_t nest) {
+    if (!constrained(graph_, node, nest, scope, shape, b.outputs, b.tensors, b.seen)) return -1;
+    b.key.assign(reinterpret_cast<const char*>(&e), sizeof e);
+    for (const Constrained& c : b.tensors) {
+      b.key.append(reinterpret_cast<const char*>(&c.operand), sizeof c.operand);
+      b.key.append(reinterpret_cast<const char*>(&c.ranks), sizeof c.ranks);
+      b.key.append(reinterpret_cast<const char*>(&c.bytes), sizeof c.bytes);
+      b.key.push_back(c.is_output ? 'o' : 'i');
     }
     // Looked up before inserting: emplace makes (allocates) the entry and its key first,
     // and most nests of a model repeat an interned problem.
-    if (auto it = ids.find(key); it != ids.end()) return it->second;
+    if (auto it = b.ids.find(b.key); it != b.ids.end()) return it->second;
     const int id = static_cast<int>(problems_.size());
-    ids.emplace(key, id);
-    problems_.push_back(make_problem(*e, shape, tensors));
+    b.ids.emplace(b.key, id);
+    problems_.push_back(make_problem(*e, shape, b.tensors));
     candidates_.push_back(hbl_candidates(problems_.back()));
     return id;
   };
-  graph_nests_.resize(graph.nodes.size());
-  node_nests_.resize(graph.nodes.size());
-  for (const Node& node : graph.nodes) {
-    if (!node.einsums) continue;
-    for (size_t i = 0; i < node.einsums->size(); ++i) {
-      const Einsum* e = &(*node.einsums)[i];
-      auto it = shapes.find(e);
-      if (it == shapes.end()) it = shapes.emplace(e, nest_shape(*e)).first;
-      const int gid = intern(e, it->second, BoundScope::kGraph, i, node);
-      const int nid = intern(e, it->second, BoundScope::kNode, i, node);
-      auto& gl = graph_nests_[static_cast<size_t>(node.id)];
-      auto& nl = node_nests_[static_cast<size_t>(node.id)];
-      if (gid >= 0 && std::find(gl.begin(), gl.end(), gid) == gl.end()) gl.push_back(gid);
-      if (nid >= 0 && std::find(nl.begin(), nl.end(), nid) == nl.end()) nl.push_back(nid);
-    }
+  for (size_t i = 0; i < node.einsums->size(); ++i) {
+    const Einsum* e = &(*node.einsums)[i];
+    auto it = b.shapes.find(e);
+    if (it == b.shapes.end()) it = b.shapes.emplace(e, nest_shape(*e)).first;
+    const int gid = intern(e, it->second, BoundScope::kGraph, i);
+    const int nid = intern(e, it->second, BoundScope::kNode, i);
+    auto& gl = graph_nests_[static_cast<size_t>(node.id)];
+    auto& nl = node_nests_[static_cast<size_t>(node.id)];
+    if (gid >= 0 && std::find(gl.begin(), gl.end(), gid) == gl.end()) gl.push_back(gid);
+    if (nid >= 0 && std::find(nl.begin(), nl.end(), nid) == nl.end()) nl.push_back(nid);
   }
 }
 
+void IoBounds::finish(int64_t fused) {
+  SOLAR_INTERNAL_CHECK(build_, "IoBounds::finish twice");
+  fused_ = fused;
+  build_.reset();
+}
+
 const std::vector<int64_t>& IoBounds::at(double capacity_bytes) {
+  SOLAR_INTERNAL_CHECK(!build_, "IoBounds queried before finish");
   for (const auto& [c, v] : evaluated_)
     if (c == capacity_bytes) return v;
   std::vector<int64_t> v;

@@ -75,36 +75,43 @@ bool kernel_moves_values(const Node& node) {
 
 }  // namespace
 
-std::vector<DType> value_dtypes(const Graph& graph) {
-  std::vector<DType> values(graph.tensors.size());
-  for (size_t t = 0; t < graph.tensors.size(); ++t) values[t] = graph.tensors[t].dtype;
-  for (const Node& node : graph.nodes) {
-    if (node.inputs.empty()) continue;
-    if (node.kind == NodeKind::kDataMovement && node.builtin == Builtin::kCast) {
-      const TensorId in = node.inputs.front();
-      const TensorId out = node.outputs.front();
-      const DType v = values[static_cast<size_t>(in)];
-      if (holds(graph.tensors[static_cast<size_t>(out)].dtype, v))
-        values[static_cast<size_t>(out)] = v;
-      continue;
-    }
-    const bool moves = node.kind == NodeKind::kDataMovement ? passes_values(node.builtin)
-                                                            : kernel_moves_values(node);
-    if (!moves) continue;
-    for (const TensorId out : node.outputs) {
-      const DType own = graph.tensors[static_cast<size_t>(out)].dtype;
-      if (!dtype_is_float(own)) continue;
-      // The inputs whose elements it moves have its dtype (an index tensor has not).
-      std::optional<DType> v;
-      for (const TensorId in : node.inputs) {
-        if (graph.tensors[static_cast<size_t>(in)].dtype != own) continue;
-        const DType w = values[static_cast<size_t>(in)];
-        v = v ? join(*v, w) : w;
-      }
-      if (v && holds(own, *v)) values[static_cast<size_t>(out)] = *v;
-    }
+ValueDtypes::ValueDtypes(const Graph& graph) : graph_(graph), values_(graph.tensors.size()) {
+  for (size_t t = 0; t < graph.tensors.size(); ++t) values_[t] = graph.tensors[t].dtype;
+}
+
+void ValueDtypes::add(const Node& node) {
+  const Graph& graph = graph_;
+  std::vector<DType>& values = values_;
+  if (node.inputs.empty()) return;
+  if (node.kind == NodeKind::kDataMovement && node.builtin == Builtin::kCast) {
+    const TensorId in = node.inputs.front();
+    const TensorId out = node.outputs.front();
+    const DType v = values[static_cast<size_t>(in)];
+    if (holds(graph.tensors[static_cast<size_t>(out)].dtype, v))
+      values[static_cast<size_t>(out)] = v;
+    return;
   }
-  return values;
+  const bool moves = node.kind == NodeKind::kDataMovement ? passes_values(node.builtin)
+                                                          : kernel_moves_values(node);
+  if (!moves) return;
+  for (const TensorId out : node.outputs) {
+    const DType own = graph.tensors[static_cast<size_t>(out)].dtype;
+    if (!dtype_is_float(own)) continue;
+    // The inputs whose elements it moves have its dtype (an index tensor has not).
+    std::optional<DType> v;
+    for (const TensorId in : node.inputs) {
+      if (graph.tensors[static_cast<size_t>(in)].dtype != own) continue;
+      const DType w = values[static_cast<size_t>(in)];
+      v = v ? join(*v, w) : w;
+    }
+    if (v && holds(own, *v)) values[static_cast<size_t>(out)] = *v;
+  }
+}
+
+std::vector<DType> value_dtypes(const Graph& graph) {
+  ValueDtypes values(graph);
+  for (const Node& node : graph.nodes) values.add(node);
+  return std::move(values).take();
 }
 
 std::vector<DType> mac_operand_values(const Node& node, const std::vector<DType>& values) {

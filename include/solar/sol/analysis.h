@@ -13,6 +13,7 @@
 // FLOPs / vector peak. The math mode of fp32 contractions is explicit (Fp32Math).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,7 @@
 
 #include "solar/arch/spec.h"
 #include "solar/graph/graph.h"
+#include "solar/sol/traffic.h"
 
 namespace solar {
 
@@ -151,6 +153,25 @@ CacheLevel cache_level(const ArchSpec& arch);
 // Bytes that cross DRAM in the fused mode: each graph input/weight once (the most any
 // reader fetches of it) plus each graph output once.
 int64_t fused_bytes(const Graph& graph);
+
+// fused_bytes one node at a time, for a pass that shares its walk over the nodes with others
+// (analyze's: a graph larger than the last-level cache is then fetched once, not once per
+// pass): add every node in execution order, then total() (a UserError of kind `overflow`
+// when the sum does not fit).
+class FusedBytes {
+ public:
+  explicit FusedBytes(const Graph& graph);
+  void add(const Node& node);
+  int64_t total();
+
+ private:
+  const Graph& graph_;
+  // Per storage (dense by tensor id: a model has thousands of weights) the first tensor it
+  // is read through and the most read of it; the reads through other tensors of it in `more`.
+  std::vector<StorageAccess> first_;
+  std::vector<std::pair<TensorId, StorageAccess>> more_;
+  std::map<TensorId, int64_t> inplace_;  // in-place writes into an input's or weight's memory
+};
 
 // The units the unfused mode runs alone, in the order of their first nodes: each block of
 // graph.units, and a unit of its own for every node outside one (named as the node, `id` its

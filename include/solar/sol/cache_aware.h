@@ -153,6 +153,14 @@ class CacheSchedules {
   // caller's tiling memo (null: one of these schedules' own).
   explicit CacheSchedules(const Graph& graph, std::optional<int64_t> fused = std::nullopt,
                           TilingMemo* memo = nullptr);
+  // Built one node at a time, for a pass that shares its walk over the nodes with others
+  // (analyze's: a graph larger than the last-level cache is then fetched once, not once per
+  // pass): add every node in execution order, then finish with the graph's fused bytes,
+  // before any query.
+  struct Incremental {};
+  CacheSchedules(const Graph& graph, Incremental, TilingMemo* memo = nullptr);
+  void add(const Node& node);
+  void finish(int64_t fused);
   ~CacheSchedules();
   CacheSchedules(const CacheSchedules&) = delete;
   CacheSchedules& operator=(const CacheSchedules&) = delete;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -75,6 +76,16 @@ class IoBounds {
  public:
   // `fused`: fused_bytes(graph) when the caller has it (computed here otherwise).
   explicit IoBounds(const Graph& graph, std::optional<int64_t> fused = std::nullopt);
+  // Built one node at a time, for a pass that shares its walk over the nodes with others
+  // (analyze's: a graph larger than the last-level cache is then fetched once, not once per
+  // pass): add every node in execution order, then finish with the graph's fused bytes,
+  // before any query.
+  struct Incremental {};
+  IoBounds(const Graph& graph, Incremental);
+  ~IoBounds();
+  IoBounds(IoBounds&&) noexcept;
+  void add(const Node& node);
+  void finish(int64_t fused);
   // max(fused bytes, max over the graph's nests in graph scope).
   int64_t graph_bytes(double capacity_bytes);
   // max(the node's unfused bytes, max over its nests in node scope).
@@ -90,6 +101,8 @@ class IoBounds {
   std::vector<SmallVec<int, 2>> graph_nests_;
   std::vector<SmallVec<int, 2>> node_nests_;
   std::vector<std::pair<double, std::vector<int64_t>>> evaluated_;  // capacity -> per problem
+  struct Build;                   // what add() keeps between nodes (io_bound.cpp)
+  std::unique_ptr<Build> build_;  // null once finished
 
   const std::vector<int64_t>& at(double capacity_bytes);
 };

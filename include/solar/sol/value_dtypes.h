@@ -7,6 +7,7 @@
 // those MACs at the fp32 rate would put the bound above a correct bf16-MMA kernel.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "solar/base/dtype.h"
@@ -19,6 +20,20 @@ namespace solar {
 // concatenations: elements unchanged) separate it from a narrower tensor. Computed in node
 // order, one pass.
 std::vector<DType> value_dtypes(const Graph& graph);
+
+// value_dtypes one node at a time, for a pass that shares its walk over the nodes with
+// others (a graph larger than the last-level cache is then fetched once, not once per pass):
+// add every node in execution order, then take the values.
+class ValueDtypes {
+ public:
+  explicit ValueDtypes(const Graph& graph);
+  void add(const Node& node);
+  std::vector<DType> take() && { return std::move(values_); }
+
+ private:
+  const Graph& graph_;
+  std::vector<DType> values_;
+};
 
 // The dtypes a node's MACs can run in with the same products and an fp32 (or narrower)
 // accumulation as the node states: its own matrix dtype first, then every narrower floating
