@@ -1556,7 +1556,17 @@ struct CacheSchedules::State {
   int64_t fused = 0;  // the graph's compulsory traffic: no schedule moves less
   SubKeyScratch scratch;
   std::optional<StepsBuilder> building;  // until finish
-  State(const Graph& g, TilingMemo* memo) : graph(g), classes(memo ? *memo : own_memo.emplace()) {
+  // Per node: its unfused bytes, and whether it has nests to schedule (a data-movement node
+  // or a kernel without nests moves its unfused bytes); kept so that the queries per node
+  // need not read the nodes again (a graph larger than the last-level cache would come
+  // from memory once more).
+  std::vector<int64_t> unfused;
+  std::vector<char> scheduled;
+  State(const Graph& g, TilingMemo* memo)
+      : graph(g),
+        classes(memo ? *memo : own_memo.emplace()),
+        unfused(g.nodes.size(), 0),
+        scheduled(g.nodes.size(), 0) {
     building.emplace(g, classes, output_storages(g));
   }
 };
@@ -1574,8 +1584,12 @@ CacheSchedules::CacheSchedules(const Graph& graph, std::optional<int64_t> fused,
 CacheSchedules::~CacheSchedules() = default;
 
 void CacheSchedules::add(const Node& node) {
-  SOLAR_INTERNAL_CHECK(state_->building, "CacheSchedules::add after finish");
-  state_->building->add(node);
+  State& s = *state_;
+  SOLAR_INTERNAL_CHECK(s.building, "CacheSchedules::add after finish");
+  s.building->add(node);
+  const auto i = static_cast<size_t>(node.id);
+  s.unfused.at(i) = node.bytes();
+  s.scheduled.at(i) = node.kind != NodeKind::kDataMovement && node.einsums;
 }
 
 void CacheSchedules::finish(int64_t fused) {
@@ -1607,15 +1621,15 @@ std::optional<int64_t> CacheSchedules::graph_bytes(double capacity_bytes) {
 std::optional<int64_t> CacheSchedules::node_bytes(NodeId node, double capacity_bytes) {
   State& s = *state_;
   SOLAR_INTERNAL_CHECK(!s.building, "CacheSchedules queried before finish");
-  const Node& n = s.graph.nodes.at(static_cast<size_t>(node));
-  if (n.kind == NodeKind::kDataMovement || !n.einsums) return n.bytes();
+  const int64_t unfused = s.unfused.at(static_cast<size_t>(node));
+  if (!s.scheduled.at(static_cast<size_t>(node))) return unfused;
   const auto [first, last] = s.steps.node_steps.at(static_cast<size_t>(node));
   s.memo_key.assign(reinterpret_cast<const char*>(&capacity_bytes), sizeof capacity_bytes);
   sub_key(s.steps, first, last, s.scratch, &s.memo_key);
   auto it = s.node_memo.find(s.memo_key);
   if (it != s.node_memo.end()) return it->second;
   Steps st = sub_steps(s.steps, first, last);
-  const auto bytes = best_schedule(st, capacity_bytes, false, n.bytes());
+  const auto bytes = best_schedule(st, capacity_bytes, false, unfused);
   s.node_memo.emplace(s.memo_key, bytes);
   return bytes;
 }

@@ -511,6 +511,7 @@ IoBounds::IoBounds(const Graph& graph, Incremental)
   build_->outputs = graph_outputs(graph);
   graph_nests_.resize(graph.nodes.size());
   node_nests_.resize(graph.nodes.size());
+  node_unfused_.resize(graph.nodes.size());
 }
 
 IoBounds::IoBounds(const Graph& graph, std::optional<int64_t> fused)
@@ -525,6 +526,7 @@ IoBounds::IoBounds(IoBounds&&) noexcept = default;
 
 void IoBounds::add(const Node& node) {
   SOLAR_INTERNAL_CHECK(build_, "IoBounds::add after finish");
+  node_unfused_.at(static_cast<size_t>(node.id)) = node.bytes();
   if (!node.einsums) return;
   Build& b = *build_;
   auto intern = [&](const Einsum* e, const NestShape& shape, BoundScope scope, size_t nest) {
@@ -585,8 +587,7 @@ int64_t IoBounds::graph_bytes(double capacity_bytes) {
 }
 
 int64_t IoBounds::node_bytes(NodeId node, double capacity_bytes) {
-  const Node& n = graph_.nodes.at(static_cast<size_t>(node));
-  int64_t best = n.bytes();
+  int64_t best = node_unfused_.at(static_cast<size_t>(node));
   const std::vector<int64_t>& v = at(capacity_bytes);
   for (int id : node_nests_.at(static_cast<size_t>(node)))
     best = std::max(best, v[static_cast<size_t>(id)]);

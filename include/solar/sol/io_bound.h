@@ -100,6 +100,9 @@ class IoBounds {
   // so that a 40,000-node graph does not make 80,000 heap blocks.
   std::vector<SmallVec<int, 2>> graph_nests_;
   std::vector<SmallVec<int, 2>> node_nests_;
+  // Per node: its unfused bytes, kept so that the queries per node need not read the nodes
+  // again (a graph larger than the last-level cache would come from memory once more).
+  std::vector<int64_t> node_unfused_;
   std::vector<std::pair<double, std::vector<int64_t>>> evaluated_;  // capacity -> per problem
   struct Build;                   // what add() keeps between nodes (io_bound.cpp)
   std::unique_ptr<Build> build_;  // null once finished
