@@ -516,5 +516,57 @@ TEST(CacheAwareAnalysis, NoOnChipLevelMeansNoBound) {
   EXPECT_EQ(a.cache_aware.bytes, 0);
 }
 
+// analyze feeds the value dtypes, the fused bytes, the bounds and the schedules from one walk
+// over the nodes (IoBounds and CacheSchedules built a node at a time, interleaved); each
+// one-shot function walks the graph alone. Every number must agree: the walk is shared, the
+// passes are not changed by it. Transformer block example: 2 x 64 tokens, 4 heads, fp32.
+TEST(CacheAwareAnalysis, OneSharedWalkGivesWhatEachPassGivesAlone) {
+  const Graph g = graph_from_file(
+      std::string(SOLAR_SOURCE_DIR) + "/examples/ir/transformer_block.py", TraceOptions{});
+  const ArchSpec arch = load_arch_spec(kArchDir + "/H100_PCIe.yaml");
+  const Analysis a = analyze(g, arch, {});
+  ASSERT_TRUE(a.cache.available);
+  ASSERT_GT(g.nodes.size(), 5u);
+  const double bound_c = a.cache.bound_capacity_bytes, schedule_c = a.cache.capacity_bytes;
+  EXPECT_EQ(a.fused.bytes, fused_bytes(g));
+  EXPECT_EQ(a.cache_aware.bytes, io_bound_graph_bytes(g, bound_c));
+  const auto schedule = schedule_graph_bytes(g, schedule_c);
+  ASSERT_TRUE(schedule.has_value());
+  EXPECT_EQ(a.cache_schedule.bytes, *schedule);
+  for (const Node& n : g.nodes) {
+    const NodeSol& sol = a.nodes.at(static_cast<size_t>(n.id));
+    EXPECT_EQ(sol.cache_aware_bytes, io_bound_node_bytes(g, n.id, bound_c)) << n.name;
+    EXPECT_EQ(sol.cache_schedule_bytes, schedule_node_bytes(g, n.id, schedule_c)) << n.name;
+  }
+}
+
+// Built a node at a time, the bounds and the schedules answer only once finished.
+TEST(CacheAwareAnalysis, AQueryBeforeFinishIsAnInternalError) {
+  const Graph g = two_matmuls();
+  IoBounds bounds(g, IoBounds::Incremental{});
+  CacheSchedules schedules(g, CacheSchedules::Incremental{});
+  for (const Node& n : g.nodes) {
+    bounds.add(n);
+    schedules.add(n);
+  }
+  try {
+    bounds.graph_bytes(1 << 20);
+    FAIL() << "no error";
+  } catch (const InternalError& e) {
+    EXPECT_NE(std::string(e.what()).find("IoBounds queried before finish"), std::string::npos);
+  }
+  try {
+    schedules.node_bytes(0, 1 << 20);
+    FAIL() << "no error";
+  } catch (const InternalError& e) {
+    EXPECT_NE(std::string(e.what()).find("CacheSchedules queried before finish"),
+              std::string::npos);
+  }
+  bounds.finish(256);
+  schedules.finish(256);
+  EXPECT_EQ(bounds.graph_bytes(1 << 20), 256);  // everything fits: the fused bytes (above)
+  EXPECT_EQ(*schedules.graph_bytes(1 << 20), 256);
+}
+
 }  // namespace
 }  // namespace solar
