@@ -1026,6 +1026,9 @@ class StepsBuilder {
   }
 
   void add(const Node& node) {
+    // node_steps is indexed by node id: the nodes come in order, each once.
+    SOLAR_INTERNAL_CHECK(static_cast<size_t>(node.id) == out_.node_steps.size(),
+                         "node '" + node.name + "' added to the schedules out of order");
     const size_t first = out_.steps.size();
     add_steps(node);
     out_.node_steps.emplace_back(first, out_.steps.size());
