@@ -1549,7 +1549,6 @@ std::vector<char> output_storages(const Graph& graph) {
 }  // namespace
 
 struct CacheSchedules::State {
-  const Graph& graph;
   std::optional<TilingMemo> own_memo;  // without the caller's
   ClassTable classes;
   Steps steps;
@@ -1566,8 +1565,7 @@ struct CacheSchedules::State {
   std::vector<int64_t> unfused;
   std::vector<char> scheduled;
   State(const Graph& g, TilingMemo* memo)
-      : graph(g),
-        classes(memo ? *memo : own_memo.emplace()),
+      : classes(memo ? *memo : own_memo.emplace()),
         unfused(g.nodes.size(), 0),
         scheduled(g.nodes.size(), 0) {
     building.emplace(g, classes, output_storages(g));

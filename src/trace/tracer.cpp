@@ -154,7 +154,10 @@ void TraceContext::expect_repeats(size_t nodes, size_t tensors, int64_t remainin
         saturating_add(static_cast<int64_t>(items.size()),
                        saturating_mul(static_cast<int64_t>(per_iteration), remaining));
     const auto n = static_cast<size_t>(std::min(want, cap));
-    if (n > items.capacity()) items.reserve(n);
+    // At least doubling, as growth by push_back does: the hints of an inner loop whose trip
+    // count grows with the outer one's (`for j in range(i)`) would otherwise each move the
+    // whole array for a few more nodes, quadratic in the graph.
+    if (n > items.capacity()) items.reserve(std::max(n, 2 * items.capacity()));
   };
   reserve(graph_.nodes, nodes, limits_.max_nodes);
   reserve(graph_.tensors, tensors, std::numeric_limits<int64_t>::max());

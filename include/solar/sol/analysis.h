@@ -167,7 +167,7 @@ class FusedBytes {
  private:
   const Graph& graph_;
   // Per storage (dense by tensor id: a model has thousands of weights) the first tensor it
-  // is read through and the most read of it; the reads through other tensors of it in `more`.
+  // is read through and the most read of it; the reads through other tensors of it in `more_`.
   std::vector<StorageAccess> first_;
   std::vector<std::pair<TensorId, StorageAccess>> more_;
   std::map<TensorId, int64_t> inplace_;  // in-place writes into an input's or weight's memory
