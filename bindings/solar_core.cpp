@@ -380,7 +380,7 @@ NB_MODULE(_core, m) {
   nb::class_<solar::TensorInfo>(m, "Tensor")
       .def_ro("id", &solar::TensorInfo::id)
       .def_ro("name", &solar::TensorInfo::name)
-      .def_ro("dims", &solar::TensorInfo::dims)
+      .def_prop_ro("dims", [](const solar::TensorInfo& t) { return t.dims.names(); })
       .def_ro("shape", &solar::TensorInfo::shape)
       .def_prop_ro("dtype", [](const solar::TensorInfo& t) { return solar::dtype_name(t.dtype); })
       .def_prop_ro("role",

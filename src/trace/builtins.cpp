@@ -164,7 +164,7 @@ class BuiltinCall {
                       TensorId view_of = -1, double sparsity = 0.0) {
     TensorInfo t;
     t.name = label;
-    t.dims = std::move(dims);
+    t.dims = ctx_.intern_dims(std::move(dims));
     t.shape = std::move(shape);
     t.dtype = dtype;
     t.sparsity = sparsity;
@@ -356,7 +356,7 @@ class BuiltinCall {
       fail("index " + std::to_string(index) + " out of range for dim '" + t.dims[a] + "' of size " +
            std::to_string(t.shape[a]));
     }
-    auto dims = t.dims;
+    DimNames dims = t.dims;
     auto shape = t.shape;
     dims.erase(dims.begin() + static_cast<std::ptrdiff_t>(a));
     shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(a));
@@ -388,7 +388,7 @@ class BuiltinCall {
       fail("'" + t.name + "' already has a dim '" + window + "'",
            "name the window dim with window=\"...\"");
     }
-    auto dims = t.dims;
+    DimNames dims = t.dims;
     auto shape = t.shape;
     shape[a] = (t.shape[a] - size) / step + 1;
     dims.push_back(window);

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "solar/graph/graph.h"
 #include "solar/ir/program.h"
 #include "solar/trace/tracer.h"
@@ -76,6 +77,12 @@ class TraceContext {
   // cache, so the move costs the large graph more per node (bench/README.md, pipeline growth).
   void expect_repeats(size_t nodes, size_t tensors, int64_t remaining);
 
+  // The one shared list of these dim names in this trace (graph.h, SharedDims): the tensors
+  // with the same names share it. `dims_of` does the same for a kernel's declared tensor,
+  // remembered by the declaration so that a call copies no strings.
+  SharedDims intern_dims(DimNames names);
+  SharedDims dims_of(const KernelTensor& declared);
+
   // Bytes a reader fetches of `t`: its bytes, capped at its storage's bytes.
   int64_t read_bytes(TensorId t) const;
 
@@ -102,6 +109,8 @@ class TraceContext {
     UnitId id = -1;  // made when the block adds its first node
   } open_;
   std::vector<ActiveLoop> loops_;
+  absl::flat_hash_map<DimNames, SharedDims> interned_dims_;
+  absl::flat_hash_map<const KernelTensor*, SharedDims> declared_dims_;
   int64_t steps_ = 0;
   int64_t graph_bytes_ = 0;
 };

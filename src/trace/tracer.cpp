@@ -40,10 +40,9 @@ std::string shape_text(std::span<const int64_t> shape) {
 }
 
 // Approximate heap bytes of a tensor and of a node of the graph, for the memory cap.
+// A tensor's dim names are shared (TraceContext::intern_dims): a trace holds a few lists.
 int64_t approx_bytes(const TensorInfo& t) {
-  int64_t n = static_cast<int64_t>(sizeof(TensorInfo) + t.name.size() + 8 * t.shape.size());
-  for (const auto& d : t.dims) n += static_cast<int64_t>(sizeof(std::string) + d.size());
-  return n;
+  return static_cast<int64_t>(sizeof(TensorInfo) + t.name.size() + 8 * t.shape.size());
 }
 int64_t approx_bytes(const Node& node) {
   return static_cast<int64_t>(sizeof(Node) + node.name.size() + node.op.size() +
@@ -74,6 +73,22 @@ TensorId TraceContext::add_tensor(TensorInfo info, Loc loc, bool is_parameter) {
   graph_.tensors.push_back(std::move(info));
   charge_graph_bytes(approx_bytes(graph_.tensors.back()), loc);
   return graph_.tensors.back().id;
+}
+
+SharedDims TraceContext::intern_dims(DimNames names) {
+  auto it = interned_dims_.find(names);
+  if (it != interned_dims_.end()) return it->second;
+  SharedDims shared(std::make_shared<const DimNames>(names));
+  interned_dims_.emplace(std::move(names), shared);
+  return shared;
+}
+
+SharedDims TraceContext::dims_of(const KernelTensor& declared) {
+  auto it = declared_dims_.find(&declared);
+  if (it != declared_dims_.end()) return it->second;
+  SharedDims shared = intern_dims(DimNames(declared.dims.begin(), declared.dims.end()));
+  declared_dims_.emplace(&declared, shared);
+  return shared;
 }
 
 std::string TraceContext::next_name(const std::string& op) {
@@ -397,13 +412,15 @@ class Tracer {
     t.role = Role::kInput;
     std::string spec = ann.items.size() > 1 ? ann.items[1]->text : "";
     spec.erase(std::remove(spec.begin(), spec.end(), ' '), spec.end());
+    DimNames dims;
     size_t start = 0;
     while (!spec.empty() && start <= spec.size()) {
       size_t comma = spec.find(',', start);
       if (comma == std::string::npos) comma = spec.size();
-      t.dims.push_back(spec.substr(start, comma - start));
+      dims.push_back(spec.substr(start, comma - start));
       start = comma + 1;
     }
+    t.dims = ctx_.intern_dims(std::move(dims));
     for (const auto& d : t.dims) {
       auto it =
           std::find_if(dims_.begin(), dims_.end(), [&](const auto& x) { return x.first == d; });
@@ -991,7 +1008,7 @@ class Tracer {
       const KernelTensor& kt = k.tensors[static_cast<size_t>(k.returns[r])];
       TensorInfo t;
       t.name = kc.name + "." + kt.name;
-      t.dims.assign(kt.dims.begin(), kt.dims.end());
+      t.dims = ctx_.dims_of(kt);
       const std::vector<int64_t>& shape = lifted.tensor_shapes[static_cast<size_t>(k.returns[r])];
       t.shape.assign(shape.begin(), shape.end());
       t.dtype = kt.dtype;

@@ -202,7 +202,7 @@ struct GraphBuilder {
     TensorInfo t;
     t.id = static_cast<TensorId>(g.tensors.size());
     t.name = name;
-    t.dims = std::move(dims);
+    t.dims = SharedDims(std::move(dims));
     t.shape = std::move(shape);
     t.role = role;
     t.storage = t.id;

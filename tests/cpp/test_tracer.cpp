@@ -44,6 +44,25 @@ TEST(Tracer, UnrollsStaticLoopsAndCallsHelpers) {
   EXPECT_EQ(g.nodes[1].bytes(), 3 * 128);
 }
 
+// A tensor's dim names are one shared list per distinct list (graph.h, SharedDims), so that a
+// TensorInfo holds a pointer where it held four strings (136 bytes), and tracing copies none.
+TEST(Tracer, TensorsWithTheSameDimNamesShareOneList) {
+  static_assert(sizeof(TensorInfo) <= 136, "a tensor's record stays small (SharedDims)");
+  Graph g = trace_program(load_program_source(kAdd, "t.py"), {});
+  // Tensors: x (N,D), w (L,N,D), then per layer select#i.out (N,D) and add#i.out (N,D).
+  ASSERT_EQ(g.tensors.size(), 10u);
+  const DimNames& nd = g.tensors[0].dims.names();
+  EXPECT_EQ(nd, (DimNames{"N", "D"}));
+  EXPECT_EQ(g.tensors[1].dims.names(), (DimNames{"L", "N", "D"}));
+  for (size_t t = 2; t < g.tensors.size(); ++t) {
+    SCOPED_TRACE(g.tensors[t].name);
+    EXPECT_EQ(&g.tensors[t].dims.names(), &nd);  // the same list, not an equal copy
+  }
+  // A list made by hand compares by its names.
+  EXPECT_EQ(g.tensors[2].dims, (SharedDims{"N", "D"}));
+  EXPECT_FALSE(g.tensors[1].dims == g.tensors[0].dims);
+}
+
 TEST(Tracer, DimOverrides) {
   TraceOptions o;
   o.dims = {{"N", 16}};

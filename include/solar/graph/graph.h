@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +36,44 @@ using TensorIds = SmallVec<TensorId, 4>;
 using NodeIds = SmallVec<NodeId, 4>;
 using Shape = SmallVec<int64_t, 4>;
 using DimNames = SmallVec<std::string, 4>;
+
+// A tensor's dim names, immutable and shared: the tensors a kernel or a builtin makes with the
+// same names point at one list (the tracer interns them, trace/trace_context.h). A TensorInfo
+// then holds 16 bytes where a list of four strings took 136, and tracing copies no strings: a
+// 40,000-node graph is a fifth smaller, and the pipeline's cost per node grew with the graph's
+// memory (bench/README.md, "Where the growth is"). Reads as a const container of strings.
+class SharedDims {
+ public:
+  SharedDims() = default;
+  explicit SharedDims(std::shared_ptr<const DimNames> names) : names_(std::move(names)) {}
+  // A list of its own (not interned): for graphs built by hand and in tests.
+  SharedDims(std::initializer_list<std::string> names)
+      : names_(std::make_shared<const DimNames>(names)) {}
+  explicit SharedDims(DimNames names)
+      : names_(std::make_shared<const DimNames>(std::move(names))) {}
+
+  const DimNames& names() const { return names_ ? *names_ : no_names(); }
+  operator const DimNames&() const { return names(); }  // NOLINT: reads as the list
+  size_t size() const { return names().size(); }
+  bool empty() const { return names().empty(); }
+  const std::string& operator[](size_t i) const { return names()[i]; }
+  const std::string& at(size_t i) const { return names().at(i); }
+  const std::string& front() const { return names().front(); }
+  const std::string& back() const { return names().back(); }
+  DimNames::const_iterator begin() const { return names().begin(); }
+  DimNames::const_iterator end() const { return names().end(); }
+  friend bool operator==(const SharedDims& a, const SharedDims& b) {
+    return a.names_ == b.names_ || a.names() == b.names();
+  }
+
+ private:
+  static const DimNames& no_names() {
+    static const DimNames kEmpty;  // immutable
+    return kEmpty;
+  }
+  std::shared_ptr<const DimNames> names_;
+};
+
 using NodeAttrs = SmallVec<int64_t, 4>;   // Node::attrs, a builtin's static attributes
 using InputBytes = SmallVec<int64_t, 4>;  // Node::input_bytes, bytes read per input
 
@@ -63,7 +102,7 @@ struct TensorInfo {
   Shape shape;            // sizes, same order as dims
   NodeIds consumers;
   std::string name;  // the composition-layer name ("x", "linear#0.out0", ...)
-  DimNames dims;     // dim names, outermost first
+  SharedDims dims;   // dim names, outermost first
 
   int64_t elements() const;
   // Bytes at full declared size, scaled by (1 - sparsity), rounded up; 0 for a generated
