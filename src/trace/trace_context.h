@@ -75,6 +75,8 @@ class TraceContext {
   // graph's arrays do not grow by copying. Growing by doubling moves every node about once
   // more; a 40,000-node graph (18 MB of nodes) does so from memory, a 5,000-node one from the
   // cache, so the move costs the large graph more per node (bench/README.md, pipeline growth).
+  // The trace also calls it once before model() runs, with its calls as written
+  // (Program::model_calls) as one iteration to come.
   void expect_repeats(size_t nodes, size_t tensors, int64_t remaining);
 
   // The one shared list of these dim names in this trace (graph.h, SharedDims): the tensors

@@ -329,6 +329,10 @@ class Tracer {
     // One binding per statement at most, plus the parameters: reserved once, so a long
     // model() never rehashes its environment while tracing.
     frame.vars.reserve(model.body.size() + model.params.size());
+    // A call written in model() adds a node and a tensor or more: the graph's first arrays
+    // hold them all (within the caps), as a loop's do once it has run once.
+    const auto calls = static_cast<size_t>(program_.model_calls);
+    ctx_.expect_repeats(calls, calls + model.params.size(), 1);
     for (const ast::Param& p : model.params) {
       TensorAnnotation ann;
       if (p.annotation && callee_is(*p.annotation, "Tensor")) {

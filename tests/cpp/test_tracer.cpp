@@ -46,6 +46,29 @@ TEST(Tracer, UnrollsStaticLoopsAndCallsHelpers) {
 
 // A tensor's dim names are one shared list per distinct list (graph.h, SharedDims), so that a
 // TensorInfo holds a pointer where it held four strings (136 bytes), and tracing copies none.
+// The checker counts the calls written in model() (Program::model_calls), and the trace
+// reserves the graph's arrays for them before it runs: a long model() without loops fills
+// arrays of the right size instead of growing them by copying.
+TEST(Tracer, AModelWithoutLoopsFillsArraysReservedForItsCalls) {
+  // kAdd's model(): add and select in the loop body, block() after it, each written once;
+  // range() adds no node. 3 calls.
+  EXPECT_EQ(load_program_source(kAdd, "t.py").model_calls, 3);
+  const std::string flat = std::string(kAdd).substr(0, std::string(kAdd).find("def model")) + R"(
+def model(x: Tensor("N,D"), w: Tensor("L,N,D", role="weight")):
+    y = add(x, select(w, dim="L", index=0))
+    z = add(y, select(w, dim="L", index=1))
+    return add(z, select(w, dim="L", index=2))
+)";
+  const Program p = load_program_source(flat, "flat.py");
+  EXPECT_EQ(p.model_calls, 6);  // 3 add + 3 select
+  Graph g = trace_program(p, {});
+  // 6 nodes in an array of 6 (grown by push_back it would hold 8); 2 parameters + 6 outputs.
+  EXPECT_EQ(g.nodes.size(), 6u);
+  EXPECT_EQ(g.nodes.capacity(), 6u);
+  EXPECT_EQ(g.tensors.size(), 8u);
+  EXPECT_EQ(g.tensors.capacity(), 8u);
+}
+
 TEST(Tracer, TensorsWithTheSameDimNamesShareOneList) {
   static_assert(sizeof(TensorInfo) <= 136, "a tensor's record stays small (SharedDims)");
   Graph g = trace_program(load_program_source(kAdd, "t.py"), {});

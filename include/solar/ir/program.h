@@ -130,6 +130,10 @@ struct Program {
   std::unordered_map<std::string, int> kernel_index;
   std::unordered_map<std::string, const ast::Stmt*> helpers;  // plain functions (not model)
   const ast::Stmt* model = nullptr;
+  // Calls of kernels, helpers and builtins written in model() (each once, loops not unrolled):
+  // the tracer's first reservation of the graph's nodes, so that a long model() without loops
+  // does not grow them by copying (loops reserve as they unroll).
+  int64_t model_calls = 0;
 
   const Kernel* find_kernel(const std::string& name) const;
 };
