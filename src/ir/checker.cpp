@@ -1228,7 +1228,7 @@ class Checker {
   // ---------------------------------------------------------------- model and helpers
   struct FnScope {
     // Open addressing, the names inside the table: a flat model() has a parameter per weight
-    // (20,000 in the benchmark's 40,000-node program), and a node-based set's lookups chased
+    // (14,545 in the benchmark's 40,000-node program), and a node-based set's lookups chased
     // a pointer per name.
     absl::flat_hash_set<std::string> names;
     std::string fn;

@@ -60,7 +60,7 @@ const char* op_text(Op op);
 
 // A list that is nearly always empty (an expression's keywords and comparison operators): one
 // pointer, the elements on the heap when there are any. Expressions are the bulk of a large
-// program's syntax tree (about 300,000 in the benchmark's 40,000-node flat program) and two
+// program's syntax tree (hundreds of thousands in the benchmark's 40,000-node flat program); two
 // empty std::vectors took 48 of an expression's 144 bytes; the tree is walked four times
 // (parse, check, trace, free), from memory once it outgrows the cache (bench/README.md, "Where
 // the growth is"). Written here because no maintained container holds a list in one pointer
