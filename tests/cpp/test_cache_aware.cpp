@@ -568,5 +568,21 @@ TEST(CacheAwareAnalysis, AQueryBeforeFinishIsAnInternalError) {
   EXPECT_EQ(*schedules.graph_bytes(1 << 20), 256);
 }
 
+// The schedules index their steps by node id, so the nodes must come in order, each once.
+TEST(CacheAwareAnalysis, NodesAddedOutOfOrderAreAnInternalError) {
+  const Graph g = two_matmuls();
+  ASSERT_EQ(g.nodes.size(), 2u);
+  CacheSchedules schedules(g, CacheSchedules::Incremental{});
+  try {
+    schedules.add(g.nodes[1]);  // node 0 not yet added
+    FAIL() << "no error";
+  } catch (const InternalError& e) {
+    EXPECT_NE(std::string(e.what()).find("node '" + g.nodes[1].name +
+                                         "' added to the schedules out of order"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace solar

@@ -56,11 +56,7 @@ class SharedDims {
   const DimNames& names() const { return names_ ? *names_ : no_names(); }
   operator const DimNames&() const { return names(); }  // NOLINT: reads as the list
   size_t size() const { return names().size(); }
-  bool empty() const { return names().empty(); }
   const std::string& operator[](size_t i) const { return names()[i]; }
-  const std::string& at(size_t i) const { return names().at(i); }
-  const std::string& front() const { return names().front(); }
-  const std::string& back() const { return names().back(); }
   DimNames::const_iterator begin() const { return names().begin(); }
   DimNames::const_iterator end() const { return names().end(); }
   friend bool operator==(const SharedDims& a, const SharedDims& b) {
