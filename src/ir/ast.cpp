@@ -53,9 +53,8 @@ const Keyword* Expr::keyword(const std::string& name) const {
 }
 
 namespace {
-template <typename T>
-bool equal_ptrs(const std::vector<std::shared_ptr<const T>>& a,
-                const std::vector<std::shared_ptr<const T>>& b) {
+template <typename List>
+bool equal_ptrs(const List& a, const List& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
     if (!equal(*a[i], *b[i])) return false;

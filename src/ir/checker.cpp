@@ -353,7 +353,7 @@ class Checker {
     if (def.returns) {
       std::vector<ExprPtr> anns;
       if (def.returns->kind == ExprKind::kTuple) {
-        anns = def.returns->items;
+        anns.assign(def.returns->items.begin(), def.returns->items.end());
       } else {
         anns.push_back(def.returns);
       }
@@ -589,7 +589,7 @@ class Checker {
       return;
     }
     if (s.value->kind == ExprKind::kTuple) {
-      values = s.value->items;
+      values.assign(s.value->items.begin(), s.value->items.end());
     } else {
       values.push_back(s.value);
     }

@@ -428,7 +428,7 @@ class Parser {
     auto t = node<Expr>();
     t->kind = ExprKind::kTuple;
     t->loc = loc;
-    t->items = std::move(items);
+    t->items.assign(items.begin(), items.end());
     return t;
   }
 
@@ -582,7 +582,7 @@ class Parser {
     e->items.push_back(first);
     while (at_compare(&op)) {
       next();
-      e->cmp_ops.push_back(op);
+      e->cmp_ops.push_back(op, e->items.get_allocator());
       e->items.push_back(parse_arith());
     }
     return sized(e);
@@ -672,7 +672,7 @@ class Parser {
             kw.name = std::string(next().text);
             next();  // '='
             kw.value = parse_expr();
-            call->keywords.push_back(std::move(kw));
+            call->keywords.push_back(std::move(kw), call->items.get_allocator());
           } else {
             if (!call->keywords.empty()) {
               fail(peek().loc, "positional argument after a keyword argument");

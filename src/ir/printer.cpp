@@ -94,7 +94,7 @@ std::string format_float(double v) {
 
 void print(std::ostream& os, const Expr& e, int min_prec);
 
-void print_items(std::ostream& os, const std::vector<ast::ExprPtr>& items, size_t from = 0) {
+void print_items(std::ostream& os, const ast::ExprList& items, size_t from = 0) {
   for (size_t i = from; i < items.size(); ++i) {
     if (i > from) os << ", ";
     print(os, *items[i], kPrecOr);

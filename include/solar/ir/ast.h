@@ -8,6 +8,7 @@
 #include <memory>
 #include <memory_resource>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "solar/base/error.h"
@@ -18,6 +19,8 @@ struct Expr;
 struct Stmt;
 using ExprPtr = std::shared_ptr<const Expr>;
 using StmtPtr = std::shared_ptr<const Stmt>;
+// An expression's operands (Expr::items): in the module's arena for parsed expressions.
+using ExprList = std::pmr::vector<ExprPtr>;
 
 enum class ExprKind : uint8_t {
   kInt,        // int_value
@@ -59,24 +62,38 @@ enum class Op : uint8_t {
 const char* op_text(Op op);
 
 // A list that is nearly always empty (an expression's keywords and comparison operators): one
-// pointer, the elements on the heap when there are any. Expressions are the bulk of a large
+// pointer, the elements elsewhere when there are any. Expressions are the bulk of a large
 // program's syntax tree (hundreds of thousands in the benchmark's 40,000-node flat program); two
 // empty std::vectors took 48 of an expression's 144 bytes; the tree is walked four times
 // (parse, check, trace, free), from memory once it outgrows the cache (bench/README.md, "Where
-// the growth is"). Written here because no maintained container holds a list in one pointer
-// (std::vector and absl::InlinedVector take 24 bytes or more). Copies are deep.
+// the growth is"). The elements live in the memory resource of the first push_back (the
+// parser's: the module's arena; by default the heap). Written here because no maintained
+// container holds a list in one pointer (std::vector and absl::InlinedVector take 24 bytes or
+// more). Copies are deep, on the heap.
 template <class T>
 class RareList {
+  using Vec = std::pmr::vector<T>;
+
  public:
   RareList() = default;
-  RareList(const RareList& o) : v_(o.v_ ? std::make_unique<std::vector<T>>(*o.v_) : nullptr) {}
-  RareList(RareList&&) noexcept = default;
+  RareList(const RareList& o) {
+    if (o.v_) v_ = make(*o.v_, {});
+  }
+  RareList(RareList&& o) noexcept : v_(std::exchange(o.v_, nullptr)) {}
   RareList& operator=(const RareList& o) {
-    if (this != &o) v_ = o.v_ ? std::make_unique<std::vector<T>>(*o.v_) : nullptr;
+    if (this != &o) *this = RareList(o);
     return *this;
   }
-  RareList& operator=(RareList&&) noexcept = default;
-  ~RareList() = default;
+  RareList& operator=(RareList&& o) noexcept {
+    std::swap(v_, o.v_);
+    return *this;
+  }
+  ~RareList() {
+    if (!v_) return;
+    std::pmr::polymorphic_allocator<Vec> alloc(v_->get_allocator().resource());
+    std::destroy_at(v_);
+    alloc.deallocate(v_, 1);
+  }
 
   bool empty() const { return !v_ || v_->empty(); }
   size_t size() const { return v_ ? v_->size() : 0; }
@@ -84,8 +101,13 @@ class RareList {
   const T& back() const { return v_->back(); }
   const T* begin() const { return v_ ? v_->data() : nullptr; }
   const T* end() const { return v_ ? v_->data() + v_->size() : nullptr; }
-  void push_back(T item) {
-    if (!v_) v_ = std::make_unique<std::vector<T>>();
+  // Where the elements live; null while there are none.
+  std::pmr::memory_resource* resource() const {
+    return v_ ? v_->get_allocator().resource() : nullptr;
+  }
+  // `alloc`: where the list's memory comes from, when this is its first element.
+  void push_back(T item, std::pmr::polymorphic_allocator<> alloc = {}) {
+    if (!v_) v_ = make(Vec(alloc), alloc);
     v_->push_back(std::move(item));
   }
   friend bool operator==(const RareList& a, const RareList& b) {
@@ -93,7 +115,13 @@ class RareList {
   }
 
  private:
-  std::unique_ptr<std::vector<T>> v_;
+  static Vec* make(const Vec& from, std::pmr::polymorphic_allocator<> alloc) {
+    std::pmr::polymorphic_allocator<Vec> a(alloc.resource());
+    Vec* v = a.allocate(1);
+    a.construct(v, from);  // uses-allocator construction: the copy takes `alloc`
+    return v;
+  }
+  Vec* v_ = nullptr;
 };
 
 struct Keyword {
@@ -103,14 +131,31 @@ struct Keyword {
 };
 
 struct Expr {
+  // The parser's expressions take their items' memory from the module's arena, next to the
+  // expression (allocate_shared passes the arena here): no heap block per list, nothing for
+  // free() to walk when the tree goes (bench/README.md, "Prefetching the walks"). Copies and
+  // the expressions passes make use the default resource, the heap.
+  using allocator_type = std::pmr::polymorphic_allocator<>;
+  Expr() = default;
+  explicit Expr(const allocator_type& alloc) : items(alloc) {}
+  Expr(const Expr&) = default;
+  Expr(Expr&&) = default;
+  Expr& operator=(const Expr&) = default;
+  Expr& operator=(Expr&&) = default;
+  ~Expr() = default;
+
   ExprKind kind = ExprKind::kName;
   Op op = Op::kAdd;
   uint32_t depth = 1;  // height of this subtree (the parser bounds it; passes recurse on it)
   Loc loc;
-  int64_t int_value = 0;
-  double float_value = 0.0;
+  // The literal's value: int_value for kInt, float_value for kFloat (read only by kind; one
+  // storage, so that the items' allocator fits in the 104 bytes an expression takes).
+  union {
+    int64_t int_value = 0;
+    double float_value;
+  };
   std::string text;
-  std::vector<ExprPtr> items;
+  ExprList items;
   RareList<Op> cmp_ops;
   RareList<Keyword> keywords;
 
