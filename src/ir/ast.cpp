@@ -1,6 +1,9 @@
 #include "solar/ir/ast.h"
 
 #include <algorithm>
+#include <cstdint>
+
+#include "solar/base/prefetch.h"
 
 namespace solar::ast {
 
@@ -113,6 +116,42 @@ bool equal(const Stmt& a, const Stmt& b) {
 }
 
 bool equal(const Module& a, const Module& b) { return equal_ptrs(a.body, b.body); }
+
+namespace {
+
+// The nodes from `begin` to `end` (the next statement's or parameter's), at most `span` bytes
+// of them; `end` before `begin` or null: the first `span` bytes.
+void prefetch_span(const void* begin, const void* end, size_t span = kPrefetchSpan) {
+  const auto a = reinterpret_cast<uintptr_t>(begin), b = reinterpret_cast<uintptr_t>(end);
+  const uintptr_t limit = span;
+  prefetch_lines(begin, b > a && b - a < limit ? b - a : limit);
+}
+
+}  // namespace
+
+void prefetch_ahead(const std::vector<StmtPtr>& body, size_t i, size_t span) {
+  const size_t j = i + kPrefetchAhead;
+  if (j >= body.size()) return;
+  prefetch_span(body[j].get(), j + 1 < body.size() ? body[j + 1].get() : nullptr, span);
+}
+
+Stmt::~Stmt() {
+  for (size_t i = 0; i < body.size(); ++i) {
+    prefetch_ahead(body, i);
+    body[i].reset();
+  }
+}
+
+// A parameter's nodes are its annotation's (and default's), allocated in order like a
+// statement's; the next parameter's annotation bounds them.
+void prefetch_ahead(const std::vector<Param>& params, size_t i) {
+  const size_t j = i + kPrefetchAhead;
+  if (j >= params.size()) return;
+  const Expr* first =
+      params[j].annotation ? params[j].annotation.get() : params[j].default_value.get();
+  const Expr* next = j + 1 < params.size() ? params[j + 1].annotation.get() : nullptr;
+  prefetch_span(first, next);
+}
 
 uint32_t subtree_depth(const Expr& e) {
   uint32_t d = 0;

@@ -1238,7 +1238,9 @@ class Checker {
     const bool is_model = def.name == "model";
     FnScope scope;
     scope.fn = def.name;
-    for (const ast::Param& p : def.params) {
+    for (size_t i = 0; i < def.params.size(); ++i) {
+      ast::prefetch_ahead(def.params, i);
+      const ast::Param& p = def.params[i];
       scope.names.insert(p.name);
       if (!is_model || !p.annotation) {
         if (is_model && !p.default_value) {
@@ -1266,7 +1268,12 @@ class Checker {
       }
     }
     collect_assigned(def.body, &scope);
-    for (const auto& s : def.body) check_composition_stmt(*s, scope);
+    for (size_t i = 0; i < def.body.size(); ++i) {
+      // The next statements' nodes, and the names it reads: a flat model() has a parameter
+      // per weight, in a table that a program larger than the cache has long evicted.
+      ast::look_ahead(def.body, i, [&](const std::string& name) { scope.names.prefetch(name); });
+      check_composition_stmt(*def.body[i], scope);
+    }
   }
 
   void collect_assigned(const std::vector<StmtPtr>& body, FnScope* scope) {
@@ -1275,7 +1282,9 @@ class Checker {
       if (t.kind == ExprKind::kTuple || t.kind == ExprKind::kList)
         for (const auto& item : t.items) bind(*item);
     };
-    for (const auto& s : body) {
+    for (size_t i = 0; i < body.size(); ++i) {
+      ast::prefetch_ahead(body, i, 128);  // the statement and its target
+      const StmtPtr& s = body[i];
       if ((s->kind == StmtKind::kAssign || s->kind == StmtKind::kFor) && s->target)
         bind(*s->target);
       collect_assigned(s->body, scope);

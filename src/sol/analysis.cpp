@@ -7,6 +7,7 @@
 
 #include "solar/base/checked.h"
 #include "solar/base/error.h"
+#include "solar/base/prefetch.h"
 #include "solar/sol/cache_aware.h"
 #include "solar/sol/io_bound.h"
 #include "solar/sol/traffic.h"
@@ -598,7 +599,15 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
     bounds.emplace(graph, IoBounds::Incremental{});
     schedules.emplace(graph, CacheSchedules::Incremental{}, options.memo);
   }
-  for (const Node& node : graph.nodes) {
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& node = graph.nodes[i];
+    // The records of the tensors a node a few ahead reads (solar/base/prefetch.h): a
+    // model's weights were made first and, in a graph larger than the cache, are long
+    // evicted when their reader comes.
+    if (i + 4 < graph.nodes.size()) {
+      for (TensorId t : graph.nodes[i + 4].inputs)
+        prefetch_lines(&graph.tensors[static_cast<size_t>(t)], 2 * kCacheLine);
+    }
     value_pass.add(node);
     fused_pass.add(node);
     if (cache_aware) {

@@ -271,6 +271,8 @@ class Vars {
     values_.reserve(n);
     index_.reserve(n);
   }
+  // Asks for the index's memory that a lookup of `name` reads (a hint).
+  void prefetch(std::string_view name) const { index_.prefetch(name); }
   const Value* find(std::string_view name) const {
     auto it = index_.find(name);
     return it == index_.end() ? nullptr : &values_[*it];
@@ -333,8 +335,9 @@ class Tracer {
     // hold them all (within the caps), as a loop's do once it has run once.
     const auto calls = static_cast<size_t>(program_.model_calls);
     ctx_.expect_repeats(calls, calls + model.params.size(), 1);
-    for (const ast::Param& p : model.params) {
-      TensorAnnotation ann;
+    for (size_t i = 0; i < model.params.size(); ++i) {
+      ast::prefetch_ahead(model.params, i);
+      const ast::Param& p = model.params[i];
       if (p.annotation && callee_is(*p.annotation, "Tensor")) {
         frame.vars[p.name] = Value::of_tensor(make_input(p));
       } else if (p.default_value) {
@@ -468,7 +471,12 @@ class Tracer {
   // ------------------------------------------------------------------ statements
   Value run_body(const std::vector<ast::StmtPtr>& body, Frame& frame) {
     try {
-      for (const auto& s : body) exec(*s, frame);
+      for (size_t i = 0; i < body.size(); ++i) {
+        // The next statements' nodes, and the variables it reads: a model()'s weights are
+        // bound at its entry and, in a program larger than the cache, long evicted when read.
+        ast::look_ahead(body, i, [&](const std::string& name) { frame.vars.prefetch(name); });
+        exec(*body[i], frame);
+      }
     } catch (ReturnSignal& r) {
       return std::move(r.value);
     }
@@ -711,6 +719,9 @@ class Tracer {
   Value lookup(const Expr& e, Frame& frame) {
     if (const Value* v = frame.vars.find(e.text)) {
       ctx_.charge_steps(v->deep, e.loc);  // a list's copy costs its values
+      // Its record is read soon (a kernel's arguments key its lift, the node reads its
+      // inputs): a model()'s weight was made at entry and is long evicted in a large program.
+      if (v->kind == Value::Kind::kTensor) ctx_.prefetch_tensor(v->tensor);
       return *v;
     }
     auto c = program_.constants.find(e.text);

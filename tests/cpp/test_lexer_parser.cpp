@@ -74,6 +74,52 @@ TEST(Parser, AnExpressionsListsLiveInItsModulesArena) {
   EXPECT_EQ(ast::RareList<ast::Op>().resource(), nullptr);  // empty: no memory at all
 }
 
+// The names a statement reads, for the passes' look-ahead (ast.h, for_each_value_name): the
+// callees add and linear are not variables; the keyword's value s is. Budget 4 visits
+// add(...), x, linear(...), h and stops before w_0: by hand, {x, h}.
+TEST(Ast, ForEachValueNameSkipsCalleesAndStopsAtItsBudget) {
+  ast::Module m = parse_source("y = add(x, linear(h, w_0), scale=s)\n", "t.py");
+  auto names = [&](int budget) {
+    std::vector<std::string> out;
+    ast::for_each_value_name(*m.body[0]->value, &budget,
+                             [&](const std::string& n) { out.push_back(n); });
+    return out;
+  };
+  EXPECT_EQ(names(ast::kPrefetchNames), (std::vector<std::string>{"x", "h", "w_0", "s"}));
+  EXPECT_EQ(names(4), (std::vector<std::string>{"x", "h"}));
+  EXPECT_TRUE(names(0).empty());
+}
+
+// prefetch_ahead is a hint: at every position of a list, past its end included, it reads only
+// the list it is given (each vector exactly its size, so that the sanitizer build's
+// AddressSanitizer reports a read past the end), whether the statements come from the parser
+// (in order in the arena) or were made on the heap (spans reversed or far apart), and for
+// parameters without an annotation.
+TEST(Ast, PrefetchAheadReadsOnlyTheListItIsGiven) {
+  ast::Module m = parse_source(
+      "def model(x: Tensor(\"S\"), n=4):\n    a = f(x)\n    b = g(a)\n    return b\n", "t.py");
+  const ast::Stmt& model = *m.body[0];
+  std::vector<ast::StmtPtr> parsed = model.body;
+  std::vector<ast::StmtPtr> made;
+  for (int k = 0; k < 5; ++k) made.push_back(std::make_shared<ast::Stmt>());
+  std::vector<ast::Param> params = model.params;
+  params.shrink_to_fit();
+  for (size_t size = 0; size <= 5; ++size) {
+    std::vector<ast::StmtPtr> body(made.begin(), made.begin() + static_cast<ptrdiff_t>(size));
+    body.shrink_to_fit();
+    for (size_t i = 0; i < size + 4; ++i) ast::prefetch_ahead(body, i);
+  }
+  parsed.shrink_to_fit();
+  for (size_t i = 0; i < parsed.size() + 4; ++i) {
+    ast::prefetch_ahead(parsed, i);
+    ast::prefetch_ahead(parsed, i, 128);
+    ast::prefetch_ahead(params, i);
+  }
+  EXPECT_EQ(parsed.size(), 3u);
+  ASSERT_EQ(params.size(), 2u);
+  EXPECT_EQ(params[1].annotation, nullptr);  // n=4: a default, no annotation
+}
+
 TEST(Parser, SameLineSuiteAndContinuations) {
   ast::Module m = parse_source(
       "def f(x):\n    for n in Dim(\"N\"): Y[n] = x[n]\n    return (Y +\n        1)\n", "t.py");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <memory_resource>
@@ -186,6 +187,15 @@ struct Param {
 };
 
 struct Stmt {
+  Stmt() = default;
+  Stmt(const Stmt&) = default;
+  Stmt(Stmt&&) = default;
+  Stmt& operator=(const Stmt&) = default;
+  Stmt& operator=(Stmt&&) = default;
+  // Releases the body in order, asking for each statement's nodes ahead (prefetch_ahead): a
+  // long model() is freed from memory once it outgrows the cache.
+  ~Stmt();
+
   StmtKind kind = StmtKind::kPass;
   Loc loc;
   ExprPtr target;
@@ -208,6 +218,49 @@ struct Module {
   std::string file;
   std::vector<StmtPtr> body;
 };
+
+// Memory hints for passes that walk a long body or parameter list in order (the checker, the
+// tracer): called at element i, they ask for the nodes of element i + kPrefetchAhead, so that
+// a program larger than the last-level cache does not stall on the first read of each node
+// (bench/README.md, "Prefetching the walks"). The parser allocates a statement before the
+// nodes it contains, in one arena, so a statement's nodes lie from its address to the next
+// statement's; a span that is reversed or longer than kPrefetchSpan (the two in different
+// arena blocks, or a long compound statement) is asked for in its first kPrefetchSpan bytes.
+// Hints only: no result depends on them, and a body whose nodes lie elsewhere (made by a
+// pass) is merely not helped.
+inline constexpr size_t kPrefetchAhead = 2;
+inline constexpr size_t kPrefetchSpan = 4096;
+// `span`: at most the first `span` bytes of the statement's nodes (a pass that reads only the
+// statements themselves asks for less).
+void prefetch_ahead(const std::vector<StmtPtr>& body, size_t i, size_t span = kPrefetchSpan);
+void prefetch_ahead(const std::vector<Param>& params, size_t i);
+
+// Calls f(name) for each name `e` reads as a value (a call's callee excluded), looking at no
+// more than `budget` expressions: a pass that finds names in a large table asks for the
+// table's memory a statement ahead of reading it (a hint; see prefetch_ahead).
+template <class F>
+void for_each_value_name(const Expr& e, int* budget, F&& f) {
+  if (--*budget < 0) return;
+  if (e.kind == ExprKind::kName) {
+    f(e.text);
+    return;
+  }
+  for (size_t i = e.kind == ExprKind::kCall ? 1 : 0; i < e.items.size(); ++i)
+    for_each_value_name(*e.items[i], budget, f);
+  for (const Keyword& kw : e.keywords) for_each_value_name(*kw.value, budget, f);
+}
+inline constexpr int kPrefetchNames = 24;  // expressions a statement's look-ahead visits
+
+// Both hints for a pass at statement i of `body`: the nodes of the statement kPrefetchAhead
+// on, and prefetch_name(name) for each name the next statement reads.
+template <class F>
+void look_ahead(const std::vector<StmtPtr>& body, size_t i, F&& prefetch_name) {
+  prefetch_ahead(body, i);
+  if (i + 1 < body.size() && body[i + 1]->value) {
+    int budget = kPrefetchNames;
+    for_each_value_name(*body[i + 1]->value, &budget, prefetch_name);
+  }
+}
 
 // Structural equality, ignoring source locations (used by the printer round-trip tests).
 bool equal(const Expr& a, const Expr& b);
