@@ -1269,8 +1269,8 @@ class Checker {
     }
     collect_assigned(def.body, &scope);
     for (size_t i = 0; i < def.body.size(); ++i) {
-      // The next statements' nodes, and the names it reads: a flat model() has a parameter
-      // per weight, in a table that a program larger than the cache has long evicted.
+      // The nodes of a statement ahead, and the names the next one reads: a flat model() has
+      // a parameter per weight, in a table that a program larger than the cache has evicted.
       ast::look_ahead(def.body, i, [&](const std::string& name) { scope.names.prefetch(name); });
       check_composition_stmt(*def.body[i], scope);
     }

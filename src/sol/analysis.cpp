@@ -601,11 +601,12 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
   }
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& node = graph.nodes[i];
-    // The records of the tensors a node a few ahead reads (solar/base/prefetch.h): a
+    // The records of the tensors the node kAhead on reads (solar/base/prefetch.h): a
     // model's weights were made first and, in a graph larger than the cache, are long
     // evicted when their reader comes.
-    if (i + 4 < graph.nodes.size()) {
-      for (TensorId t : graph.nodes[i + 4].inputs)
+    constexpr size_t kAhead = 4;
+    if (i + kAhead < graph.nodes.size()) {
+      for (TensorId t : graph.nodes[i + kAhead].inputs)
         prefetch_lines(&graph.tensors[static_cast<size_t>(t)], 2 * kCacheLine);
     }
     value_pass.add(node);

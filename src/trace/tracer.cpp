@@ -472,8 +472,9 @@ class Tracer {
   Value run_body(const std::vector<ast::StmtPtr>& body, Frame& frame) {
     try {
       for (size_t i = 0; i < body.size(); ++i) {
-        // The next statements' nodes, and the variables it reads: a model()'s weights are
-        // bound at its entry and, in a program larger than the cache, long evicted when read.
+        // The nodes of a statement ahead, and the variables the next one reads: a model()'s
+        // weights are bound at its entry and, in a program larger than the cache, long
+        // evicted when read.
         ast::look_ahead(body, i, [&](const std::string& name) { frame.vars.prefetch(name); });
         exec(*body[i], frame);
       }
