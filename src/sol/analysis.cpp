@@ -7,7 +7,6 @@
 
 #include "solar/base/checked.h"
 #include "solar/base/error.h"
-#include "solar/base/prefetch.h"
 #include "solar/sol/cache_aware.h"
 #include "solar/sol/io_bound.h"
 #include "solar/sol/traffic.h"
@@ -601,13 +600,13 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
   }
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& node = graph.nodes[i];
-    // The records of the tensors the node kAhead on reads (solar/base/prefetch.h): a
+    // The records of the tensors the node kAhead on reads (graph.h, prefetch): a
     // model's weights were made first and, in a graph larger than the cache, are long
     // evicted when their reader comes.
     constexpr size_t kAhead = 4;
     if (i + kAhead < graph.nodes.size()) {
       for (TensorId t : graph.nodes[i + kAhead].inputs)
-        prefetch_lines(&graph.tensors[static_cast<size_t>(t)], 2 * kCacheLine);
+        prefetch(graph.tensors[static_cast<size_t>(t)]);
     }
     value_pass.add(node);
     fused_pass.add(node);

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "solar/base/prefetch.h"
 #include "solar/graph/graph.h"
 #include "solar/ir/program.h"
 #include "solar/trace/tracer.h"
@@ -44,10 +43,6 @@ class TraceContext {
   const TraceLimits& limits() const { return limits_; }
   Graph& graph() { return graph_; }
   const TensorInfo& tensor(TensorId id) const { return graph_.tensors[static_cast<size_t>(id)]; }
-  // A hint that `id`'s record (its first two lines: ids, dtype, shape) is read soon.
-  void prefetch_tensor(TensorId id) const {
-    prefetch_lines(&graph_.tensors[static_cast<size_t>(id)], 2 * kCacheLine);
-  }
 
   // Adds a tensor whose shape, dtype and sparsity are set; its elements and bytes must fit
   // in int64 (else a UserError of kind `overflow` at `loc` naming the tensor, or the model()

@@ -722,7 +722,7 @@ class Tracer {
       ctx_.charge_steps(v->deep, e.loc);  // a list's copy costs its values
       // Its record is read soon (a kernel's arguments key its lift, the node reads its
       // inputs): a model()'s weight was made at entry and is long evicted in a large program.
-      if (v->kind == Value::Kind::kTensor) ctx_.prefetch_tensor(v->tensor);
+      if (v->kind == Value::Kind::kTensor) prefetch(ctx_.tensor(v->tensor));
       return *v;
     }
     auto c = program_.constants.find(e.text);

@@ -15,6 +15,7 @@
 #include "solar/base/counts.h"
 #include "solar/base/dtype.h"
 #include "solar/base/error.h"
+#include "solar/base/prefetch.h"
 #include "solar/base/scalar.h"
 #include "solar/graph/ops.h"
 
@@ -106,6 +107,10 @@ struct TensorInfo {
   // input (Role::kGenerated), which never occupies DRAM.
   int64_t bytes() const;
 };
+
+// A hint that `t`'s record is read soon (solar/base/prefetch.h): the fields the passes read,
+// its first 64 bytes, lie on at most two cache lines.
+inline void prefetch(const TensorInfo& t) { prefetch_lines(&t, 2 * kCacheLine); }
 
 // One term of an affine projection: coefficient * rank.
 struct ProjectionTerm {

@@ -139,11 +139,6 @@ struct Expr {
   using allocator_type = std::pmr::polymorphic_allocator<>;
   Expr() = default;
   explicit Expr(const allocator_type& alloc) : items(alloc) {}
-  Expr(const Expr&) = default;
-  Expr(Expr&&) = default;
-  Expr& operator=(const Expr&) = default;
-  Expr& operator=(Expr&&) = default;
-  ~Expr() = default;
 
   ExprKind kind = ExprKind::kName;
   Op op = Op::kAdd;
