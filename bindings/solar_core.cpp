@@ -351,6 +351,15 @@ NB_MODULE(_core, m) {
   m.def("load_program", &solar::load_program, "path"_a);
   m.def("load_program_source", &solar::load_program_source, "text"_a, "file"_a = "<string>");
   m.def(
+      "canonical_program",
+      [](const std::string& text, const std::string& file) {
+        // The checked program's text as the printer re-emits it from the AST: what Solar
+        // writes for an accepted translation, never the reply's own text (docs/agent.md).
+        return solar::print_module(solar::load_program_source(text, file).module);
+      },
+      "text"_a, "file"_a = "<string>",
+      "Parse, check and print back in canonical layout; a UserError if the checker refuses.");
+  m.def(
       "check_dump",
       [](const std::string& path, const std::string& pass) {
         // The checked program after `pass` (ir/passes.h), or after each ("all"); "kernel-ir":

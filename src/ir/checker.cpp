@@ -83,9 +83,56 @@ class Checker {
   // ---------------------------------------------------------------- module level
   bool is_kernel_def(const Stmt& def) const {
     for (const auto& d : def.decorators)
-      if ((d->kind == ExprKind::kName || d->kind == ExprKind::kAttribute) && d->text == "kernel")
-        return true;
+      if (d->kind == ExprKind::kName && d->text == "kernel") return true;
     return false;
+  }
+
+  // The only imports an IR program may hold: `import solar.ir` and `from solar.ir import`
+  // of the IR's own names, without aliases. Anything else would be Python that a reader of
+  // the file as Python could run (docs/ir.md §1, docs/agent.md "Safety").
+  void check_import(const Stmt& s) {
+    static const std::string kFrom = "from solar.ir import ";
+    bool allowed = s.text == "import solar.ir";
+    if (!allowed && s.text.compare(0, kFrom.size(), kFrom) == 0) {
+      allowed = true;
+      std::string names = s.text.substr(kFrom.size());
+      size_t start = 0;
+      while (start <= names.size()) {
+        size_t end = names.find(", ", start);
+        if (end == std::string::npos) end = names.size();
+        const std::string name = names.substr(start, end - start);
+        if (name != "kernel" && name != "Tensor" && name != "Dim") allowed = false;
+        start = end + 2;
+      }
+    }
+    if (!allowed) {
+      sink_.error(ErrorKind::kUnsupported, s.loc,
+                  "'" + s.text + "': an IR program imports nothing but solar.ir",
+                  "write `from solar.ir import kernel, Tensor, Dim` (no other module, no "
+                  "`as` alias)");
+    }
+  }
+
+  // A default value is a literal (a number, a string, True/False/None, a negative number or
+  // a tuple or list of them) or a name the module defines: never a call, which would run
+  // when the file is read as Python.
+  void check_default_value(const Expr& e) {
+    switch (e.kind) {
+      case ExprKind::kCall:
+        sink_.error(ErrorKind::kUnsupported, e.loc,
+                    "a default value must not call '" + print_expr(*e.items[0]) + "'",
+                    "use a literal (a number, a string, True/False/None) as the default");
+        return;
+      case ExprKind::kAttribute:
+      case ExprKind::kSubscript:
+        sink_.error(ErrorKind::kUnsupported, e.loc,
+                    "a default value must be a literal, not '" + print_expr(e) + "'",
+                    "use a number, a string, True/False/None or a module constant");
+        return;
+      default:
+        for (const auto& item : e.items)
+          if (item) check_default_value(*item);
+    }
   }
 
   void collect_top_level() {
@@ -97,6 +144,8 @@ class Checker {
       first = false;
       switch (s.kind) {
         case StmtKind::kImport:
+          check_import(s);
+          break;
         case StmtKind::kPass:
           break;
         case StmtKind::kExpr:
@@ -107,16 +156,26 @@ class Checker {
           }
           break;
         case StmtKind::kAssign:
+          if (s.target && s.target->kind == ExprKind::kName && s.target->text == "kernel") {
+            sink_.error(ErrorKind::kUnsupported, s.target->loc,
+                        "constant 'kernel' shadows the @kernel decorator", "rename it");
+            break;
+          }
           collect_assignment(s);
           break;
         case StmtKind::kFunctionDef: {
           for (const auto& d : s.decorators) {
-            if (!((d->kind == ExprKind::kName || d->kind == ExprKind::kAttribute) &&
-                  d->text == "kernel")) {
+            if (!(d->kind == ExprKind::kName && d->text == "kernel")) {
               sink_.error(ErrorKind::kUnsupported, d->loc,
                           "unknown decorator '" + print_expr(*d) + "'",
-                          "only @kernel is recognised");
+                          "only @kernel (imported from solar.ir) is recognised");
             }
+          }
+          for (const auto& p : s.params)
+            if (p.default_value) check_default_value(*p.default_value);
+          if (s.name == "kernel") {
+            sink_.error(ErrorKind::kUnsupported, s.loc,
+                        "function 'kernel' shadows the @kernel decorator", "rename it");
           }
           auto [it, inserted] = seen_functions.emplace(s.name, s.loc);
           if (!inserted) {
@@ -1375,8 +1434,8 @@ class Checker {
     if (e.kind == ExprKind::kName) {
       if (scope.names.count(e.text) || program_.constants.count(e.text) || e.text == "DIMS" ||
           e.text == "True" || e.text == "False" || e.text == "None" || e.text == "inf" ||
-          program_.kernel_index.count(e.text) || program_.helpers.count(e.text) ||
-          is_kernel_name(e.text))
+          e.text == "nan" || program_.kernel_index.count(e.text) ||
+          program_.helpers.count(e.text) || is_kernel_name(e.text))
         return;
       sink_.error(ErrorKind::kUnknownName, e.loc,
                   "'" + e.text + "' is not defined in " + scope.fn + "()",

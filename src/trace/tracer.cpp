@@ -733,6 +733,7 @@ class Tracer {
     if (e.text == "False") return Value::of_int(0);
     if (e.text == "None") return Value::none();
     if (e.text == "inf") return Value::of_float(std::numeric_limits<double>::infinity());
+    if (e.text == "nan") return Value::of_float(std::numeric_limits<double>::quiet_NaN());
     ctx_.fail(ErrorKind::kUnknownName, e.loc,
               "'" + e.text + "' is not defined at this point of " + frame.fn + "()",
               "assign it before use");

@@ -237,6 +237,97 @@ TEST(Checker, DataDependentIfAndImperfectNest) {
       ErrorKind::kImperfectNest, "imperfect loop nest");
 }
 
+// docs/ir.md §1: an IR program is never Python with side effects. Each refusal below was
+// accepted before (imports were ignored, defaults unchecked, any `X.kernel` a decorator); the
+// position is where the refused construct starts, counted by hand in each source.
+const char* kRelu = R"(@kernel
+def relu(X: Tensor("N")) -> Tensor("N"):
+    Y = Tensor(N=X.shape[0])
+    for i in Dim("N"):
+        Y[i] = max(X[i], 0.0)
+    return Y
+def model(x: Tensor("N")):
+    return relu(x)
+DIMS = {"N": 4}
+)";
+
+// The checker's first diagnostic for `src` (with `only`: its one diagnostic).
+Diagnostic only_error(const std::string& src, bool only = true) {
+  try {
+    check(src);
+  } catch (const UserError& e) {
+    if (only) {
+      EXPECT_EQ(e.diagnostics().size(), 1u) << e.what();
+    }
+    return e.diagnostics().at(0);
+  }
+  ADD_FAILURE() << "accepted:\n" << src;
+  return {};
+}
+
+TEST(Checker, ImportsOnlyTheIrsOwnNamesFromSolarIr) {
+  // Accepted: the import every IR file in the repository writes, in any order, and none.
+  check(std::string("from solar.ir import kernel, Tensor, Dim\n") + kRelu);
+  check(std::string("from solar.ir import Dim, Tensor, kernel\nimport solar.ir\n") + kRelu);
+  check(kRelu);
+  // A continuation line joins `from \` and `os import system` into one statement at 1:1.
+  Diagnostic d = only_error(std::string("from \\\n    os import system\n") + kRelu);
+  EXPECT_EQ(d.kind, ErrorKind::kUnsupported);
+  EXPECT_EQ(d.loc.line, 1u);
+  EXPECT_EQ(d.loc.col, 1u);
+  EXPECT_NE(d.message.find("'from os import system': an IR program imports nothing but solar.ir"),
+            std::string::npos);
+  EXPECT_NE(d.hint.find("from solar.ir import kernel, Tensor, Dim"), std::string::npos);
+  // An alias, even of solar.ir's own name, on line 2 (after the accepted line 1).
+  d = only_error(std::string("from solar.ir import kernel\nfrom solar.ir import kernel as k\n") +
+                 kRelu);
+  EXPECT_EQ(d.loc.line, 2u);
+  EXPECT_NE(d.message.find("'from solar.ir import kernel as k'"), std::string::npos);
+  d = only_error(std::string("import atexit\n") + kRelu);
+  EXPECT_NE(d.message.find("'import atexit'"), std::string::npos);
+  d = only_error(std::string("from solar.ir import system\n") + kRelu);
+  EXPECT_NE(d.message.find("'from solar.ir import system'"), std::string::npos);
+}
+
+TEST(Checker, DefaultValuesAreLiteralsNeverCalls) {
+  // Accepted: numbers, strings, a negative number, a tuple of them.
+  check(std::string(kRelu) +
+        "def helper(t, a=1, b=-2.5, c=\"x\", d=(1, 2), e=None):\n"
+        "    return t\n");
+  // `def helper(t, s=system("id")):` on line 10: the call starts at column 17.
+  Diagnostic d =
+      only_error(std::string(kRelu) + "def helper(t, s=system(\"id\")):\n    return t\n");
+  EXPECT_EQ(d.kind, ErrorKind::kUnsupported);
+  EXPECT_EQ(d.loc.line, 10u);
+  EXPECT_EQ(d.loc.col, 17u);
+  EXPECT_NE(d.message.find("a default value must not call 'system'"), std::string::npos);
+  // A call inside a tuple default, and an attribute, are refused too.
+  d = only_error(std::string(kRelu) + "def helper(t, s=(1, run())):\n    return t\n");
+  EXPECT_NE(d.message.find("must not call 'run'"), std::string::npos);
+  d = only_error(std::string(kRelu) + "def helper(t, s=os.environ):\n    return t\n");
+  EXPECT_NE(d.message.find("must be a literal, not 'os.environ'"), std::string::npos);
+}
+
+TEST(Checker, OnlyTheBareKernelNameIsADecorator) {
+  // `@atexit.kernel` on line 1, column 2 (after the '@'): not the IR's decorator (the
+  // function is then checked as a helper, whose kernel statements add diagnostics after it).
+  std::string src = kRelu;
+  src.replace(0, 7, "@atexit.kernel");
+  Diagnostic d = only_error(src, false);
+  EXPECT_EQ(d.kind, ErrorKind::kUnsupported);
+  EXPECT_EQ(d.loc.line, 1u);
+  EXPECT_EQ(d.loc.col, 2u);
+  EXPECT_NE(d.message.find("unknown decorator 'atexit.kernel'"), std::string::npos);
+  // A function named kernel would rebind the decorator's name when read as Python.
+  d = only_error(std::string(kRelu) + "def kernel(f):\n    return f\n");
+  EXPECT_NE(d.message.find("function 'kernel' shadows the @kernel decorator"), std::string::npos);
+  // So would a constant (`kernel = 3` at line 1, column 1).
+  d = only_error(std::string("kernel = 3\n") + kRelu);
+  EXPECT_EQ(d.loc.line, 1u);
+  EXPECT_EQ(d.loc.col, 1u);
+  EXPECT_NE(d.message.find("constant 'kernel' shadows the @kernel decorator"), std::string::npos);
+}
+
 TEST(Checker, RecursionInHelpers) {
   expect_user_error(
       [] {

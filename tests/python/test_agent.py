@@ -77,7 +77,7 @@ def test_python_in_a_reply_is_refused_and_never_runs(tmp_path):
     with ScriptedServer([reply(fenced(evil)), reply(fenced(RIGHT))]) as s:
         t = translate(SOFTMAX_NP, endpoint=endpoint(s), cache=False)
         feedback = s.user_messages(1)[-1]
-    assert "line 1: `import os`: the IR imports nothing but solar.ir" in feedback
+    assert "line 1:1: `import os`: the IR imports nothing but solar.ir" in feedback
     assert "attribute `.system`" in feedback
     assert t.attempts[0].category == "unsafe" and t.iterations == 2
     with pytest.raises(UserError, match="statements at module level are not evaluated"):

@@ -108,7 +108,7 @@ def _read_capped(response, limit: int, deadline: float) -> bytes:
         if time.monotonic() > deadline:
             raise EndpointError(
                 "the reply did not finish within the request timeout",
-                "raise the timeout (--timeout) or use a faster model",
+                "raise the timeout (--request-timeout) or use a faster model",
                 retryable=True,
             )
         chunk = response.read1(65536) if hasattr(response, "read1") else response.read(65536)

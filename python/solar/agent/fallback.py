@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import UserError
 from . import prompt
 from .cache import Cache
 from .client import Endpoint
 from .languages import Golden, Signature
-from .translate import Budget, Translation, _Transcript, converse
+from .translate import Budget, Translation, _Transcript, canonical, converse
 
 KERNEL = "op"  # the name the reply's kernel must have
 _ADAPTER = """\
@@ -193,16 +194,35 @@ class Fallback:
         )
         return lw.call_kernel(name, [t.var for t in tensors], out_shape, out_dtype)
 
+    def _cached_kernel(self, text: str, signature: Signature, op: str) -> str:
+        """A cached kernel as the checker and the printer give it back inside its harness
+        (like a fresh reply), or "" (a miss, with a note) when the checker refuses it."""
+        try:
+            program = canonical(
+                _harness(text.replace("def {name}(", f"def {KERNEL}(", 1), signature), op
+            )
+        except UserError as e:
+            (self.progress or (lambda msg: None))(
+                f"note: the cached kernel for {op} is refused by the checker "
+                f"({e.diagnostics[0] if e.diagnostics else e}); translating again"
+            )
+            return ""
+        kernel, problems = _one_kernel(program)
+        return "" if problems else kernel.replace(f"def {KERNEL}(", "def {name}(", 1)
+
     def _kernel(self, key, kind, op, schema, tensors, attrs, reference):
         if key in self.kernels:
             return self.kernels[key], True, 0
         store = Cache.at(self.cache)
         hit = store.get(key) if store is not None else None
-        if hit is not None:
-            self.kernels[key] = hit["program"]
-            return hit["program"], True, hit.get("iterations", 0)
         golden = _operator_golden(tensors, reference)
         signature = golden.signature()
+        if hit is not None:
+            text = self._cached_kernel(hit["program"], signature, op)
+            if text:
+                self.kernels[key] = text
+                iterations = hit.get("iterations", 0)
+                return text, True, iterations if isinstance(iterations, int) else 0
         messages = [
             {
                 "role": "system",

@@ -174,6 +174,13 @@ class _Goldens:
         return self.at({}).signature()
 
 
+def canonical(program: str, name: str) -> str:
+    """The program as Solar's printer re-emits it from the checked AST (comments and the
+    reply's own layout dropped), or raises UserError with the checker's diagnostics. What
+    Solar validates, caches and writes is this text, never a reply's or a cache entry's."""
+    return _core.canonical_program(program, name)
+
+
 def _check(program: str, name: str):
     """(Program, full-size Graph) or raises UserError with the checker's diagnostics."""
     prog = _core.load_program_source(program, name)
@@ -317,7 +324,8 @@ def _evaluate(text: str, iteration: int, goldens, signature, backend: str, rewri
     if unsafe:
         return unsafe[:MAX_PROBLEMS], "unsafe", "", "", ""
     name = f"attempt{iteration}.py"
-    try:
+    try:  # from here on, the program is Solar's printing of the checked AST, not the reply
+        program = canonical(program, name)
         prog, graph = _check(program, name)
     except UserError as e:
         return [str(d) for d in e.diagnostics[:MAX_PROBLEMS]], "check", "", "", ""
@@ -326,6 +334,7 @@ def _evaluate(text: str, iteration: int, goldens, signature, backend: str, rewri
         if problems:
             return problems, "contract", "", "", ""
         try:
+            program = canonical(program, name)
             prog, graph = _check(program, name)
         except UserError as e:
             return [str(d) for d in e.diagnostics[:MAX_PROBLEMS]], "check", "", "", ""
@@ -365,13 +374,24 @@ def _evaluate(text: str, iteration: int, goldens, signature, backend: str, rewri
         return [], "", program, "scaled" if overrides else "full", detail
 
 
+def _one_line(value) -> str:
+    """A header field as one line of text (a line break would end the comment)."""
+    return " ".join(str(value).split())
+
+
+def _cached_int(value) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def _header(t: Translation, ir_version: str) -> str:
-    return (
-        f"# Translated by `solar translate` from {t.source} ({t.language})\n"
-        f"# source sha256: {t.source_sha256}\n"
-        f"# model: {t.model}; iterations: {t.iterations}; IR spec {ir_version}\n"
-        f"# validation: {t.validation} — {t.validation_detail}\n"
-    )
+    """The comment block Solar writes above a translated program: every field one line."""
+    fields = [
+        f"Translated by `solar translate` from {t.source} ({t.language})",
+        f"source sha256: {t.source_sha256}",
+        f"model: {t.model}; iterations: {t.iterations}; IR spec {ir_version}",
+        f"validation: {t.validation} — {t.validation_detail}",
+    ]
+    return "".join(f"# {_one_line(f)}\n" for f in fields)
 
 
 def translate(
@@ -415,17 +435,23 @@ def translate(
     say = progress or (lambda msg: None)
     if store is not None:
         hit = store.get(key)
+        body = ""
         if hit is not None:
-            try:
-                _check(hit["program"], src.name)
-            except UserError:
-                hit = None  # an entry the checker no longer accepts: translate again
+            try:  # a cached program is checked and printed like a fresh reply
+                body = canonical(hit["program"], src.name)
+            except UserError as e:
+                say(
+                    f"note: the cached translation of {src.name} is refused by the checker "
+                    f"({e.diagnostics[0] if e.diagnostics else e}); translating again"
+                )
+                hit = None
         if hit is not None:
             say(f"cached translation of {src.name} ({endpoint.model})")
-            result.program, result.cached = hit["program"], True
-            result.iterations = hit.get("iterations", 0)
-            result.validation = hit.get("validation", "")
-            result.validation_detail = hit.get("detail", "")
+            result.cached = True
+            result.iterations = _cached_int(hit.get("iterations"))
+            result.validation = _one_line(hit.get("validation", ""))
+            result.validation_detail = _one_line(hit.get("detail", ""))
+            result.program = _header(result, prompt.ir_spec_version()) + body
             _write(out, result.program)
             return result
     signature = _signature(goldens)

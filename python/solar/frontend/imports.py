@@ -4,7 +4,9 @@ front-end dispatch (kind.py) and each front end's own test of its files share it
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 
 # Fallback for a file Python cannot parse: an import statement at the start of a line.
 _IMPORT_LINE = re.compile(
@@ -33,6 +35,45 @@ def imported_packages(text: str) -> set[str]:
     return out
 
 
+_IR_FALLBACK = re.compile(r"@\s*kernel\b|\bdef\s+model\s*\(")
+
+
 def is_ir_text(text: str) -> bool:
-    """An IR program has @kernel functions or a `def model(`."""
-    return "@kernel" in text or "def model(" in text
+    """An IR program: a text Python's tokens show to hold a `@kernel` decorator or a
+    `def model(` (whatever the spacing, comments or line continuations between them), or one
+    the C++ IR reader (parser and checker) accepts. Such a file is never imported as Python
+    (problem.import_program refuses it): the IR is read by Solar's own reader only."""
+    return _ir_tokens(text) or _ir_reader_accepts(text)
+
+
+def _ir_tokens(text: str) -> bool:
+    try:
+        tokens = [
+            t
+            for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type not in (tokenize.NL, tokenize.COMMENT)
+        ]
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return bool(_IR_FALLBACK.search(text))  # not Python either: the IR reader reports it
+    for i, t in enumerate(tokens[:-1]):
+        after = tokens[i + 1]
+        if t.type == tokenize.OP and t.string == "@" and after.string == "kernel":
+            return True
+        if (
+            t.string == "def"
+            and after.string == "model"
+            and i + 2 < len(tokens)
+            and tokens[i + 2].string == "("
+        ):
+            return True
+    return False
+
+
+def _ir_reader_accepts(text: str) -> bool:
+    from solar import _core
+
+    try:
+        _core.load_program_source(text, "<program>")
+    except Exception:  # the reader's refusal, whichever error type: not IR
+        return False
+    return True

@@ -8,8 +8,10 @@ from pathlib import Path
 
 def program_kind(path) -> str:
     """ "jax" (imports jax or flax and not torch), "pytorch" (imports torch), or "ir"
-    (anything else, including a file with @kernel functions or a `def model(`, and a
-    missing file, which the IR reader then reports)."""
+    (anything else, including a missing file, which the IR reader then reports). A file the
+    C++ IR reader accepts, or whose Python tokens show a @kernel decorator or a
+    `def model(` whatever the spacing (imports.is_ir_text), is always "ir": it is never
+    imported as Python."""
     from .capture import is_pytorch_program
     from .jax.capture import is_jax_program
 

@@ -13,6 +13,24 @@ from pathlib import Path
 from .builder import frontend_error
 
 
+def _refuse_ir(text: str, path: str) -> None:
+    """The last guard before a user's file runs as Python: a file the IR reader accepts, or
+    whose tokens show a @kernel or a `def model(`, is IR and is never executed (an accepted
+    translation stays IR whatever its spacing; docs/agent.md, "Safety")."""
+    from .imports import is_ir_text
+
+    if is_ir_text(text):
+        raise frontend_error(
+            "capture",
+            "the file is an IR program (it has a @kernel or a def model(): Solar reads it "
+            "with its IR reader and never imports it as Python",
+            "analyze it as IR (solar analyze FILE); a PyTorch or JAX problem file defines "
+            "Model and get_inputs, not model() or @kernel functions",
+            path,
+            0,
+        )
+
+
 def import_program(path: str, overrides: dict | None = None):
     """Imports a problem file as a fresh module (its module-level code runs). With
     `overrides`, module-level integer constants are replaced before it runs, so constants
@@ -23,6 +41,7 @@ def import_program(path: str, overrides: dict | None = None):
     module.__file__ = path
     try:
         text = Path(path).read_text()
+        _refuse_ir(text, path)
         if overrides:
             text = override_constants(text, overrides)
         code = compile(text, path, "exec")
@@ -42,6 +61,8 @@ def import_program(path: str, overrides: dict | None = None):
             path,
             _user_line(e, path),
         ) from None
+    except MemoryError:  # over the memory limit: reported as such (solar/contain.py)
+        raise
     except Exception as e:  # the user's program failed: report it, never a traceback
         raise frontend_error(
             "capture",
