@@ -10,7 +10,10 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <link.h>
+#include <openssl/evp.h>
+#include <pwd.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,6 +36,7 @@
 #include <thread>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 extern char** environ;  // for posix_spawnp
 
@@ -51,6 +55,7 @@ using KernelFn = int (*)(void* const*, const int64_t*, const double*, const vola
 struct Loaded {
   void* handle = nullptr;
   KernelFn fn = nullptr;
+  int fd = -1;  // the object's descriptor, open while it is loaded (its name in the loader)
 };
 
 namespace {
@@ -1471,18 +1476,20 @@ class Generator {
   std::string cancel_return_ = "return 2;";
 };
 
-std::string hex_hash(const std::string& text) {
-  // FNV-1a 64 twice with different offsets: a file name and a check against damage, not a
-  // security boundary.
-  uint64_t h1 = 1469598103934665603ull, h2 = 1099511628211ull * 31;
-  for (unsigned char ch : text) {
-    h1 = (h1 ^ ch) * 1099511628211ull;
-    h2 = (h2 ^ ch) * 1099511628211ull + 7;
+// SHA-256 of `text` in hex, by OpenSSL's libcrypto: the object's content hash, checked before
+// every load, and (its first 32 digits) a kernel's key.
+std::string sha256_hex(const std::string& text) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(text.data(), text.size(), digest, &length, EVP_sha256(), nullptr) != 1)
+    throw InternalError("native: OpenSSL could not compute a SHA-256 digest");
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < length; ++i) {
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 15];
   }
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(h1),
-                static_cast<unsigned long long>(h2));
-  return buf;
+  return out;
 }
 
 namespace fs = std::filesystem;
@@ -1505,9 +1512,27 @@ std::vector<std::string> split_words(const std::string& text) {
 const char* const kUseInterpreter =
     "use the interpreter (--backend interpreter, backend=\"interpreter\")";
 
+// This user's home directory: $HOME, else the password database's entry.
+std::string home_directory() {
+  if (const char* home = std::getenv("HOME"); home && *home) return home;
+  struct passwd entry {};
+  struct passwd* found = nullptr;
+  std::vector<char> buffer(16384);
+  if (::getpwuid_r(::geteuid(), &entry, buffer.data(), buffer.size(), &found) == 0 && found &&
+      found->pw_dir)
+    return found->pw_dir;
+  return "";
+}
+
+// The default is per user, as Python's solar.execution.cache_dir: $XDG_CACHE_HOME/solar/kernels
+// (an absolute XDG_CACHE_HOME only, as the XDG spec says), else ~/.cache/solar/kernels. Never a
+// shared temporary directory, which any user could create first.
 fs::path cache_path(const ExecOptions& options) {
-  return options.cache_dir.empty() ? fs::temp_directory_path() / "solar-kernels"
-                                   : fs::path(options.cache_dir);
+  if (!options.cache_dir.empty()) return options.cache_dir;
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const fs::path base =
+      xdg && xdg[0] == '/' ? fs::path(xdg) : fs::path(home_directory()) / ".cache";
+  return base / "solar" / "kernels";
 }
 
 // The compiler's executable found as posix_spawnp would find it ("" when it is not).
@@ -1531,85 +1556,237 @@ std::optional<std::string> read_file(const fs::path& p) {
   return s.str();
 }
 
-// Writes `text` to `p` through a temporary file and a rename, so that readers see the old
-// file or the whole new one. False when the directory cannot be written.
-bool write_atomically(const fs::path& p, const std::string& text, const std::string& unique) {
-  const fs::path tmp = p.string() + "." + unique + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return false;
-    out << text;
-    out.close();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      return false;
+// A file descriptor closed when it goes out of scope (unless released).
+class UniqueFd {
+ public:
+  explicit UniqueFd(int fd = -1) : fd_(fd) {}
+  UniqueFd(UniqueFd&& o) noexcept : fd_(o.release()) {}
+  UniqueFd& operator=(UniqueFd&& o) noexcept {
+    reset(o.release());
+    return *this;
+  }
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  ~UniqueFd() { reset(); }
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+  void reset(int fd = -1) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_;
+};
+
+// Whether a cache entry (fstat of the open file) may be used: a regular file of this user
+// that no one else may write. Anything else is treated as absent, rebuilt and replaced.
+bool trusted_entry(const struct stat& st) {
+  return S_ISREG(st.st_mode) && st.st_uid == ::geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+// Opens a cache entry for reading: never through a symbolic link, never blocking (a FIFO
+// opens at once and then fails the regular-file check), and only when trusted.
+UniqueFd open_entry(const fs::path& p, struct stat* st) {
+  UniqueFd fd(::open(p.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (fd.get() < 0 || ::fstat(fd.get(), st) != 0 || !trusted_entry(*st)) return UniqueFd();
+  return fd;
+}
+
+// Reads up to `limit` bytes of an open file; nullopt on a read error or when it holds more.
+std::optional<std::string> read_fd(int fd, size_t limit) {
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) return out;
+    out.append(buf, static_cast<size_t>(n));
+    if (out.size() > limit) return std::nullopt;
+  }
+}
+
+// Creates `dir` and each missing parent with mode 0700 whatever the umask. "" or what failed.
+std::string make_private_directories(const fs::path& dir) {
+  fs::path p;
+  for (const fs::path& part : dir) {
+    p /= part;
+    if (part.empty()) continue;
+    if (::mkdir(p.c_str(), 0700) == 0) {
+      if (::chmod(p.c_str(), 0700) != 0) return std::strerror(errno);  // a umask without u+rwx
+    } else if (errno != EEXIST) {
+      const int error = errno;  // EROFS, EACCES: fine where the directory is already there
+      struct stat st {};
+      if (::stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return std::strerror(error);
     }
   }
+  return "";
+}
+
+// A problem with the cache directory, as a message and a hint; empty when it is usable.
+struct CacheDirProblem {
+  std::string message, hint;
+};
+
+// Creates the cache directory (0700) or checks the one there: it must be a directory owned
+// by this user that no one else may write, since whoever can write it can plant an object
+// that the loader runs as this user.
+CacheDirProblem prepare_cache_dir(const fs::path& dir) {
+  const std::string quoted = "the kernel cache directory '" + dir.string() + "'";
+  const std::string elsewhere = "set SOLAR_CACHE_DIR to a directory of your own";
+  const std::string failed = make_private_directories(dir);
+  struct stat st {};
+  if (!failed.empty() || ::stat(dir.c_str(), &st) != 0)
+    return {"cannot create " + quoted + ": " + (failed.empty() ? std::strerror(errno) : failed),
+            "set SOLAR_CACHE_DIR to a writable directory, or " + std::string(kUseInterpreter)};
+  if (!S_ISDIR(st.st_mode))
+    return {"cannot create " + quoted + ": Not a directory",
+            "set SOLAR_CACHE_DIR to a writable directory, or " + std::string(kUseInterpreter)};
+  if (st.st_uid != ::geteuid())
+    return {quoted + " is owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
+                std::to_string(::geteuid()) +
+                "): its owner could make Solar load code of theirs, so it is not used",
+            elsewhere + ", or " + kUseInterpreter};
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return {quoted + " is writable by its group or others (mode " + mode +
+                "): they could make Solar load code of theirs, so it is not used",
+            "chmod 700 '" + dir.string() + "', or " + elsewhere};
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return {quoted + " is not writable: " + std::strerror(errno),
+            "set SOLAR_CACHE_DIR to a writable directory, or " + std::string(kUseInterpreter)};
+  return {};
+}
+
+// Makes way for a file at `p` when something that is not one sits there (a directory: a
+// rename cannot replace it). Within the private cache directory everything is this user's.
+void clear_way(const fs::path& p) {
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return;
   std::error_code ec;
-  fs::rename(tmp, p, ec);
-  if (ec) fs::remove(tmp, ec);
-  return !ec;
+  fs::remove_all(p, ec);
+}
+
+// Writes `text` to `p` (mode 0600) through a temporary file and a rename, so that readers see
+// the old file or the whole new one. "" or what failed.
+std::string write_atomically(const fs::path& p, const std::string& text,
+                             const std::string& unique) {
+  const fs::path tmp = p.string() + "." + unique + ".tmp";
+  std::error_code ec;
+  {
+    UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (fd.get() < 0) return "cannot create " + tmp.string() + ": " + std::strerror(errno);
+    size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = ::write(fd.get(), text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        const std::string why = std::strerror(errno);
+        fs::remove(tmp, ec);
+        return "cannot write " + tmp.string() + ": " + why;
+      }
+      done += static_cast<size_t>(n);
+    }
+  }
+  clear_way(p);
+  if (::rename(tmp.c_str(), p.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    fs::remove(tmp, ec);
+    return "cannot replace " + p.string() + ": " + why;
+  }
+  return "";
 }
 
 // A cache entry: `<key>.meta` names the object `<key>-<hash prefix>.so` and records its size
-// and content hash at build time; the object is loaded only when both match.
+// and SHA-256 at build time; the object is loaded only when both match.
 std::string meta_text(const std::string& object, size_t bytes, const std::string& hash) {
-  return "solar-kernel/1\nobject " + object + "\nbytes " + std::to_string(bytes) + "\nhash " +
+  return "solar-kernel/2\nobject " + object + "\nbytes " + std::to_string(bytes) + "\nsha256 " +
          hash + "\n";
 }
 
-// The object file of a verified entry, or nullopt (absent, unreadable or damaged: rebuild).
-std::optional<fs::path> verified_object(const fs::path& dir, const std::string& key) {
-  const auto meta = read_file(dir / (key + ".meta"));
-  if (!meta) return std::nullopt;
+// A record is four short lines (about 150 bytes); anything larger is not one, and reading
+// stops there, so a record that is a huge file (or would be /dev/zero) costs nothing.
+constexpr size_t kMetaLimit = 512;
+
+// The open object file of a verified entry, or an empty fd (absent, not trusted, damaged:
+// rebuild). The object is opened once; its size and hash are checked on what is read through
+// that descriptor, which is the one loaded, so it cannot be swapped in between.
+UniqueFd verified_object(const fs::path& dir, const std::string& key) {
+  struct stat st {};
+  UniqueFd meta_fd = open_entry(dir / (key + ".meta"), &st);
+  if (meta_fd.get() < 0 || st.st_size > static_cast<off_t>(kMetaLimit)) return UniqueFd();
+  const auto meta = read_fd(meta_fd.get(), kMetaLimit);
+  if (!meta) return UniqueFd();
   std::istringstream in(*meta);
   std::string magic, k1, object, k2, k3, hash;
   size_t bytes = 0;
-  if (!(in >> magic >> k1 >> object >> k2 >> bytes >> k3 >> hash)) return std::nullopt;
-  if (magic != "solar-kernel/1" || k1 != "object" || k2 != "bytes" || k3 != "hash" ||
-      hash.size() != 32 || object != key + "-" + hash.substr(0, 16) + ".so")
-    return std::nullopt;
-  const fs::path so = dir / object;
-  std::error_code ec;
-  if (fs::file_size(so, ec) != bytes || ec) return std::nullopt;
-  const auto content = read_file(so);
-  if (!content || content->size() != bytes || hex_hash(*content) != hash) return std::nullopt;
-  return so;
+  if (!(in >> magic >> k1 >> object >> k2 >> bytes >> k3 >> hash)) return UniqueFd();
+  if (magic != "solar-kernel/2" || k1 != "object" || k2 != "bytes" || k3 != "sha256" ||
+      hash.size() != 64 || object != key + "-" + hash.substr(0, 16) + ".so")
+    return UniqueFd();
+  UniqueFd fd = open_entry(dir / object, &st);
+  if (fd.get() < 0 || static_cast<size_t>(st.st_size) != bytes) return UniqueFd();
+  const auto content = read_fd(fd.get(), bytes);
+  if (!content || content->size() != bytes || sha256_hex(*content) != hash) return UniqueFd();
+  return fd;
 }
 
-// Marks every loaded library except the kernels under `kernels` as never to be unloaded
-// (RTLD_NOLOAD | RTLD_NODELETE on a loaded library sets the flag): a session unloads its
-// kernels when it ends, but must not unload what they pulled in, such as libgomp, whose idle
-// worker threads outlive a parallel kernel. The kernels themselves are unloaded, so that a
-// rebuilt object under the same name is mapped afresh.
-void pin_libraries(void* handle, const fs::path& kernels) {
+// The name a kernel loaded from descriptor `fd` has in the dynamic loader.
+std::string fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+// Marks every loaded library except the kernels (loaded through /proc/self/fd) as never to be
+// unloaded (RTLD_NOLOAD | RTLD_NODELETE on a loaded library sets the flag): a session unloads
+// its kernels when it ends, but must not unload what they pulled in, such as libgomp, whose
+// idle worker threads outlive a parallel kernel. The kernels themselves are unloaded, so that
+// a rebuilt object is mapped afresh.
+void pin_libraries(void* handle) {
   struct link_map* map = nullptr;
   if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map) return;
   while (map->l_prev) map = map->l_prev;
-  const std::string prefix = (kernels / "").string();
+  const std::string kernels = "/proc/self/fd/";
   for (; map; map = map->l_next) {
     const std::string name = map->l_name ? map->l_name : "";
-    if (name.empty() || name.rfind(prefix, 0) == 0) continue;  // the program, kernels
+    if (name.empty() || name.rfind(kernels, 0) == 0) continue;  // the program, kernels
     if (void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE)) dlclose(h);
   }
 }
 
-std::optional<Loaded> open_object(const fs::path& so, std::string* why) {
-  void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char* e = dlerror();
-    *why = e ? e : "dlopen failed";
-    return std::nullopt;
-  }
-  auto fn = reinterpret_cast<KernelFn>(dlsym(handle, "solar_kernel"));
-  if (!fn) {
-    *why = "the object has no entry point solar_kernel";
+// Loads the verified object open as `fd` (its descriptor is kept with the kernel while it is
+// loaded). Each object carries its key as `solar_kernel_key`: the dynamic loader knows an
+// object also by every /proc/self/fd name it was opened under, and a name another session
+// used may now be a different descriptor, so a handle with another key is put back and the
+// object opened under a fresh descriptor number.
+std::optional<Loaded> open_object(UniqueFd fd, const std::string& key, std::string* why) {
+  std::vector<UniqueFd> tried;  // numbers that named another object: kept open while trying
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    void* handle = dlopen(fd_path(fd.get()).c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      const char* e = dlerror();
+      *why = e ? e : "dlopen failed";
+      return std::nullopt;
+    }
+    const auto* loaded_key = static_cast<const char*>(dlsym(handle, "solar_kernel_key"));
+    if (loaded_key && key == loaded_key) {
+      auto fn = reinterpret_cast<KernelFn>(dlsym(handle, "solar_kernel"));
+      if (!fn) {
+        *why = "the object has no entry point solar_kernel";
+        dlclose(handle);
+        return std::nullopt;
+      }
+      pin_libraries(handle);
+      return Loaded{handle, fn, fd.release()};
+    }
     dlclose(handle);
-    return std::nullopt;
+    UniqueFd next(::fcntl(fd.get(), F_DUPFD_CLOEXEC, fd.get() + 1));
+    if (next.get() < 0) break;
+    tried.push_back(std::move(fd));
+    fd = std::move(next);
   }
-  pin_libraries(handle, so.parent_path());
-  return Loaded{handle, fn};
+  *why = "the dynamic loader kept returning another object for " + fd_path(fd.get());
+  return std::nullopt;
 }
 
 bool cancelled(const ExecOptions& options) {
@@ -1626,7 +1803,7 @@ std::string run_compiler(const std::vector<std::string>& argv, const fs::path& l
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
@@ -1676,7 +1853,10 @@ struct NativeSession::Impl {
 NativeSession::NativeSession() : impl_(std::make_unique<Impl>()) {}
 
 NativeSession::~NativeSession() {
-  for (auto& [key, l] : impl_->loaded) dlclose(l.handle);  // their libraries stay (pinned)
+  for (auto& [key, l] : impl_->loaded) {
+    dlclose(l.handle);  // their libraries stay (pinned)
+    ::close(l.fd);
+  }
 }
 
 std::string NativeSession::unavailable() const {
@@ -1694,16 +1874,7 @@ std::string native_unavailable_reason(const ExecOptions& options) {
   if (detail::find_executable(cmd[0]).empty())
     return "the C++ compiler '" + cmd[0] + "' was not found" +
            (cmd[0].find('/') == std::string::npos ? " on PATH" : "");
-  const std::filesystem::path dir = detail::cache_path(options);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir, ec))
-    return "cannot create the kernel cache directory '" + dir.string() +
-           "': " + (ec ? ec.message() : "not a directory");
-  if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    return "the kernel cache directory '" + dir.string() +
-           "' is not writable: " + std::strerror(errno);
-  return "";
+  return detail::prepare_cache_dir(detail::cache_path(options)).message;
 }
 
 }  // namespace solar
@@ -1713,7 +1884,7 @@ namespace {
 
 // The kernel for `source`: loaded by this session, else from a verified cache entry, else
 // compiled (and cached). Every failure to compile or load is a UserError of kind kCompile.
-KernelFn load_kernel(const std::string& source, const ExecOptions& options,
+KernelFn load_kernel(const std::string& generated, const ExecOptions& options,
                      NativeSession::Impl& session, const std::string& kernel_name,
                      const std::string& file) {
   const std::vector<std::string> cmd = split_words(options.compiler);
@@ -1721,7 +1892,10 @@ KernelFn load_kernel(const std::string& source, const ExecOptions& options,
     compile_error(file, "the native backend has no compiler command", kUseInterpreter);
   std::string flags;
   for (const char* f : kFlags) flags += std::string(" ") + f;
-  const std::string key = hex_hash(options.compiler + flags + "\n" + source);
+  const std::string key = sha256_hex(options.compiler + flags + "\n" + generated).substr(0, 32);
+  // The object names its key, which the loader checks (open_object).
+  const std::string source =
+      generated + "extern \"C\" const char solar_kernel_key[] = \"" + key + "\";\n";
   const fs::path dir = cache_path(options);
   // A session keeps what it loaded from each cache directory apart: a caller that points
   // the session at another directory finds the kernel compiled (or verified) there.
@@ -1729,32 +1903,28 @@ KernelFn load_kernel(const std::string& source, const ExecOptions& options,
   std::lock_guard<std::mutex> lock(session.mutex);
   auto it = session.loaded.find(loaded_key);
   if (it != session.loaded.end()) return it->second.fn;
+  const CacheDirProblem problem = prepare_cache_dir(dir);
+  if (!problem.message.empty()) compile_error(file, problem.message, problem.hint);
   const std::string hint_dir =
       "set SOLAR_CACHE_DIR to a writable directory, or " + std::string(kUseInterpreter);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir, ec))
-    compile_error(file,
-                  "the native backend cannot create its kernel cache directory '" + dir.string() +
-                      "': " + (ec ? ec.message() : "not a directory"),
-                  hint_dir);
   std::string why;
-  if (const auto so = verified_object(dir, key)) {
-    if (auto l = open_object(*so, &why)) {
+  if (UniqueFd verified = verified_object(dir, key); verified.get() >= 0) {
+    if (auto l = open_object(std::move(verified), key, &why)) {
       session.loaded.emplace(loaded_key, *l);
       return l->fn;
     }
   }
-  // Absent or damaged (truncated, overwritten, wrong size, not loadable): build it again.
+  // Absent, not trusted or damaged (truncated, overwritten, wrong size or hash, not
+  // loadable): build it again.
   const std::string unique = std::to_string(::getpid()) + "-" +
                              std::to_string(reinterpret_cast<uintptr_t>(&session)) + "-" +
                              std::to_string(session.builds++);
   const fs::path cpp = dir / (key + ".cpp");
-  if (!write_atomically(cpp, source, unique))
-    compile_error(
-        file,
-        "the native backend cannot write to its kernel cache directory '" + dir.string() + "'",
-        hint_dir);
+  if (const std::string failed = write_atomically(cpp, source, unique); !failed.empty())
+    compile_error(file,
+                  "the native backend cannot write to its kernel cache directory '" + dir.string() +
+                      "': " + failed,
+                  hint_dir);
   const fs::path tmp_so = dir / (key + "." + unique + ".tmp.so");
   const fs::path log = dir / (key + "." + unique + ".log");
   std::vector<std::string> argv = cmd;
@@ -1769,6 +1939,7 @@ KernelFn load_kernel(const std::string& source, const ExecOptions& options,
 #endif
   if (options.before_long_work) options.before_long_work();
   std::string failure;
+  std::error_code ec;
   try {
     failure = run_compiler(argv, log, options);
   } catch (const Interrupted&) {
@@ -1788,22 +1959,31 @@ KernelFn load_kernel(const std::string& source, const ExecOptions& options,
                       cpp.string());
   }
   fs::remove(log, ec);
-  const auto content = read_file(tmp_so);
-  if (!content)
-    compile_error(file, "the compiler wrote no object file " + tmp_so.string(), hint_dir);
-  const std::string hash = hex_hash(*content);
+  // The new object is read, hashed and later loaded through one descriptor, made 0600 first
+  // (the linker creates it executable under the umask; reading is all dlopen needs).
+  UniqueFd fd(::open(tmp_so.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  struct stat st {};
+  if (fd.get() < 0 || ::fchmod(fd.get(), 0600) != 0 || ::fstat(fd.get(), &st) != 0 ||
+      !trusted_entry(st))
+    compile_error(file, "the compiler wrote no usable object file " + tmp_so.string(), hint_dir);
+  const auto content = read_fd(fd.get(), static_cast<size_t>(st.st_size));
+  if (!content) compile_error(file, "cannot read the object file " + tmp_so.string(), hint_dir);
+  const std::string hash = sha256_hex(*content);
   const std::string object = key + "-" + hash.substr(0, 16) + ".so";
-  fs::rename(tmp_so, dir / object, ec);  // atomic: concurrent builders of one kernel agree
-  if (ec) {
+  // Something other than a file at the object's name (a directory) is removed first; the
+  // rename is atomic, so concurrent builders of one kernel agree.
+  clear_way(dir / object);
+  if (::rename(tmp_so.c_str(), (dir / object).c_str()) != 0) {
+    const std::string failed = std::strerror(errno);
     fs::remove(tmp_so, ec);
-    compile_error(
-        file,
-        "the native backend cannot write to its kernel cache directory '" + dir.string() + "'",
-        hint_dir);
+    compile_error(file,
+                  "the native backend cannot put its kernel object at '" + (dir / object).string() +
+                      "': " + failed,
+                  "remove '" + (dir / object).string() + "', or " + hint_dir);
   }
   // The record last: a reader that sees it finds the object it names complete.
   write_atomically(dir / (key + ".meta"), meta_text(object, content->size(), hash), unique);
-  auto l = open_object(dir / object, &why);
+  auto l = open_object(std::move(fd), key, &why);
   if (!l)
     compile_error(file,
                   "the native backend cannot load the kernel it compiled (" +

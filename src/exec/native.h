@@ -1,7 +1,8 @@
 // The native backend: each kernel is translated to C++, compiled once with the system
 // compiler (OpenMP for parallel=True loops) into a shared object cached by the hash of its
-// source (verified by its recorded size and content hash before each load), and loaded with
-// dlopen (private to src/exec; docs/execution.md).
+// source in a private directory (verified by its recorded size and SHA-256 before each load),
+// and loaded with dlopen from the descriptor it was verified through (private to src/exec;
+// docs/execution.md).
 #pragma once
 
 #include <string>

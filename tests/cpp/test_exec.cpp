@@ -1,11 +1,15 @@
+#include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <link.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "solar/exec/executor.h"
 #include "solar/pipeline/pipeline.h"
@@ -238,6 +242,71 @@ TEST_F(NativeFixture, LongWorkIsAnnouncedForCompilesInterpretedCallsAndBigRunsOn
   calls = 0;
   execute(program, g, bin, options);
   EXPECT_EQ(calls, 1);
+}
+
+TEST_F(NativeFixture, TheDefaultCacheIsPrivateAndPerUser) {
+  // With no cache_dir the kernels go to $XDG_CACHE_HOME/solar/kernels, as Python's
+  // solar.execution.cache_dir says (before: <temp>/solar-kernels, shared by every user).
+  // Solar creates solar/ and kernels/ 0700 (mode bits & 0777 == 0700). The two kernels of
+  // the paper example (linear#0, matmul#0) are there: 2 objects, 2 records, 2 sources.
+  const char* saved = std::getenv("XDG_CACHE_HOME");
+  const std::string restore = saved ? saved : "";
+  std::filesystem::create_directories(dir);
+  ::setenv("XDG_CACHE_HOME", dir.c_str(), 1);
+  options.cache_dir = "";
+  ExecReport r;
+  expect_paper_result(execute(program, graph, in, options, &r));
+  if (saved) {
+    ::setenv("XDG_CACHE_HOME", restore.c_str(), 1);
+  } else {
+    ::unsetenv("XDG_CACHE_HOME");
+  }
+  EXPECT_EQ(r.native_calls, 2);
+  const std::filesystem::path kernels = dir / "solar" / "kernels";
+  for (const auto& d : {dir / "solar", kernels}) {
+    struct stat st {};
+    ASSERT_EQ(::stat(d.c_str(), &st), 0) << d;
+    EXPECT_EQ(st.st_mode & 0777, 0700u) << d;
+  }
+  std::map<std::string, int> kinds;
+  for (const auto& e : std::filesystem::directory_iterator(kernels))
+    ++kinds[e.path().extension().string()];
+  EXPECT_EQ(kinds, (std::map<std::string, int>{{".cpp", 2}, {".meta", 2}, {".so", 2}}));
+}
+
+// How many loaded objects are kernels: loaded through /proc/self/fd, or (before kernels were
+// loaded from their verified descriptor) from `dir`.
+int loaded_kernels(const std::filesystem::path& dir) {
+  struct Count {
+    std::string dir;
+    int kernels = 0;
+  } count{dir.string() + "/"};
+  dl_iterate_phdr(
+      [](struct dl_phdr_info* info, size_t, void* data) {
+        auto* c = static_cast<Count*>(data);
+        const std::string name = info->dlpi_name ? info->dlpi_name : "";
+        if (name.rfind("/proc/self/fd/", 0) == 0 || name.rfind(c->dir, 0) == 0) ++c->kernels;
+        return 0;
+      },
+      &count);
+  return count.kernels;
+}
+
+TEST_F(NativeFixture, ASessionUnloadsItsKernelsButKeepsTheLibrariesTheyPulledIn) {
+  // Kernels are loaded from their verified descriptor (/proc/self/fd/N): pinning still tells
+  // them from the libraries they use. While the session lives its 2 kernels (linear#0,
+  // matmul#0) are loaded; after it ends none is, and libgomp (pinned) stays loaded, so its
+  // idle threads never run unmapped code.
+  const int before = loaded_kernels(dir);
+  {
+    NativeSession session;
+    options.session = &session;
+    options.bounds_check = false;  // parallel code: the kernels use libgomp
+    expect_paper_result(execute(program, graph, in, options));
+    EXPECT_EQ(loaded_kernels(dir) - before, 2);
+  }
+  EXPECT_EQ(loaded_kernels(dir), before);
+  EXPECT_NE(dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD), nullptr);
 }
 
 }  // namespace

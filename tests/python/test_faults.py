@@ -7,6 +7,7 @@ role. Each regression test fails on 5dd0d0b, the commit before these fixes; the 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -141,7 +142,7 @@ def test_a_damaged_cached_kernel_is_rebuilt(tmp_path, built_cache, how):
     assert r.stdout.split() == ["ok"]
     # The record names an object of the size it records (the rebuilt one).
     meta = (cache / (so.name.split("-")[0] + ".meta")).read_text().split()
-    assert meta[0] == "solar-kernel/1"
+    assert meta[0] == "solar-kernel/2"
     rebuilt = cache / meta[meta.index("object") + 1]
     assert rebuilt.stat().st_size == int(meta[meta.index("bytes") + 1])
 
@@ -175,7 +176,277 @@ def test_a_garbage_cache_record_is_rebuilt(tmp_path, built_cache):
     meta.write_bytes(b"\xff\x00 not a record")
     r = run_affine(prog, cache)
     assert r.returncode == 0 and r.stdout.split() == ["ok"], r.stdout + r.stderr
-    assert meta.read_text().startswith("solar-kernel/1\n")
+    assert meta.read_text().startswith("solar-kernel/2\n")
+
+
+# --- a private, verified kernel cache (docs/execution.md, The cache) -----------------------
+# Each test below fails on the commit before the cache was made private: a planted object was
+# loaded (its constructor wrote the canary), files were created 0777 under umask 000, a
+# record that is a FIFO hung the run and one linked to /dev/zero grew without bound, and a
+# directory at the object's name was a permanent compile error.
+
+# An object an attacker would plant: its constructor creates the file $SOLAR_TEST_CANARY
+# names (each test its own), its entry point does nothing (a run that loads it returns
+# zeros, not 2x + 1).
+CANARY = r"""
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <cstdint>
+__attribute__((constructor)) static void planted() {
+  const char* path = getenv("SOLAR_TEST_CANARY");
+  int fd = path ? open(path, O_WRONLY | O_CREAT, 0600) : -1;
+  if (fd >= 0) close(fd);
+}
+extern "C" int solar_kernel(void* const*, const int64_t*, const double*, const volatile bool*) {
+  return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def canary_object(tmp_path_factory):
+    """The bytes of a compiled canary object."""
+    base = tmp_path_factory.mktemp("canary")
+    (base / "canary.cpp").write_text(CANARY)
+    subprocess.run(
+        ["c++", "-shared", "-fPIC", base / "canary.cpp", "-o", base / "canary.so"],
+        check=True,
+        timeout=120,
+    )
+    return (base / "canary.so").read_bytes()
+
+
+def _fnv_record_hash(data: bytes) -> str:
+    # The content hash of the record format before this change (solar-kernel/1): FNV-1a 64
+    # twice, as the old hex_hash computed it, so that a planted entry is consistent there too.
+    h1, h2, prime, mask = 1469598103934665603, 1099511628211 * 31, 1099511628211, 2**64 - 1
+    for b in data:
+        h1 = ((h1 ^ b) * prime) & mask
+        h2 = ((h2 ^ b) * prime + 7) & mask
+    return f"{h1:016x}{h2:016x}"
+
+
+def plant(cache: Path, payload: bytes) -> tuple[Path, Path]:
+    """Replaces the one kernel of `cache` by `payload` with a record consistent with it (in
+    the record format the cache holds), as anyone able to write the directory could."""
+    [meta] = cache.glob("*.meta")
+    key = meta.stem
+    for so in cache.glob("*.so"):
+        so.unlink()
+    if meta.read_text().startswith("solar-kernel/1\n"):
+        digest, field = _fnv_record_hash(payload), "hash"
+    else:
+        digest, field = hashlib.sha256(payload).hexdigest(), "sha256"
+    magic = meta.read_text().split()[0]
+    obj = cache / f"{key}-{digest[:16]}.so"
+    obj.write_bytes(payload)
+    meta.write_text(f"{magic}\nobject {obj.name}\nbytes {len(payload)}\n{field} {digest}\n")
+    return meta, obj
+
+
+@pytest.mark.native
+def test_a_cache_dir_others_can_write_is_refused_and_nothing_planted_loads(
+    tmp_path, built_cache, canary_object
+):
+    # A directory of mode 0777 (as a shared /tmp/solar-kernels that another user created
+    # first) holding a planted object with a consistent record: refused by message, with
+    # the chmod to fix it; the object's constructor never runs.
+    prog, src = built_cache
+    payload, canary = canary_object, tmp_path / "canary"
+    cache = tmp_path / "kernels"
+    shutil.copytree(src, cache)
+    plant(cache, payload)
+    cache.chmod(0o777)
+    r = run_affine(prog, cache, SOLAR_TEST_CANARY=canary)
+    assert not canary.exists(), "the planted object was loaded"
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert r.stdout.startswith("compile ")
+    assert f"the kernel cache directory '{cache}' is writable by its group or others" in r.stdout
+    assert "(mode 0777)" in r.stdout
+    from solar.execution import _core
+
+    reason = _core.native_unavailable_reason(str(cache), "")
+    assert reason.startswith(f"the kernel cache directory '{cache}' is writable by its group")
+    inputs = _affine_inputs(tmp_path)
+    e = cli(
+        "run",
+        prog,
+        "--inputs",
+        inputs,
+        env=env_with(SOLAR_CACHE_DIR=cache, SOLAR_TEST_CANARY=canary),
+    )
+    assert e.returncode == 1 and "error[compile]" in e.stderr and "Traceback" not in e.stderr
+    assert f"chmod 700 '{cache}'" in e.stderr
+    assert not canary.exists()
+
+
+@pytest.mark.native
+def test_a_cache_dir_of_another_user_is_refused(tmp_path, built_cache):
+    # uid 65534 (nobody) owns the directory: its owner could plant objects, so it is refused.
+    if os.geteuid() != 0:
+        pytest.skip("giving the directory to another user (chown) needs root")
+    prog, src = built_cache
+    cache = tmp_path / "kernels"
+    shutil.copytree(src, cache)
+    os.chown(cache, 65534, 65534)
+    r = run_affine(prog, cache)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert f"the kernel cache directory '{cache}' is owned by uid 65534, not by this user" in (
+        r.stdout
+    )
+
+
+def _untrusted_group_writable(meta: Path, obj: Path):
+    meta.chmod(0o660)
+    obj.chmod(0o660)
+
+
+def _untrusted_other_owner(meta: Path, obj: Path):
+    os.chown(meta, 65534, 65534)
+    os.chown(obj, 65534, 65534)
+
+
+def _untrusted_other_owner_object(meta: Path, obj: Path):
+    os.chown(obj, 65534, 65534)
+
+
+UNTRUSTED = {
+    "group-writable": _untrusted_group_writable,
+    "another-owner": _untrusted_other_owner,
+    "another-owner-object": _untrusted_other_owner_object,
+}
+
+
+@pytest.mark.native
+@pytest.mark.parametrize("how", UNTRUSTED)
+def test_a_planted_entry_that_is_not_the_users_own_is_never_loaded(
+    tmp_path, built_cache, canary_object, how
+):
+    # In a private directory, an entry (record and object consistent with each other) that
+    # others may write, or that another user owns, is treated as absent: rebuilt, replaced,
+    # and the run gives 2x + 1; the planted constructor never runs.
+    if how.startswith("another-owner") and os.geteuid() != 0:
+        pytest.skip("giving a file to another user (chown) needs root")
+    prog, src = built_cache
+    payload, canary = canary_object, tmp_path / "canary"
+    cache = tmp_path / "kernels"
+    shutil.copytree(src, cache)
+    meta, obj = plant(cache, payload)
+    UNTRUSTED[how](meta, obj)
+    r = run_affine(prog, cache, SOLAR_TEST_CANARY=canary)
+    assert not canary.exists(), "the planted object was loaded"
+    assert r.returncode == 0 and r.stdout.split() == ["ok"], r.stdout + r.stderr
+    assert meta.stat().st_uid == os.geteuid() and meta.stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.native
+def test_a_planted_object_whose_hash_differs_from_the_record_is_never_loaded(
+    tmp_path, built_cache, canary_object
+):
+    # Control (the hash was checked before too): the canary put in place of the object,
+    # under the name and size the record gives, fails the record's hash and is rebuilt.
+    prog, src = built_cache
+    payload, canary = canary_object, tmp_path / "canary"
+    cache = tmp_path / "kernels"
+    shutil.copytree(src, cache)
+    [meta] = cache.glob("*.meta")
+    record = meta.read_text().split()
+    obj = cache / record[record.index("object") + 1]
+    obj.write_bytes(payload[: int(record[record.index("bytes") + 1])].ljust(obj.stat().st_size))
+    r = run_affine(prog, cache, SOLAR_TEST_CANARY=canary)
+    assert not canary.exists()
+    assert r.returncode == 0 and r.stdout.split() == ["ok"], r.stdout + r.stderr
+
+
+@pytest.mark.native
+def test_under_umask_000_the_cache_is_private(tmp_path):
+    # The directory and its parents Solar creates are 0700, the source, object and record
+    # 0600, whatever the umask (before: 0777 and 0666).
+    prog = write(tmp_path, AFFINE)
+    cache = tmp_path / "made" / "kernels"
+    r = subprocess.run(
+        [sys.executable, "-c", f"import os; os.umask(0)\n{RUN_AFFINE}", str(prog)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env_with(SOLAR_CACHE_DIR=cache),
+    )
+    assert r.returncode == 0 and r.stdout.split() == ["ok"], r.stdout + r.stderr
+    assert (cache.stat().st_mode & 0o777, cache.parent.stat().st_mode & 0o777) == (0o700, 0o700)
+    modes = {p.suffix: p.stat().st_mode & 0o777 for p in cache.iterdir()}
+    assert modes == {".cpp": 0o600, ".so": 0o600, ".meta": 0o600}
+
+
+def _meta_to_dev_zero(meta: Path):
+    meta.unlink()
+    meta.symlink_to("/dev/zero")
+
+
+def _meta_fifo(meta: Path):
+    meta.unlink()
+    os.mkfifo(meta)
+
+
+def _object_directory(meta: Path):
+    record = meta.read_text().split()
+    obj = meta.parent / record[record.index("object") + 1]
+    obj.unlink()
+    (obj / "inside").mkdir(parents=True)
+
+
+ODD_ENTRIES = {
+    "meta-to-dev-zero": _meta_to_dev_zero,
+    "meta-fifo": _meta_fifo,
+    "object-directory": _object_directory,
+}
+
+
+@pytest.mark.native
+@pytest.mark.parametrize("how", ODD_ENTRIES)
+def test_an_entry_that_is_not_a_regular_file_is_rebuilt(tmp_path, built_cache, how):
+    # Before: a record linked to /dev/zero was read without end, a FIFO record blocked the
+    # run for ever, and a directory at the object's name failed every run with a compile
+    # error saying the cache could not be written. Now each is rebuilt within seconds
+    # (20 s is the hang guard) and replaced by a regular file.
+    prog, src = built_cache
+    cache = tmp_path / "kernels"
+    shutil.copytree(src, cache)
+    [meta] = cache.glob("*.meta")
+    ODD_ENTRIES[how](meta)
+    r = subprocess.run(
+        [sys.executable, "-c", RUN_AFFINE, str(prog)],
+        capture_output=True,
+        text=True,
+        timeout=20,
+        env=env_with(SOLAR_CACHE_DIR=cache),
+    )
+    assert r.returncode == 0 and r.stdout.split() == ["ok"], r.stdout + r.stderr
+    assert meta.is_file() and not meta.is_symlink()
+    record = meta.read_text().split()
+    assert (cache / record[record.index("object") + 1]).is_file()
+
+
+def test_python_and_the_core_default_to_one_per_user_cache(tmp_path, monkeypatch):
+    # With XDG_CACHE_HOME set (absolute), both use $XDG_CACHE_HOME/solar/kernels: the core,
+    # given no directory, creates exactly the one Python names, 0700 (before: the core used
+    # the shared <temp>/solar-kernels). A relative XDG_CACHE_HOME is ignored, as the XDG
+    # spec says (before: Python used the relative path "rel/solar/kernels").
+    from solar.execution import _core, cache_dir
+
+    monkeypatch.delenv("SOLAR_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache_dir() == str(tmp_path / "solar" / "kernels")
+    assert _core.native_unavailable_reason("", "") == ""
+    assert (tmp_path / "solar" / "kernels").stat().st_mode & 0o777 == 0o700
+    monkeypatch.setenv("XDG_CACHE_HOME", "rel")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache_dir() == str(tmp_path / "home" / ".cache" / "solar" / "kernels")
+
+
+def _affine_inputs(tmp_path: Path) -> Path:
+    np.savez(tmp_path / "in.npz", x=X)
+    return tmp_path / "in.npz"
 
 
 # --- compile failures ----------------------------------------------------------------------

@@ -85,7 +85,9 @@ struct ExecOptions {
   // sets `cancel` from a thread of its own (the Python binding's Ctrl-C watcher) starts
   // that thread here, so a short run starts none. Null: nothing is called.
   std::function<void()> before_long_work;
-  // Native backend: where compiled kernels are cached (default: <temp>/solar-kernels), the
+  // Native backend: where compiled kernels are cached (default, per user:
+  // $XDG_CACHE_HOME/solar/kernels or ~/.cache/solar/kernels; created 0700, refused when
+  // others may write it: docs/execution.md, The cache), the
   // compiler command (words separated by spaces, run without a shell), and the include dir
   // holding solar/exec/numeric.h.
   std::string cache_dir;
