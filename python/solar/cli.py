@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import zipfile
+import zlib
 from pathlib import Path
 
 from . import _core, dim_overrides, list_archs, load_arch, report
@@ -156,6 +158,7 @@ def _definition_problem(args) -> str | None:
         paths.append((w, axes, str(path)))
     if len(paths) == 1:
         w, axes, path = paths[0]
+        _check_definition_outputs(d, w, axes, path)
         args.definition_line = (
             f"  definition {d.name}, workload {w.uuid} ("
             + ", ".join(f"{k}={v}" for k, v in axes.items())
@@ -175,6 +178,7 @@ def _definition_problem(args) -> str | None:
     failed = False
     for w, axes, path in paths:
         try:
+            _check_definition_outputs(d, w, axes, path)
             r = analyze_pytorch(
                 path,
                 archs=archs,
@@ -219,6 +223,16 @@ def _definition_problem(args) -> str | None:
     return "failed" if failed else ""
 
 
+def _check_definition_outputs(d, w, axes: dict, path: str) -> None:
+    """The reference's outputs (a run on fake tensors) against the definition's declared
+    shapes and dtypes (docs/definitions.md)."""
+    from .definitions import check_outputs, reference_outputs
+
+    returned = reference_outputs(path)
+    if returned is not None:
+        check_outputs(d, w, axes, returned)
+
+
 def _narrow_note(dtypes: str, analysis) -> str:
     """A definition with narrow inputs whose reference computes in a wider format."""
     return (
@@ -230,6 +244,22 @@ def _narrow_note(dtypes: str, analysis) -> str:
 
 
 def cmd_analyze(args) -> int:
+    """A PyTorch or JAX program, or a definition, runs contained (solar/contain.py): in a
+    worker under --timeout and --memory-limit; an IR program is never executed as Python."""
+    from .contain import parse_memory, run_contained
+    from .definitions import is_definition
+    from .frontend.kind import program_kind
+
+    memory_limit = parse_memory(args.memory_limit)
+    if args.timeout < 0:
+        raise argument_error(f"--timeout {args.timeout:g}: seconds, 0 or more (0: no limit)")
+    runs_python = is_definition(args.file) or program_kind(args.file) in ("pytorch", "jax")
+    if args.lang or not runs_python:
+        return _analyze(args)
+    return run_contained(lambda: _guarded(_analyze, args), args.file, args.timeout, memory_limit)
+
+
+def _analyze(args) -> int:
     from .definitions import is_definition
     from .frontend.kind import program_kind
 
@@ -430,9 +460,10 @@ def cmd_analyze(args) -> int:
     return 0 if validation[0] != "failed" and not violated else 1
 
 
-def _endpoint_options(p) -> None:
+def _endpoint_options(p, *request_timeout: str) -> None:
     """The LLM endpoint and the translation budgets (docs/agent.md), for translate, analyze
-    --lang and --llm-fallback."""
+    --lang and --llm-fallback. `request_timeout`: the option names of the per-request
+    timeout (analyze's --timeout is the limit of the user's code)."""
     p.add_argument("--endpoint", help="OpenAI-compatible base URL (default $SOLAR_LLM_BASE_URL)")
     p.add_argument("--model", help="model name (default $SOLAR_LLM_MODEL)")
     p.add_argument("--max-iters", type=int, default=5, help="attempts per translation (default 5)")
@@ -440,7 +471,14 @@ def _endpoint_options(p) -> None:
         "--max-seconds", type=float, default=900, help="wall-clock budget per translation"
     )
     p.add_argument("--max-tokens", type=int, default=400_000, help="token budget per translation")
-    p.add_argument("--timeout", type=float, default=120, help="seconds per LLM request")
+    p.add_argument(
+        *(request_timeout or ("--request-timeout",)),
+        dest="request_timeout",
+        metavar="SECONDS",
+        type=float,
+        default=120,
+        help="seconds per LLM request",
+    )
     p.add_argument(
         "--transcript", metavar="FILE", help="write every message and verdict (JSON lines)"
     )
@@ -451,7 +489,7 @@ def _endpoint_options(p) -> None:
 def _endpoint(args):
     from .agent.client import Endpoint
 
-    return Endpoint.from_env(args.endpoint, args.model, timeout=args.timeout)
+    return Endpoint.from_env(args.endpoint, args.model, timeout=args.request_timeout)
 
 
 def _translate(args, source: str, out: str | None):
@@ -516,6 +554,10 @@ def cmd_batch(args) -> int:
         extra += ["--compile"] if args.compile else []
     elif args.compile:
         raise argument_error("--compile times torch.compile: it needs --measure")
+    from .contain import parse_memory
+
+    parse_memory(args.memory_limit)  # refused here, not once per workload
+    extra += ["--timeout", f"{args.timeout:g}", "--memory-limit", args.memory_limit]
     if args.arch.lower() == "local":
         load_arch("local")  # derived (and measured) once, before the workers share it
     results = run_batch(
@@ -684,9 +726,15 @@ def _npz_members(path: str) -> list[tuple[str, tuple, object, int]]:
                         "the file is truncated or damaged; write it again",
                     )
                 members.append((info.filename[:-4], tuple(shape), dtype, need))
-    except (zipfile.BadZipFile, ValueError, EOFError, OSError, KeyError) as e:
+    except (*_NPZ_DAMAGE, ValueError, EOFError, OSError, KeyError) as e:
         raise _inputs_error(path, f"it is damaged ({e})", _NPZ_HINT) from None
     return members
+
+
+# What a damaged .npz raises beyond OSError/ValueError/EOFError: a bad CRC (patched data, a
+# member's bad magic), a RuntimeError from zipfile (a zip version it cannot read, "18.8", is
+# NotImplementedError; a member flagged encrypted), a corrupt deflate stream.
+_NPZ_DAMAGE = (zipfile.BadZipFile, RuntimeError, zlib.error)
 
 
 def _loadz(path: str, max_bytes: int | None = None) -> dict:
@@ -708,7 +756,7 @@ def _loadz(path: str, max_bytes: int | None = None) -> dict:
     try:
         with np.load(path, allow_pickle=False) as z:
             return {k: z[k] for k in z.files}
-    except (OSError, ValueError, EOFError) as e:
+    except (*_NPZ_DAMAGE, OSError, ValueError, EOFError) as e:
         raise _inputs_error(path, f"it is damaged ({e})", _NPZ_HINT) from None
 
 
@@ -938,6 +986,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("analyze", help="SOL bounds of an IR program on one or more archs")
     a.add_argument("file")
+    _containment_options(a, "the user's code (PyTorch, JAX, a definition's reference)")
     a.add_argument(
         "--arch",
         action="append",
@@ -1046,7 +1095,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument(
         "--backend", choices=["native", "interpreter"], default="native", help="executor backend"
     )
-    _endpoint_options(t)
+    _endpoint_options(t, "--timeout", "--request-timeout")
     t.set_defaults(func=cmd_translate)
 
     b = sub.add_parser("batch", help="analyse many programs into a JSON-lines file")
@@ -1054,7 +1103,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--arch", default="H100_PCIe")
     b.add_argument("--out", default="results.jsonl", help="results, one JSON object a line")
     b.add_argument("--jobs", type=int, default=0, help="parallel workloads (default: cores)")
-    b.add_argument("--timeout", type=float, default=600, help="seconds per workload")
+    _containment_options(b, "each workload")
     b.add_argument(
         "--workers",
         choices=["warm", "cold"],
@@ -1368,10 +1417,35 @@ def _add_explore_parsers(sub) -> None:
     c.set_defaults(func=cmd_chains)
 
 
+def _containment_options(p, what: str) -> None:
+    """--timeout and --memory-limit (solar/contain.py, docs/execution.md "User code")."""
+    from .contain import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
+
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"wall-time limit of {what} (default {DEFAULT_TIMEOUT:g} s; 0: none)",
+    )
+    p.add_argument(
+        "--memory-limit",
+        default=DEFAULT_MEMORY_LIMIT,
+        metavar="SIZE",
+        help=f"data memory limit of {what}, e.g. 8GiB or 512MiB (RLIMIT_DATA; default "
+        f"{DEFAULT_MEMORY_LIMIT}; none: no limit)",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    return _guarded(args.func, args)
+
+
+def _guarded(func, args) -> int:
+    """`func(args)` with Solar's errors printed as one line and turned into a status."""
     try:
-        return args.func(args)
+        return func(args)
     except UserError as e:
         print(str(e), file=sys.stderr)
         return 1

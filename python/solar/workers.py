@@ -27,7 +27,14 @@ _STAGES = {
     "validation": "validate",
     "compile": "validate",
     "measure": "measure",
+    "timeout": "timeout",  # solar/contain.py: the program overran --timeout
+    "memory": "memory",  # ... or --memory-limit
+    "user-code": "user-code",  # ... or ended its process, or its parent
 }
+
+# A workload's own `solar analyze` enforces --timeout (solar/contain.py); the batch waits
+# this much longer before it kills the workload's process itself.
+_GRACE = 30.0
 
 
 # The running children (to stop them on Ctrl-C).
@@ -183,6 +190,7 @@ def run_one(
     """The result of one workload, or None when the batch was interrupted while it ran (it
     is not recorded, so the next run does it again). It runs in a warm child of the batch's
     zygote where there is one, else in a fresh process."""
+    limit = timeout + _GRACE if timeout and timeout > 0 else None
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.json"
         file, _, workload = str(path).partition("#")  # a definition's workload: def.json#uuid
@@ -204,7 +212,7 @@ def run_one(
         if zygote is not None and zygote.alive:
             err_path = Path(tmp) / "stderr.txt"
             try:
-                rc, timed_out = zygote.run(argv, os.devnull, str(err_path), timeout)
+                rc, timed_out = zygote.run(argv, os.devnull, str(err_path), limit)
             except ZygoteGone:
                 rc = "cold"  # the warm workers are gone: this one runs in its own process
                 with children.lock:
@@ -228,7 +236,7 @@ def run_one(
                     proc.kill()
                 children.procs.add(proc)
         try:
-            _, err = proc.communicate(timeout=timeout)
+            _, err = proc.communicate(timeout=limit)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()

@@ -39,11 +39,17 @@ def get_init_inputs():
     return []
 """
 
-# Kills its parent only when that parent is the zygote (run cold, it is the batch itself).
+# Kills the zygote: the topmost ancestor whose command line is solar.zygote's (its forked
+# descendants keep that command line: the workload's process, and the contained run's
+# middle process, the program's parent; solar/contain.py). Run cold, it finds none.
 KILL_ZYGOTE = """
-parent = open(f"/proc/{os.getppid()}/cmdline", "rb").read()
-if b"solar.zygote" in parent:
-    os.kill(os.getppid(), signal.SIGKILL)
+pid, zygote = os.getppid(), 0
+while pid > 1:
+    if b"solar.zygote" in open(f"/proc/{pid}/cmdline", "rb").read():
+        zygote = pid
+    pid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+if zygote:
+    os.kill(zygote, signal.SIGKILL)
     time.sleep(2)
 """
 
