@@ -83,6 +83,71 @@ bool is_source_key(const std::string& text) {
                                       [](unsigned char c) { return std::isalnum(c) || c == '_'; });
 }
 
+// The code points a spec string may not carry, since names and citations are printed to the
+// terminal: C0 controls (ESC starts escape sequences, BEL rings, NUL truncates), DEL, C1
+// controls, and the Unicode bidirectional controls that reorder what is shown (U+061C,
+// U+200E/F, U+202A-U+202E, U+2066-U+2069). Free text may keep tab and line breaks.
+bool is_unsafe_code_point(char32_t cp, bool free_text) {
+  if (free_text && (cp == '\t' || cp == '\n')) return false;
+  return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F ||
+         (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+// The code points of UTF-8 `text` (checked UTF-8: parse_arch_spec refuses other bytes, and
+// YAML escapes decode to UTF-8), each with its byte offset and length.
+template <typename Visit>
+void each_code_point(std::string_view text, Visit&& visit) {
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+    char32_t cp = n == 1 ? c : c & (0x7F >> n);
+    for (size_t k = 1; k < n && i + k < text.size(); ++k)
+      cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    visit(cp, i, std::min(n, text.size() - i));
+    i += n;
+  }
+}
+
+std::string code_point_name(char32_t cp) {
+  char out[16];
+  std::snprintf(out, sizeof out, "U+%04X", static_cast<unsigned>(cp));
+  return out;
+}
+
+// The first code point of `text` that may not reach a terminal, named and described
+// ("U+001B, a control character"); nullopt when there is none.
+std::optional<std::string> unsafe_character(std::string_view text, bool free_text) {
+  std::optional<std::string> found;
+  each_code_point(text, [&](char32_t cp, size_t, size_t) {
+    if (found || !is_unsafe_code_point(cp, free_text)) return;
+    found = code_point_name(cp) +
+            (cp <= 0x9F ? ", a control character" : ", a bidirectional text control");
+  });
+  return found;
+}
+
+// `text` with every code point that may not reach a terminal written as <U+XXXX> (line
+// breaks kept): for messages that quote what a spec says.
+std::string shown(std::string_view text) {
+  std::string out;
+  each_code_point(text, [&](char32_t cp, size_t at, size_t n) {
+    if (is_unsafe_code_point(cp, /*free_text=*/cp == '\n')) {
+      out += "<" + code_point_name(cp) + ">";
+    } else {
+      out.append(text.substr(at, n));
+    }
+  });
+  return out;
+}
+
+// The physical floors of spec numbers. A rate (FLOP/s or bytes/s) is at least 1 per second:
+// every count Solar divides by one is below 2^63, so every time it prints is then finite
+// (under 2^63 s), where a denormal rate (1e-320) made it infinite; no processor or memory
+// is slower than one operation or byte per second. A capacity is a whole number of bytes, at
+// least one: a memory holds bytes, and a fractional or empty level is no memory.
+constexpr double kMinRate = 1.0;
+constexpr double kMinCapacityBytes = 1.0;
+
 // Parses a whole scalar as a finite double ("2.0e12", "+1e9"); nullopt otherwise.
 std::optional<double> parse_number(std::string_view text) {
   if (!text.empty() && text.front() == '+') text.remove_prefix(1);
@@ -131,6 +196,7 @@ class SpecParser {
     }
     parse_dram(root, spec);
     parse_on_chip(root, spec);
+    check_dram_capacity(root, spec);
     parse_fp32_mode(root, spec);
     parse_cache_level(root, spec);
     sink_.throw_if_any();
@@ -138,8 +204,23 @@ class SpecParser {
   }
 
  private:
-  void error(const YAML::Node& node, std::string message, std::string hint = "") {
-    sink_.error(ErrorKind::kSpec, loc_of(node), std::move(message), std::move(hint));
+  // Every message and hint quotes spec text through shown(): nothing a spec says reaches
+  // the terminal raw.
+  void error(const YAML::Node& node, const std::string& message, const std::string& hint = "") {
+    sink_.error(ErrorKind::kSpec, loc_of(node), shown(message), shown(hint));
+  }
+
+  // False (and an error at the node) when `text`, the value of `field`, carries a code point
+  // that may not reach a terminal; `free_text` (descriptions, citations) may keep tab and
+  // line breaks.
+  bool printable(const YAML::Node& node, const std::string& field, const std::string& text,
+                 bool free_text) {
+    const auto bad = unsafe_character(text, free_text);
+    if (!bad) return true;
+    error(node, "field '" + field + "' contains " + *bad,
+          "spec text is printed to the terminal: write it without control characters "
+          "(escape codes, BEL, NUL) or bidirectional controls (U+202E)");
+    return false;
   }
 
   // Reports keys of `node` not in `allowed`, and keys written twice.
@@ -176,6 +257,8 @@ class SpecParser {
       error(node, "field '" + field + "' must be a non-empty string");
       return std::nullopt;
     }
+    const bool free_text = key == "description" || key == "notes";
+    if (!printable(node, field, node.Scalar(), free_text)) return std::nullopt;
     return node.Scalar();
   }
 
@@ -188,6 +271,8 @@ class SpecParser {
               "use letters, digits and '_', e.g. datasheet or hopper_whitepaper");
       } else if (!it->second.IsScalar() || it->second.Scalar().empty()) {
         error(it->second, "field 'sources." + key + "' must be a citation string");
+      } else if (!printable(it->second, "sources." + key, it->second.Scalar(), true)) {
+        sources_.emplace(key, "");  // refused, yet defined: its citers get no second error
       } else if (!sources_.emplace(key, it->second.Scalar()).second) {
         error(it->first, "field 'sources." + key + "' is written twice");
       }
@@ -229,10 +314,11 @@ class SpecParser {
     }
   }
 
-  // A positive number with its citation: {value, source, derivation?}; with
-  // `accumulate_out` (matrix fp16/bf16/fp8/fp4 rates) also a required accumulate type,
-  // stored there.
-  std::optional<Rate> parse_rate(const YAML::Node& node, const std::string& path,
+  // A positive number with its citation: {value, source, derivation?}, at least the
+  // physical floor of its `quantity` (kMinRate, kMinCapacityBytes); with `accumulate_out`
+  // (matrix fp16/bf16/fp8/fp4 rates) also a required accumulate type, stored there.
+  enum class Quantity { kRate, kCapacity };
+  std::optional<Rate> parse_rate(const YAML::Node& node, const std::string& path, Quantity quantity,
                                  std::string* accumulate_out = nullptr) {
     const bool with_accumulate = accumulate_out != nullptr;
     if (!node.IsMap()) {
@@ -262,6 +348,19 @@ class SpecParser {
     } else if (*number <= 0.0) {
       error(value, "field '" + path + ".value' must be positive, got " + value.Scalar());
       ok = false;
+    } else if (quantity == Quantity::kRate && *number < kMinRate) {
+      error(value,
+            "field '" + path + ".value' must be at least 1 per second, got " + value.Scalar(),
+            "rates are FLOP/s or bytes/s in SI units (2.0e12 for 2 TB/s); no hardware is slower "
+            "than 1/s, and a smaller rate makes the times Solar prints infinite");
+      ok = false;
+    } else if (quantity == Quantity::kCapacity &&
+               (*number < kMinCapacityBytes || *number != std::floor(*number))) {
+      error(value,
+            "field '" + path + ".value' must be a whole number of bytes, at least 1, got " +
+                value.Scalar(),
+            "capacities are bytes in SI units, e.g. 52.4288e6 for 50 MiB");
+      ok = false;
     } else {
       rate.value = *number;
     }
@@ -272,6 +371,8 @@ class SpecParser {
       ok = false;
     } else if (!source.IsScalar() || source.Scalar().empty()) {
       error(source, "field '" + path + ".source' must be a string");
+      ok = false;
+    } else if (!printable(source, path + ".source", source.Scalar(), true)) {
       ok = false;
     } else if (is_source_key(source.Scalar())) {
       auto found = sources_.find(source.Scalar());
@@ -295,6 +396,8 @@ class SpecParser {
     if (derivation) {
       if (!derivation.IsScalar()) {
         error(derivation, "field '" + path + ".derivation' must be a string");
+        ok = false;
+      } else if (!printable(derivation, path + ".derivation", derivation.Scalar(), true)) {
         ok = false;
       } else if (!derivation.Scalar().empty()) {
         rate.source += "; " + derivation.Scalar();
@@ -344,8 +447,8 @@ class SpecParser {
           accumulate != nullptr && std::find(kAccumulateModes.begin(), kAccumulateModes.end(),
                                              mode) != kAccumulateModes.end();
       std::string type;
-      if (auto rate =
-              parse_rate(it->second, key + "." + mode, needs_accumulate ? &type : nullptr)) {
+      if (auto rate = parse_rate(it->second, key + "." + mode, Quantity::kRate,
+                                 needs_accumulate ? &type : nullptr)) {
         rates.emplace(mode, *rate);
         if (needs_accumulate) accumulate->emplace(mode, type);
       }
@@ -363,11 +466,13 @@ class SpecParser {
     check_keys(node, "dram", kDramKeys);
     if (!node["bytes_per_second"]) {
       error(node, "field 'dram.bytes_per_second' is missing");
-    } else if (auto rate = parse_rate(node["bytes_per_second"], "dram.bytes_per_second")) {
+    } else if (auto rate =
+                   parse_rate(node["bytes_per_second"], "dram.bytes_per_second", Quantity::kRate)) {
       spec.dram_bytes_per_second = *rate;
     }
     if (node["capacity_bytes"]) {
-      if (auto rate = parse_rate(node["capacity_bytes"], "dram.capacity_bytes")) {
+      if (auto rate =
+              parse_rate(node["capacity_bytes"], "dram.capacity_bytes", Quantity::kCapacity)) {
         spec.dram_capacity_bytes = rate->value;
         spec.dram_capacity_source = rate->source;
       }
@@ -398,17 +503,37 @@ class SpecParser {
       }
       if (!level["capacity_bytes"]) {
         error(level, "field '" + path + ".capacity_bytes' is missing");
-      } else if (auto rate = parse_rate(level["capacity_bytes"], path + ".capacity_bytes")) {
+      } else if (auto rate = parse_rate(level["capacity_bytes"], path + ".capacity_bytes",
+                                        Quantity::kCapacity)) {
         out.capacity_bytes = rate->value;
         out.source = rate->source;
       }
       if (level["bytes_per_second"]) {
-        if (auto rate = parse_rate(level["bytes_per_second"], path + ".bytes_per_second")) {
+        if (auto rate = parse_rate(level["bytes_per_second"], path + ".bytes_per_second",
+                                   Quantity::kRate)) {
           out.bytes_per_second = rate->value;
           out.bytes_per_second_source = rate->source;
         }
       }
       spec.on_chip.push_back(std::move(out));
+    }
+  }
+
+  // DRAM backs every on-chip level (they stage what it holds): a DRAM smaller than one of
+  // them (a 1-byte DRAM beside a 50 MB L2) is no memory hierarchy.
+  void check_dram_capacity(const YAML::Node& root, const ArchSpec& spec) {
+    if (!spec.dram_capacity_bytes) return;
+    for (size_t i = 0; i < spec.on_chip.size(); ++i) {
+      const MemoryLevel& level = spec.on_chip[i];
+      if (*spec.dram_capacity_bytes >= level.capacity_bytes) continue;
+      const YAML::Node dram = root["dram"]["capacity_bytes"]["value"];
+      const YAML::Node on_chip = root["on_chip"][i]["capacity_bytes"]["value"];
+      error(dram,
+            "field 'dram.capacity_bytes.value' (" + dram.Scalar() + ") is below on-chip level '" +
+                level.name + "' (" + on_chip.Scalar() + " bytes)",
+            "DRAM holds everything the on-chip levels stage, so it is at least as large as "
+            "each of them; check the units (bytes)");
+      return;
     }
   }
 

@@ -20,6 +20,9 @@
 namespace solar {
 namespace {
 
+// The search carries bytes and counts exactly below kSaturated (2^61 - 1) and saturates at
+// it, so that sums of saturated terms never wrap; a schedule whose traffic reaches it is
+// refused (kind `overflow`), never printed (docs/sol-modes.md).
 constexpr int64_t kSaturated = std::numeric_limits<int64_t>::max() / 4;
 
 int64_t mul_sat(int64_t a, int64_t b) {
@@ -32,10 +35,22 @@ int64_t add_sat(int64_t a, int64_t b) { return std::min(a + b, kSaturated); }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Bytes of `elements` values of a tensor (bits per element, density), rounded up.
+// The refusal of a quantity the search cannot carry exactly (`what` reaches kSaturated).
+UserError search_overflow(const std::string& file, Loc loc, const std::string& what) {
+  return UserError(ErrorKind::kOverflow, file, loc,
+                   what + " reach 2^61 - 1 = " + std::to_string(kSaturated) +
+                       ", the most the best-schedule search carries exactly",
+                   "the cache-aware search refuses sizes it cannot represent; lower the sizes "
+                   "(--dim NAME=N) or leave the cache-aware mode out (--no-cache-aware)");
+}
+
+// Bytes of `elements` values of a tensor (bits per element, density), rounded up; kSaturated
+// when they reach it. Dense: (8q + r) elements are q * bits + ceil(r * bits / 8) bytes, so
+// elements * bits (8x the bytes) is never formed and a saturated product is never divided.
 int64_t tensor_bytes(const TileTensor& t, int64_t elements) {
   if (elements >= kSaturated) return kSaturated;
-  if (t.density >= 1.0) return add_sat(mul_sat(elements, t.bits), 7) / 8;
+  if (t.density >= 1.0)
+    return add_sat(mul_sat(elements / 8, t.bits), (elements % 8 * t.bits + 7) / 8);
   const double bytes = std::ceil(static_cast<double>(elements) * t.bits * t.density / 8.0);
   return bytes >= static_cast<double>(kSaturated) ? kSaturated : static_cast<int64_t>(bytes);
 }
@@ -420,6 +435,13 @@ TilingProblem tiling_problem(const Graph& graph, const Node& node, const Einsum&
     p.ranks.push_back(einsum.ranks[r]);
     p.sizes.push_back(einsum.rank_sizes[r]);
   }
+  // Trip counts are products of sizes, and divided by one another: all of them exact.
+  int64_t points = 1;
+  for (int64_t size : p.sizes) points = mul_sat(points, size);
+  if (points >= kSaturated)
+    throw search_overflow(
+        graph.source, node.loc,
+        "node '" + node.name + "': the iterations of einsum '" + einsum.text + "'");
   std::map<std::string, int64_t> full_size;
   for (size_t r = 0; r < einsum.ranks.size(); ++r)
     full_size[einsum.ranks[r]] = einsum.rank_sizes[r];
@@ -1564,11 +1586,28 @@ struct CacheSchedules::State {
   // from memory once more).
   std::vector<int64_t> unfused;
   std::vector<char> scheduled;
+  // Where a refused schedule points: the source file, each node's call site and name.
+  std::string source;
+  std::vector<Loc> locs;
+  std::vector<std::string> names;
   State(const Graph& g, TilingMemo* memo)
       : classes(memo ? *memo : own_memo.emplace()),
         unfused(g.nodes.size(), 0),
-        scheduled(g.nodes.size(), 0) {
+        scheduled(g.nodes.size(), 0),
+        source(g.source),
+        locs(g.nodes.size()),
+        names(g.nodes.size()) {
     building.emplace(g, classes, output_storages(g));
+  }
+  // `bytes`, or the overflow error at node `site`'s call site when the search saturated:
+  // for the whole graph (`graph_scope`; `site` moves the most) or for that node alone.
+  std::optional<int64_t> exact(std::optional<int64_t> bytes, size_t site, bool graph_scope) const {
+    if (!bytes || *bytes < kSaturated) return bytes;
+    const std::string subject = graph_scope
+                                    ? "the graph (node '" + names.at(site) + "' moves the most)"
+                                    : "node '" + names.at(site) + "' alone";
+    throw search_overflow(source, locs.at(site),
+                          subject + ": the DRAM bytes of the best schedule found");
   }
 };
 
@@ -1591,6 +1630,8 @@ void CacheSchedules::add(const Node& node) {
   const auto i = static_cast<size_t>(node.id);
   s.unfused.at(i) = node.bytes();
   s.scheduled.at(i) = node.kind != NodeKind::kDataMovement && node.einsums;
+  s.locs.at(i) = node.loc;
+  s.names.at(i) = node.name;
 }
 
 void CacheSchedules::finish(int64_t fused) {
@@ -1615,8 +1656,14 @@ static std::optional<int64_t> best_schedule(Steps& steps, double capacity, bool 
 }
 
 std::optional<int64_t> CacheSchedules::graph_bytes(double capacity_bytes) {
-  SOLAR_INTERNAL_CHECK(!state_->building, "CacheSchedules queried before finish");
-  return best_schedule(state_->steps, capacity_bytes, true, state_->fused);
+  const State& s = *state_;
+  SOLAR_INTERNAL_CHECK(!s.building, "CacheSchedules queried before finish");
+  const auto bytes = best_schedule(state_->steps, capacity_bytes, true, s.fused);
+  if (!bytes || *bytes < kSaturated || s.unfused.empty()) return bytes;
+  // Saturated: point at the node that moves the most alone.
+  const auto most =
+      static_cast<size_t>(std::max_element(s.unfused.begin(), s.unfused.end()) - s.unfused.begin());
+  return s.exact(bytes, most, /*graph_scope=*/true);
 }
 
 std::optional<int64_t> CacheSchedules::node_bytes(NodeId node, double capacity_bytes) {
@@ -1628,11 +1675,12 @@ std::optional<int64_t> CacheSchedules::node_bytes(NodeId node, double capacity_b
   s.memo_key.assign(reinterpret_cast<const char*>(&capacity_bytes), sizeof capacity_bytes);
   sub_key(s.steps, first, last, s.scratch, &s.memo_key);
   auto it = s.node_memo.find(s.memo_key);
-  if (it != s.node_memo.end()) return it->second;
+  if (it != s.node_memo.end())
+    return s.exact(it->second, static_cast<size_t>(node), /*graph_scope=*/false);
   Steps st = sub_steps(s.steps, first, last);
   const auto bytes = best_schedule(st, capacity_bytes, false, unfused);
   s.node_memo.emplace(s.memo_key, bytes);
-  return bytes;
+  return s.exact(bytes, static_cast<size_t>(node), /*graph_scope=*/false);
 }
 
 std::optional<int64_t> schedule_graph_bytes(const Graph& graph, double capacity_bytes,

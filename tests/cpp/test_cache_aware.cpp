@@ -13,6 +13,7 @@
 #include "solar/sol/cache_aware.h"
 #include "solar/sol/io_bound.h"
 #include "solar/trace/tracer.h"
+#include "test_util.h"
 
 namespace solar {
 namespace {
@@ -84,6 +85,23 @@ TEST(Tiling, Matmul4x4x4HandDerived) {
   EXPECT_EQ(min_dram_bytes(f, 11), std::nullopt);
   // The smallest point: all tiles 1 -> 3 elements = 12 B.
   EXPECT_EQ(f.front().buffer_bytes, 12);
+}
+
+TEST(Tiling, LargeTensorsAreExactBelowTheSearchLimit) {
+  // Y[N] = X[N], fp32, N = 2^57: each tensor is 2^57 x 4 = 2^59 B; the compulsory traffic
+  // and every point of the frontier (no reuse: any tile moves both once) are 2^60 B. The
+  // search used to form 2^57 x 32 bits = 2^62 > 2^61 - 1, saturate at 2^61 - 1 and divide by
+  // 8: 2^58 B per tensor, 2^59 B in all.
+  const int64_t n = int64_t{1} << 57;
+  TilingProblem p;
+  p.ranks = {"N"};
+  p.sizes = {n};
+  p.tensors = {plain({0}, p.sizes), plain({0}, p.sizes, true)};
+  p.tensors[1].accumulates = false;
+  EXPECT_EQ(compulsory_bytes(p), int64_t{1} << 60);
+  const Frontier f = search_tilings(p);
+  ASSERT_FALSE(f.empty());
+  for (const TilingPoint& point : f) EXPECT_EQ(point.dram_bytes, int64_t{1} << 60);
 }
 
 TEST(Tiling, ConvHaloIsRefetched) {
@@ -387,6 +405,31 @@ TEST(CacheAwareGraph, BroadcastDimsAreNotRefetched) {
 
 Graph trace_text(const std::string& text) {
   return trace_program(load_program_source(text, "test.py"), TraceOptions{});
+}
+
+TEST(CacheAwareSchedule, SaturatedTrafficIsRefusedNotPrinted) {
+  // relu over N = 2^59 fp32: x and y are 2^61 B each, 2^62 B together, beyond the search's
+  // 2^61 - 1. The graph's schedule and the node's alone are overflow errors at the kernel
+  // call (test.py:11:12); they used to come back saturated: 0.12x the 2^62-B bound.
+  const char* text = R"(from solar.ir import kernel, Tensor, Dim
+@kernel
+def relu(X: Tensor("N")) -> Tensor("N"):
+    Y = Tensor(N=X.shape[0])
+    for n in Dim("N"):
+        Y[n] = max(X[n], 0.0)
+    return Y
+
+DIMS = {"N": 576460752303423488}
+def model(x: Tensor("N", role="input")):
+    return relu(x)
+)";
+  const Graph g = trace_text(text);
+  ASSERT_EQ(fused_bytes(g), int64_t{1} << 62);
+  testing::expect_user_error([&] { schedule_graph_bytes(g, 1 << 20); }, ErrorKind::kOverflow,
+                             "test.py:11:12: error[overflow]: the graph (node 'relu#0' moves "
+                             "the most): the DRAM bytes of the best schedule found reach 2^61");
+  testing::expect_user_error([&] { schedule_node_bytes(g, 0, 1 << 20); }, ErrorKind::kOverflow,
+                             "node 'relu#0' alone: the DRAM bytes of the best schedule found");
 }
 
 TEST(CacheAwareSchedule, ChainsFuseTileByTile) {

@@ -232,3 +232,67 @@ def test_per_node_table_has_the_bound_and_the_schedule():
     r = solar_cli("analyze", str(EXAMPLE), "--arch", "B200", "--per-node")
     header = next(line for line in r.stdout.splitlines() if line.startswith("Node "))
     assert "Cache-aware B" not in header
+
+
+RELU = """from solar.ir import kernel, Tensor, Dim
+
+@kernel
+def relu(X: Tensor("N")) -> Tensor("N"):
+    Y = Tensor(N=X.shape[0])
+    for n in Dim("N", parallel=True):
+        Y[n] = max(X[n], 0.0)
+    return Y
+
+DIMS = {"N": 1024}
+
+def model(x: Tensor("N", role="input")):
+    return relu(x)
+"""
+
+
+def test_schedule_is_exact_up_to_the_search_limit(tmp_path):
+    # A relu over N fp32 moves x and y once: 8N bytes, the bound and the schedule alike.
+    # N = 2^40: 2^43 = 8,796,093,022,208 B. N = 2^57: 2^60 B; the search used to form
+    # N x 32 bits = 2^62 > 2^61 - 1, saturate and divide by 8, printing 2^59 - 1 B per tensor
+    # (0.50x the bound).
+    path = tmp_path / "relu.py"
+    path.write_text(RELU)
+    for n, total in ((1 << 40, 1 << 43), (1 << 57, 1 << 60)):
+        a = solar.analyze(solar.trace(str(path), dims={"N": n}), arch="H100_PCIe")
+        assert a.cache_aware.bytes == total
+        assert a.cache_schedule.bytes == total and a.cache_schedule.gap == 1.0
+        assert a.nodes[0].cache_schedule_bytes == total
+
+
+def test_schedule_beyond_the_search_limit_is_refused(tmp_path):
+    # N = 2^59: 2^61 B per tensor, at the search's limit 2^61 - 1 (it printed 0.12x the bound).
+    # The refusal points at the kernel call in model() (line 13, col 12).
+    path = tmp_path / "relu.py"
+    path.write_text(RELU)
+    r = solar_cli("analyze", str(path), "--arch", "H100_PCIe", "--dim", f"N={1 << 59}")
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert (
+        f"{path}:13:12: error[overflow]: the graph (node 'relu#0' moves the most): the DRAM "
+        in (r.stderr)
+    )
+    assert "reach 2^61 - 1 = 2305843009213693951" in r.stderr
+    assert "best schedule found:" not in r.stdout
+    # An int8 relu over 2^61 elements: 2^61 B per tensor fit in int64, but its 2^61
+    # iterations reach the search's limit, which then could not count trips exactly: refused
+    # at the same call site, naming the einsum.
+    int8 = tmp_path / "relu8.py"
+    int8.write_text(
+        RELU.replace('"N")', '"N", dtype="int8")')
+        .replace('role="input")', 'role="input", dtype="int8")')
+        .replace("X.shape[0])", 'X.shape[0], dtype="int8")')
+        .replace("0.0)", "0)")
+    )
+    r = solar_cli("analyze", str(int8), "--arch", "H100_PCIe", "--dim", f"N={1 << 61}")
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"{int8}:13:12: error[overflow]: node 'relu#0': the iterations of einsum " in r.stderr
+    # Without the cache-aware mode the fp32 program is analysed: the 2^61-byte tensors fit in
+    # int64 (fused bytes 2^62).
+    r = solar_cli(
+        "analyze", str(path), "--arch", "H100_PCIe", "--dim", f"N={1 << 59}", "--no-cache-aware"
+    )
+    assert r.returncode == 0, r.stderr

@@ -126,6 +126,10 @@ IR_CASES = [
     ("unknown_function_kernel.py", "check", "unknown-builtin", "'gelu'", 9, ()),
     ("missing_model.py", "check", "unknown-name", "no model()", 1, ()),
     ("two_models.py", "check", "unsupported", "defined twice", 17, ()),
+    # -- nothing that Python would run (docs/ir.md §1, docs/agent.md "Safety") -----------
+    ("import_not_solar_ir.py", "check", "unsupported", "imports nothing but solar.ir", 2, ()),
+    ("default_value_call.py", "check", "unsupported", "default value must not call 'len'", 14, ()),
+    ("decorator_attribute.py", "check", "unsupported", "unknown decorator 'atexit.kernel'", 4, ()),
     # -- kernel rules --------------------------------------------------------------------
     ("non_affine_product.py", "check", "non-affine", "i * j", 9, ()),
     ("non_affine_floordiv.py", "check", "non-affine", "i // 2", 9, ()),
@@ -476,6 +480,15 @@ ARCH_CASES = [
         5,
     ),
     ("arch_missing_accumulate.yaml", "'matrix_flops_per_second.fp16.accumulate' is missing", 9),
+    # Physical values (issue 41): a rate of 1e-320 B/s made every time infinite (SOL inf s);
+    # a 0.5-byte L2 and a 1-byte DRAM beside a 52,428,800-byte L2 were accepted.
+    ("arch_denormal_bandwidth.yaml", "'dram.bytes_per_second.value' must be at least 1", 13),
+    ("arch_half_byte_cache.yaml", "'on_chip[0].capacity_bytes.value' must be a whole number", 16),
+    ("arch_tiny_dram.yaml", "'dram.capacity_bytes.value' (1) is below on-chip level 'L2'", 14),
+    # Text that reached the terminal raw: ESC [2J and BEL, a NUL, a right-to-left override.
+    ("arch_escape_name.yaml", "field 'name' contains U+001B, a control character", 2),
+    ("arch_nul_level_name.yaml", "'on_chip[0].name' contains U+0000, a control character", 15),
+    ("arch_bidi_source.yaml", "'sources.datasheet' contains U+202E, a bidirectional", 7),
 ]
 
 
@@ -495,3 +508,22 @@ def test_arch_spec_error(file, substring, line):
     proc = run_cli("analyze", VALID_PROGRAM, "--arch", path)
     assert_cli_error(proc, "spec", substring)
     assert f"{file}:{line}:" in proc.stderr, proc.stderr
+    assert not any(c in proc.stderr for c in "\x1b\x07\x00\u202e"), repr(proc.stderr)
+
+
+def test_arch_spec_errors_quote_spec_text_escaped(tmp_path):
+    # An unknown key "\e[31mspeed" (ESC, then a colour code) is quoted in the error as
+    # <U+001B>[31mspeed: no error message carries a spec's control characters raw. A raw
+    # ESC byte in a plain scalar name is refused like the YAML escape.
+    base = (ERRORS / "arch_escape_name.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "spec.yaml"
+    path.write_text(base.replace('name: "\\e[2JH100\\a"', 'name: ok\n"\\e[31mspeed": 1'))
+    with pytest.raises(solar.UserError) as info:
+        solar.load_arch(str(path))
+    assert "unknown field '<U+001B>[31mspeed'" in str(info.value), str(info.value)
+    assert "\x1b" not in str(info.value)
+    path.write_text(base.replace('name: "\\e[2JH100\\a"', "name: H100\x1b[2J"))
+    with pytest.raises(solar.UserError) as info:
+        solar.load_arch(str(path))
+    assert "field 'name' contains U+001B, a control character" in str(info.value)
+    assert info.value.diagnostics[0].line == 2
