@@ -30,7 +30,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import argument_error
+from .errors import UserError, argument_error
+from .json_input import loads
 
 # dtype names of the format -> torch dtype attribute (float4 travels packed, two per byte).
 DTYPES = {
@@ -94,9 +95,11 @@ def is_definition(path: str) -> bool:
     if not str(path).endswith(".json") or not Path(path).is_file():
         return False
     try:
-        data = json.loads(Path(path).read_text())
+        data = loads(Path(path).read_text(), str(path))
     except (OSError, ValueError, UnicodeDecodeError):
         return False
+    except UserError:
+        return True  # too deep to read: load_definition says so, with the file
     return isinstance(data, dict) and {"axes", "inputs", "outputs", "reference"} <= set(data)
 
 
@@ -104,49 +107,72 @@ def _fail(path: str, message: str, hint: str = ""):
     raise argument_error(f"{path}: {message}", hint)
 
 
+def _json_error(path: str, e: json.JSONDecodeError, what: str):
+    _fail(f"{path}:{e.lineno}:{e.colno}", f"{what} is not JSON: {e.msg}")
+
+
+def _object(where: str, value, what: str) -> dict:
+    """`value` if it is a JSON object; else a user error naming `what`."""
+    if not isinstance(value, dict):
+        _fail(where, f"{what} is a {_json_type(value)}, not an object")
+    return value
+
+
+def _json_type(value) -> str:
+    names = {bool: "boolean", int: "number", float: "number", str: "string", list: "list"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
 def load_definition(path: str) -> Definition:
     try:
-        data = json.loads(Path(path).read_text())
+        data = loads(Path(path).read_text(), path)
     except (OSError, UnicodeDecodeError) as e:
         _fail(path, f"cannot read the definition: {e}")
-    except ValueError as e:
-        _fail(path, f"the definition is not JSON: {e}")
+    except json.JSONDecodeError as e:
+        _json_error(path, e, "the definition")
+    _object(path, data, "the definition")
     for key in ("axes", "inputs", "outputs", "reference"):
         if key not in data:
             _fail(path, f"the definition has no '{key}'")
-    axes = data["axes"] or {}
+    axes = _object(path, data["axes"] or {}, "'axes'")
     for name, axis in axes.items():
         kind = axis.get("type") if isinstance(axis, dict) else None
         if not _identifier(name):
             _fail(path, f"axis '{name}' is not a Python identifier")
         if kind not in ("const", "var", "expr"):
             _fail(path, f"axis '{name}' has type {kind!r}", "axes are const, var or expr")
-        if kind == "const" and not (isinstance(axis.get("value"), int) and axis["value"] > 0):
+        if kind == "const" and not (_size(axis.get("value")) and axis["value"] > 0):
             _fail(path, f"const axis '{name}' needs a positive integer value")
         if kind == "expr" and not isinstance(axis.get("expression"), str):
             _fail(path, f"expr axis '{name}' needs an expression")
     for group in ("inputs", "outputs"):
-        for name, spec in data[group].items():
+        for name, spec in _object(path, data[group], f"'{group}'").items():
             if not _identifier(name):
                 _fail(path, f"{group[:-1]} '{name}' is not a Python identifier")
+            _object(path, spec, f"{group[:-1]} '{name}'")
             shape = spec.get("shape")
+            if shape is not None and not isinstance(shape, list):
+                _fail(path, f"{group[:-1]} '{name}': shape {shape!r} is not a list")
             if shape is not None:
                 # A literal size written as a string ("1") is that size: no axis is a number.
-                shape = [int(d) if isinstance(d, str) and d.isdigit() else d for d in shape]
+                shape = [_literal_size(d) for d in shape]
                 spec["shape"] = shape
                 for d in shape:
                     if isinstance(d, str) and d not in axes:
                         _fail(path, f"{group[:-1]} '{name}': axis '{d}' is not in axes")
-                    if not isinstance(d, (str, int)):
+                    if not (isinstance(d, str) or (_size(d) and d >= 0)):
                         _fail(path, f"{group[:-1]} '{name}': shape entry {d!r}")
-            if spec.get("dtype") not in DTYPES:
+            if not (isinstance(spec.get("dtype"), str) and spec["dtype"] in DTYPES):
                 _fail(
                     path,
                     f"{group[:-1]} '{name}' has dtype {spec.get('dtype')!r}",
                     "one of " + ", ".join(DTYPES),
                 )
-    if "def run(" not in data["reference"]:
+    if not isinstance(data["reference"], str) or "def run(" not in data["reference"]:
         _fail(path, "the reference defines no run(...)")
+    entry = data.get("custom_inputs_entrypoint") or ""
+    if not (entry == "" or (isinstance(entry, str) and _identifier(entry))):
+        _fail(path, f"custom_inputs_entrypoint {entry!r} is not a function name")
     return Definition(
         path,
         str(data.get("name") or Path(path).stem),
@@ -154,13 +180,23 @@ def load_definition(path: str) -> Definition:
         dict(data["inputs"]),
         dict(data["outputs"]),
         data["reference"],
-        data.get("custom_inputs_entrypoint") or "",
-        data.get("description") or "",
+        entry,
+        str(data.get("description") or ""),
     )
 
 
 def _identifier(name: str) -> bool:
     return name.isidentifier() and not keyword.iskeyword(name)
+
+
+def _literal_size(entry):
+    """A shape entry, with a size written as a string of ASCII digits ("1") made that int."""
+    return int(entry) if isinstance(entry, str) and entry.isascii() and entry.isdigit() else entry
+
+
+def _size(value) -> bool:
+    """An integer size (JSON's true and false are not)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def workloads_file(definition_path: str) -> str:
@@ -185,17 +221,23 @@ def load_workloads(path: str, definition: Definition) -> list[Workload]:
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
+        where = f"{path}:{n}"
         try:
-            row = json.loads(line)
-        except ValueError:
-            _fail(f"{path}:{n}", "not a JSON object")
+            row = loads(line, where)
+        except json.JSONDecodeError as e:
+            _fail(f"{where}:{e.colno}", f"not a JSON object: {e.msg}")
+        _object(where, row, "the line")
         if row.get("definition") not in (None, definition.name):
             continue  # another definition's workload in a shared file
-        w = row.get("workload", row)
+        w = _object(where, row.get("workload", row), "'workload'")
         uuid = str(w.get("uuid") or f"w{n}")
-        axes = dict(w.get("axes") or {})
-        inputs = dict(w.get("inputs") or {})
+        axes = dict(_object(where, w.get("axes") or {}, "'axes'"))
+        for name, value in axes.items():
+            if not (_size(value) and value >= 0):
+                _fail(where, f"axis '{name}' = {value!r}", "a size is an integer, 0 or more")
+        inputs = dict(_object(where, w.get("inputs") or {}, "'inputs'"))
         for name, spec in inputs.items():
+            _object(where, spec, f"input '{name}'")
             if name not in definition.inputs:
                 _fail(f"{path}:{n}", f"input '{name}' is not an input of {definition.name}")
             if spec.get("type") not in INPUT_TYPES:
@@ -214,6 +256,10 @@ def load_workloads(path: str, definition: Definition) -> list[Workload]:
                     f"input '{name}' is generated by {kind!r}",
                     "a generator of type " + ", ".join(GENERATORS),
                 )
+            if spec["type"] == "safetensors" and not (
+                isinstance(spec.get("path"), str) and isinstance(spec.get("tensor_key"), str)
+            ):
+                _fail(where, f"input '{name}' is safetensors: it needs a path and a tensor_key")
         out.append(Workload(uuid, axes, inputs, path))
     return out
 
@@ -222,7 +268,7 @@ def resolve_axes(d: Definition, given: dict) -> dict:
     """Every axis's value: const ones, the given var ones, expr ones computed in order."""
     values = {}
     for name, axis in d.axes.items():
-        if axis["type"] != "var" and name in given and int(given[name]) != axis.get("value"):
+        if axis["type"] != "var" and name in given and given[name] != axis.get("value"):
             _fail(
                 d.path,
                 f"axis '{name}' is {axis['type']} in the definition"
@@ -239,14 +285,28 @@ def resolve_axes(d: Definition, given: dict) -> dict:
                     f"axis '{name}' is var: the workload gives no value",
                     f"give --workloads FILE, or --dim {name}=N",
                 )
-            values[name] = int(given[name])
+            values[name] = given[name]
     for name, axis in d.axes.items():
         if axis["type"] == "expr":
             values[name] = _expression(d, name, axis["expression"], values)
+    for name, value in values.items():
+        if not (_size(value) and value >= 0):
+            _fail(
+                d.path,
+                f"axis '{name}' = {value!r}: a size is an integer, 0 or more",
+                "check the workload's var axes and --dim",
+            )
     for name in given:
         if name not in d.axes:
             _fail(d.path, f"the workload sets axis '{name}', which the definition has not")
     return values
+
+
+# An axis expression's values stay within int64 (a tensor size): each step is checked, so a
+# product of 200,000 terms stops at the first that overflows instead of growing a huge int.
+_MAX_SIZE = 2**63 - 1
+# Longer expressions are refused before parsing (no definition's is near this).
+_MAX_EXPRESSION = 10_000
 
 
 def _expression(d: Definition, name: str, text: str, values: dict, what: str = "expr axis") -> int:
@@ -265,17 +325,25 @@ def _expression(d: Definition, name: str, text: str, values: dict, what: str = "
 
     def ev(node):
         if isinstance(node, ast.Constant) and type(node.value) is int:
-            return node.value
-        if isinstance(node, ast.Name) and node.id in values:
-            return values[node.id]
-        if isinstance(node, ast.BinOp) and type(node.op) in ops:
-            return ops[type(node.op)](ev(node.left), ev(node.right))
-        raise ValueError(ast.dump(node))
+            value = node.value
+        elif isinstance(node, ast.Name) and node.id in values:
+            value = values[node.id]
+        elif isinstance(node, ast.BinOp) and type(node.op) in ops:
+            value = ops[type(node.op)](ev(node.left), ev(node.right))
+        else:
+            raise ValueError(ast.dump(node)[:80])
+        if abs(value) > _MAX_SIZE:
+            raise ValueError(f"a value exceeds {_MAX_SIZE}")
+        return value
 
+    if len(text) > _MAX_EXPRESSION:
+        _fail(d.path, f"{what} '{name}' is {len(text)} characters long (at most {_MAX_EXPRESSION})")
     try:
         return int(ev(ast.parse(text, mode="eval").body))
     except (SyntaxError, ValueError, ZeroDivisionError) as e:
-        _fail(d.path, f"{what} '{name}' = {text!r} cannot be computed: {e}")
+        _fail(d.path, f"{what} '{name}' = {text[:80]!r} cannot be computed: {e}")
+    except (RecursionError, MemoryError):
+        _fail(d.path, f"{what} '{name}' is nested too deeply to compute")
 
 
 def _shape(spec: dict) -> str:
@@ -453,3 +521,46 @@ def workloads_of(path: str, workloads: str | None, dims: dict) -> tuple[Definiti
 
 def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)[:80]
+
+
+def check_outputs(d: Definition, w: Workload, axes: dict, returned: list) -> None:
+    """The reference's outputs, [(shape, dtype)] from a capture on fake tensors (dtype as
+    torch names it: "float16"), against the definition's declared outputs: their number,
+    each shape over `axes` and each dtype. A mismatch is a user error naming the output."""
+    where = f"{d.path} (workload {w.uuid})"
+    declared = list(d.outputs.items())
+    if len(returned) != len(declared):
+        _fail(
+            where,
+            f"the reference returns {len(returned)} output(s); the definition declares "
+            f"{len(declared)} ({', '.join(n for n, _ in declared)})",
+        )
+    for (name, spec), (shape, dtype) in zip(declared, returned, strict=True):
+        want_shape = [axes[e] if isinstance(e, str) else e for e in spec.get("shape") or []]
+        want_dtype = DTYPES[spec["dtype"]]
+        if list(shape) != want_shape or dtype != want_dtype:
+            _fail(
+                where,
+                f"output '{name}' is declared {want_shape} {want_dtype}; "
+                f"the reference returns {list(shape)} {dtype}",
+                "correct the definition's outputs, or its reference",
+            )
+
+
+def reference_outputs(problem: str) -> list | None:
+    """[(shape, dtype)] of the outputs of a generated problem file (`problem_text`), from one
+    run on fake tensors (nothing allocated; dtype as torch names it). None when that run
+    fails: the capture that follows runs it again and reports the failure with its hint."""
+    from .frontend.capture import build_problem, fake_tensors, load_problem
+
+    loaded = load_problem(problem)  # its errors are the capture's: user errors
+    try:
+        with fake_tensors():
+            model, inputs = build_problem(loaded, None)
+            out = model(*inputs)
+            outs = out if isinstance(out, (tuple, list)) else [out]
+            return [
+                (tuple(int(n) for n in o.shape), str(o.dtype).removeprefix("torch.")) for o in outs
+            ]
+    except Exception:  # noqa: BLE001 - reported by the capture that follows
+        return None

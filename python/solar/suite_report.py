@@ -24,12 +24,12 @@ Runtime files (`load_runtimes`) can be any of these:
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import argument_error
+from .json_input import loads
 from .timings import named, read, time_of
 
 FIDELITIES = ("unfused", "fused", "cache_aware")
@@ -67,7 +67,7 @@ class Row:
 def _trace_seconds(path: Path) -> float | None:
     """The GPU kernel time of a PyTorch profiler trace (Chrome trace JSON), or None."""
     try:
-        data = json.loads(path.read_text())
+        data = loads(path.read_text(), str(path))
     except (OSError, ValueError, UnicodeDecodeError):
         return None
     events = data.get("traceEvents") if isinstance(data, dict) else None
@@ -80,7 +80,10 @@ def _trace_seconds(path: Path) -> float | None:
     ]
     if not kernels:
         raise argument_error(f"{path}: a profiler trace without GPU kernel events (cat: kernel)")
-    return sum(float(e.get("dur", 0)) for e in kernels) * 1e-6  # dur is in microseconds
+    try:
+        return sum(float(e.get("dur", 0)) for e in kernels) * 1e-6  # dur is in microseconds
+    except (TypeError, ValueError, OverflowError):
+        raise argument_error(f"{path}: a kernel event's dur is not a number") from None
 
 
 def load_runtimes(path: str) -> dict[str, Runtime]:

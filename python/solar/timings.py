@@ -5,14 +5,20 @@ nanoseconds (docs/measure.md, docs/reports.md)."""
 from __future__ import annotations
 
 import csv
-import json
 import math
 from pathlib import Path
 
 from .errors import argument_error
+from .json_input import loads
 
 # Key suffix -> seconds per unit ("" with a prefix: the bare prefix, in seconds).
 UNITS = (("seconds", 1.0), ("s", 1.0), ("time", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9))
+
+
+def _shown(raw) -> str:
+    """A value as the user wrote it, cut to 40 characters (a time of 400 digits)."""
+    text = repr(raw)
+    return text if len(text) <= 40 else text[:40] + "..."
 
 
 def time_of(entry, where: str, prefix: str = "") -> float:
@@ -33,33 +39,59 @@ def time_of(entry, where: str, prefix: str = "") -> float:
         raise argument_error(f"{where}: {entry!r} is not a time")
     try:
         value = float(raw) * scale
-    except (TypeError, ValueError):
-        raise argument_error(f"{where}: {key} = {raw!r} is not a number") from None
+    except (TypeError, ValueError, OverflowError):
+        raise argument_error(f"{where}: {key} = {_shown(raw)} is not a number") from None
     if not value > 0 or math.isinf(value):
-        raise argument_error(f"{where}: {key} = {raw!r}: the time must be positive")
+        raise argument_error(f"{where}: {key} = {_shown(raw)}: the time must be positive")
     return value
+
+
+class Rows(list):
+    """A timings file's entries, with the line each starts on (0: not known, one JSON
+    document) in `lines`."""
+
+    def __init__(self, rows=(), lines=()):
+        super().__init__(rows)
+        self.lines = list(lines) or [0] * len(self)
 
 
 def read(path: str):
     """A timings file's content: a list of dicts for CSV, else the JSON document, else a
-    list of the JSON-lines objects."""
+    list of the JSON-lines objects (Rows, with their lines, for CSV and JSON lines)."""
     try:
         text = Path(path).read_text()
     except (OSError, UnicodeDecodeError) as e:
         raise argument_error(f"cannot read the timings {path}: {e}") from None
     if path.endswith(".csv"):
-        return list(csv.DictReader(text.splitlines()))
+        return _csv_rows(path, text)
     try:
-        return json.loads(text)
+        return loads(text, path, unique_keys=True)
     except ValueError:
-        rows = []
+        rows, lines = [], []
         for n, line in enumerate(text.splitlines(), 1):
             if line.strip():
                 try:
-                    rows.append(json.loads(line))
+                    rows.append(loads(line, f"{path}:{n}", unique_keys=True))
+                    lines.append(n)
                 except ValueError:
                     raise argument_error(f"{path}:{n}: not a JSON object") from None
-        return rows
+        return Rows(rows, lines)
+
+
+def _csv_rows(path: str, text: str) -> Rows:
+    """The rows of a CSV file. A field longer than the csv module's limit (128 KiB) is a user
+    error with its line; the limit, process-wide state, is left as it is."""
+    reader = csv.DictReader(text.splitlines())
+    rows, lines = [], []
+    try:
+        for row in reader:
+            rows.append(row)
+            lines.append(reader.line_num)
+    except csv.Error as e:
+        raise argument_error(
+            f"{path}:{reader.line_num + 1}: {e}", "a timings CSV holds a name and times per row"
+        ) from None
+    return Rows(rows, lines)
 
 
 def named(data, path: str) -> list[dict]:
@@ -74,9 +106,24 @@ def named(data, path: str) -> list[dict]:
         ]
     if not isinstance(data, list):
         raise argument_error(f"{path}: not a timings file (docs/reports.md, Suite report)")
+    lines = getattr(data, "lines", [0] * len(data))
+    first = {}
     for n, row in enumerate(data, 1):
         if not isinstance(row, dict) or not row.get("name"):
             raise argument_error(
                 f"{path}: entry {n}: no name", "each entry names its workload: name=..."
             )
+        name = str(row["name"])
+        if name in first:
+            m = first[name]
+            raise argument_error(
+                f"{path}: {_entry(n, lines)} names {name[:80]!r} again "
+                f"(first at {_entry(m, lines)})",
+                "give each workload one timing",
+            )
+        first[name] = n
     return data
+
+
+def _entry(n: int, lines: list) -> str:
+    return f"entry {n}, line {lines[n - 1]}" if lines[n - 1] else f"entry {n}"
