@@ -228,22 +228,35 @@ def check_budget(
     return peak + extra_bytes, seconds
 
 
+# The one header generated kernels include (self-contained on purpose).
+KERNEL_HEADER = Path("solar") / "exec" / "numeric.h"
+
+
+def _include_candidates() -> tuple[Path, Path]:
+    """Where KERNEL_HEADER's include directory may be: inside the installed package (the
+    wheel carries it, CMakeLists.txt's install rules) or the source tree's include/."""
+    here = Path(__file__).resolve().parent
+    return here / "include", here.parents[1] / "include"
+
+
 @functools.cache
 def include_dir() -> str:
-    """The C++ headers generated kernels include (found once: resolving paths took a third
-    of a millisecond of every run)."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "include", here.parents[1] / "include"):
-        if (candidate / "solar" / "exec" / "numeric.h").exists():
-            return str(candidate)
-    return str(here / "include")
+    """The C++ headers generated kernels include, or "" where neither candidate has them
+    (found once: resolving paths took a third of a millisecond of every run)."""
+    return next((str(c) for c in _include_candidates() if (c / KERNEL_HEADER).is_file()), "")
 
 
 def cache_dir() -> str:
-    base = os.environ.get("SOLAR_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "solar", "kernels"
-    )
-    return base
+    """The kernel cache: $SOLAR_CACHE_DIR, else $XDG_CACHE_HOME/solar/kernels (an absolute
+    XDG_CACHE_HOME only, as the XDG spec says), else ~/.cache/solar/kernels: the C++ core's
+    own default (src/exec/native.cpp, cache_path). Private to the user: the core creates it
+    0700 and refuses one that others can write (docs/execution.md, The cache)."""
+    explicit = os.environ.get("SOLAR_CACHE_DIR")
+    if explicit:
+        return explicit
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = xdg if os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "solar", "kernels")
 
 
 def compiler() -> str:
@@ -252,8 +265,11 @@ def compiler() -> str:
 
 
 def native_unavailable() -> str:
-    """Why the native backend cannot run here (no compiler, no writable kernel cache), found
-    without compiling anything; "" when it looks usable."""
+    """Why the native backend cannot run here (the kernels' header missing, no compiler, no
+    writable kernel cache), found without compiling anything; "" when it looks usable."""
+    if not include_dir():
+        looked = " and ".join(str(c) for c in _include_candidates())
+        return f"the header its kernels include, {KERNEL_HEADER}, is missing (looked in {looked})"
     return _core.native_unavailable_reason(cache_dir(), compiler())
 
 
