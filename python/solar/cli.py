@@ -256,7 +256,9 @@ def cmd_analyze(args) -> int:
     runs_python = is_definition(args.file) or program_kind(args.file) in ("pytorch", "jax")
     if args.lang or not runs_python:
         return _analyze(args)
-    return run_contained(lambda: _guarded(_analyze, args), args.file, args.timeout, memory_limit)
+    return run_contained(
+        lambda: _guarded(_analyze, args), args.file, args.timeout, memory_limit, args.argv
+    )
 
 
 def _analyze(args) -> int:
@@ -1438,7 +1440,9 @@ def _containment_options(p, what: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
+    args.argv = argv  # a contained command may run again in a fresh interpreter (contain.py)
     return _guarded(args.func, args)
 
 

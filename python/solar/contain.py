@@ -136,13 +136,21 @@ def _stream_fd(stream, fd: int) -> bool:
         return False
 
 
-def run_contained(work, file: str, timeout: float, memory_limit: int) -> int:
+def run_contained(work, file: str, timeout: float, memory_limit: int, argv: list[str]) -> int:
     """Runs `work()` (which returns an exit status and reports its own errors) in a worker
     under `timeout` seconds (0: none) and `memory_limit` bytes of data (0: none); returns
     its status, or 1 with a one-line error on stderr when the program ended the worker, its
-    parent, or overran a limit."""
+    parent, or overran a limit.
+
+    A process that already runs threads (a caller that used PyTorch's or OpenMP's thread
+    pool, or JAX, before calling `solar.cli.main` in-process) cannot fork safely: the
+    child inherits locks held by threads it does not have, and its first parallel region
+    waits for them forever. Such a caller's command runs instead as `solar` `argv` in a
+    fresh interpreter, which contains it the same way."""
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
+    if _threads() > 1:
+        return _run_fresh(argv)
     supervisor = os.getpid()
     before = _children_of(supervisor)
     status_r, status_w = os.pipe()
@@ -176,6 +184,39 @@ def run_contained(work, file: str, timeout: float, memory_limit: int) -> int:
             _pump(r, readers[r], until_empty=True)
             os.close(r)
     return _verdict(status, report, file, timeout, memory_limit)
+
+
+def _threads() -> int:
+    """The threads of this process (1 where /proc cannot tell)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
+
+
+def _run_fresh(argv: list[str]) -> int:
+    """`solar *argv` in a fresh interpreter that imports this copy of Solar; its output is
+    copied to ours (inherited where our streams are the process's own descriptors)."""
+    import subprocess
+
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([package_root, *filter(None, [env.get("PYTHONPATH", "")])])
+    piped = {fd: not _stream_fd(s, fd) for fd, s in ((1, sys.stdout), (2, sys.stderr))}
+    proc = subprocess.run(
+        [sys.executable, "-m", "solar.cli", *argv],
+        env=env,
+        stdout=subprocess.PIPE if piped[1] else None,
+        stderr=subprocess.PIPE if piped[2] else None,
+        text=True,
+        errors="replace",
+        check=False,
+    )
+    for fd, stream in ((1, sys.stdout), (2, sys.stderr)):
+        if piped[fd]:
+            stream.write(proc.stdout if fd == 1 else proc.stderr)
+            stream.flush()
+    return proc.returncode if proc.returncode >= 0 else 1
 
 
 def _killpg(pgid: int) -> None:

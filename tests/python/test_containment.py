@@ -177,3 +177,35 @@ def test_a_workload_that_kills_its_parent_is_recorded_and_the_batch_goes_on(tmp_
     assert again.returncode == 0, again.stderr
     assert "resuming: 2 of 2 already in" in again.stderr
     assert len(out.read_text().splitlines()) == 2
+
+
+def test_an_in_process_caller_with_a_busy_thread_pool_is_not_forked(tmp_path, capsys):
+    """A caller that already ran PyTorch's intra-op (OpenMP) pool cannot fork: the forked
+    worker's first parallel region waits for pool threads it does not have. Before
+    contain.py ran such a caller's command in a fresh interpreter, this analysis (a
+    256x256 matmul timed with --measure, which runs in parallel) hung until the timeout
+    (error[timeout] after 60 s); now it finishes with status 0."""
+    import torch
+    from solar import cli
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        a = torch.randn(512, 512)
+        (a @ a).sum().item()  # starts the pool's threads in this process
+        assert len(os.listdir("/proc/self/task")) > 1
+        path = tmp_path / "matmul.py"
+        path.write_text(
+            "import torch\nimport torch.nn as nn\n"
+            "class Model(nn.Module):\n"
+            "    def forward(self, a, b):\n        return a @ b\n"
+            "def get_inputs():\n    return [torch.randn(256, 256), torch.randn(256, 256)]\n"
+            "def get_init_inputs():\n    return []\n"
+        )
+        args = ["analyze", str(path), "--arch", "H100_PCIe_paper", "--no-validate"]
+        rc = cli.main([*args, "--measure", "--repeats", "2", "--timeout", "60"])
+    finally:
+        torch.set_num_threads(threads)
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    assert "eager    median" in out.out
