@@ -22,6 +22,7 @@ import os
 import re
 import subprocess
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -157,75 +158,186 @@ def max_clock_hz(cpuinfo: CpuInfo) -> tuple[float, str]:
     (`reported_clock_hz`) and the clock measured on one core (`measure_clock_hz`): a VM
     often reports only its nominal clock, while its cores run at their turbo clock."""
     reported, source = reported_clock_hz(cpuinfo)
-    measured = measure_clock_hz()
-    if measured > reported:
-        return measured, (
-            f"measured {measured / 1e9:.4g} GHz on one core with a chain of dependent adds, "
+    probe = measure_clock_hz()
+    if probe.hz > reported:
+        return probe.hz, (
+            f"measured {probe.hz / 1e9:.4g} GHz on one core ({probe.how}), "
             f"above the {reported / 1e9:.4g} GHz of {source}"
         )
-    if measured:
-        source += f"; a chain of dependent adds measured {measured / 1e9:.4g} GHz"
-    return reported, source
+    if probe.hz:
+        return reported, f"{source}; a chain of dependent adds measured {probe.hz / 1e9:.4g} GHz"
+    return reported, f"{source}; {probe.how}"
 
 
-# One core's clock: 8 dependent integer adds per iteration (1 cycle each on every x86-64 and
-# AArch64 core), 5e7 iterations, best of 5 runs.
+# One core's clock: 8 dependent register adds per iteration (`x += x`: 1 cycle each on every
+# x86-64 and AArch64 core; an add of an immediate can be folded at rename by recent cores,
+# which once read 12.3 GHz), CLOCK_RUNS short runs of 10^7 iterations, each run's rate printed.
+CLOCK_RUNS = 9
+CLOCK_RANGE_HZ = (0.2e9, 7.0e9)  # every CPU of the last two decades; outside it, refused
+BUSY_CORES = 0.5  # other processes keeping this many cores busy make a measurement "busy"
+
 _CLOCK_C = r"""
 #include <stdio.h>
 #include <time.h>
 int main(void) {
-  const long n = 50000000;
-  double best = 1e30;
-  for (int r = 0; r < 5; ++r) {
+  const long n = 10000000;
+  for (int r = 0; r < RUNS; ++r) {
     struct timespec a, b;
-    long x = 0;
+    long x = 1;
     clock_gettime(CLOCK_MONOTONIC, &a);
     for (long i = 0; i < n; ++i) __asm__ volatile(ADDS : "+r"(x));
     clock_gettime(CLOCK_MONOTONIC, &b);
     double t = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
-    if (t < best) best = t;
+    printf("%.9e\n", 8.0 * (double)n / t);
   }
-  printf("%.9e\n", 8.0 * (double)n / best);
   return 0;
 }
 """
 
 
-def measure_clock_hz() -> float:
-    """The clock one core runs at, measured (0 when there is no C compiler or the ISA is
-    neither x86-64 nor AArch64). Compiled with $SOLAR_CC, cc, gcc or c++."""
+@dataclass(frozen=True)
+class Load:
+    """What else ran while something was measured: the 1-minute load average at the end and
+    the cores other processes kept busy on average during the measurement (all CPUs' busy
+    time from /proc/stat less this process's and its children's own CPU time)."""
+
+    load_average: float
+    other_cores: float
+
+    @property
+    def busy(self) -> bool:
+        return self.other_cores >= BUSY_CORES
+
+    def text(self) -> str:
+        return (
+            f"other processes kept {self.other_cores:.2g} cores busy meanwhile "
+            f"(load average {self.load_average:.3g})"
+        )
+
+
+def _busy_jiffies(stat_text: str) -> tuple[int, int]:
+    """(busy, total) jiffies of the aggregate `cpu` line of /proc/stat (idle and iowait are
+    not busy)."""
+    for line in stat_text.splitlines():
+        fields = line.split()
+        if fields and fields[0] == "cpu":
+            values = [int(v) for v in fields[1:9]]
+            idle = values[3] + values[4]
+            return sum(values) - idle, sum(values)
+    return 0, 0
+
+
+def other_cores(stat_before: str, stat_after: str, own_seconds: float, wall: float) -> float:
+    """Cores other processes kept busy on average over `wall` seconds between two /proc/stat
+    readings, `own_seconds` being this process's (and its children's) CPU time meanwhile."""
+    busy = _busy_jiffies(stat_after)[0] - _busy_jiffies(stat_before)[0]
+    hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    if wall <= 0:
+        return 0.0
+    return max(0.0, (busy / hz - own_seconds) / wall)
+
+
+class LoadMeter:
+    """`with LoadMeter() as meter: ...` then `meter.load`: the Load during the block."""
+
+    def __enter__(self):
+        self._stat = _read_stat()
+        self._own = _own_cpu_seconds()
+        self._t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        wall = time.perf_counter() - self._t0
+        own = _own_cpu_seconds() - self._own
+        try:
+            average = os.getloadavg()[0]
+        except OSError:
+            average = 0.0
+        self.load = Load(average, other_cores(self._stat, _read_stat(), own, wall))
+        return False
+
+
+def _read_stat() -> str:
+    try:
+        return Path("/proc/stat").read_text()
+    except OSError:
+        return ""
+
+
+def _own_cpu_seconds() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+@dataclass(frozen=True)
+class ClockProbe:
+    """A measured clock (0 when refused or not measured) and how it came out."""
+
+    hz: float
+    how: str
+
+
+def plausible_clock(rates: list[float], load: Load | None = None) -> ClockProbe:
+    """The clock from the add chain's per-run rates: the fastest run (a run another process
+    interrupted only comes out slower), refused when any run is above the physical range
+    (the chain did not take a cycle per add here) or none lies within it."""
+    low, high = CLOCK_RANGE_HZ
+    where = f" ({load.text()})" if load is not None else ""
+    if not rates:
+        return ClockProbe(0.0, "the clock probe printed no rate")
+    if max(rates) > high:
+        return ClockProbe(
+            0.0,
+            f"the clock probe was refused: a run measured {max(rates) / 1e9:.3g} GHz, above "
+            f"the physical {high / 1e9:.3g} GHz{where}",
+        )
+    kept = [r for r in rates if r >= low]
+    if not kept:
+        return ClockProbe(
+            0.0,
+            f"the clock probe was refused: every run was below {low / 1e9:.3g} GHz{where}",
+        )
+    return ClockProbe(max(kept), f"best of {len(rates)} runs of a chain of dependent adds{where}")
+
+
+def measure_clock_hz() -> ClockProbe:
+    """The clock one core runs at, measured with the machine's load in view (hz 0 when there
+    is no C compiler, the ISA is neither x86-64 nor AArch64, or the figure is refused).
+    Compiled with $SOLAR_CC, cc, gcc or c++."""
     import platform
     import shutil
     import tempfile
 
     machine = platform.machine().lower()
     if machine in ("x86_64", "amd64"):
-        add = "add $1, %0"
+        add = "add %0, %0"
     elif machine in ("aarch64", "arm64"):
-        add = "add %0, %0, #1"
+        add = "add %0, %0, %0"
     else:
-        return 0.0
+        return ClockProbe(0.0, f"no clock probe for {machine}")
     names = (os.environ.get("SOLAR_CC", ""), "cc", "gcc", "c++")
     compiler = next((shutil.which(c) for c in names if c and shutil.which(c)), None)
     if compiler is None:
-        return 0.0
+        return ClockProbe(0.0, "no C compiler for the clock probe")
     adds = '"' + "\\n\\t".join([add] * 8) + '"'
     try:
         with tempfile.TemporaryDirectory() as tmp:
             src, exe = Path(tmp) / "clock.c", Path(tmp) / "clock"
-            src.write_text(_CLOCK_C.replace("ADDS", adds))
+            src.write_text(_CLOCK_C.replace("ADDS", adds).replace("RUNS", str(CLOCK_RUNS)))
             subprocess.run(
                 [compiler, "-O2", "-x", "c", str(src), "-o", str(exe)],
                 check=True,
                 capture_output=True,
                 timeout=60,
             )
-            out = subprocess.run(
-                [str(exe)], check=True, capture_output=True, text=True, timeout=60
-            ).stdout
-        return float(out.strip())
+            with LoadMeter() as meter:
+                out = subprocess.run(
+                    [str(exe)], check=True, capture_output=True, text=True, timeout=60
+                ).stdout
+        rates = [float(line) for line in out.split()]
     except (OSError, subprocess.SubprocessError, ValueError):
-        return 0.0
+        return ClockProbe(0.0, "the clock probe failed to build or run")
+    return plausible_clock(rates, meter.load)
 
 
 def reported_clock_hz(cpuinfo: CpuInfo) -> tuple[float, str]:
@@ -602,7 +714,7 @@ def local_spec_path(refresh: bool | None = None) -> str:
     cores = usable_cores()
     key = machine_key(cpu, cores)
     path = cache_dir() / "local.yaml"
-    if not refresh and path.exists() and cached_key(path) == key:
+    if not refresh and path.exists() and cached_key(path) == key and not _measured_busy(path):
         return str(path)
     hz, clock_source = max_clock_hz(cpu)
     same_machine = path.exists() and cached_key(path) == key
@@ -610,9 +722,22 @@ def local_spec_path(refresh: bool | None = None) -> str:
         hz, clock_source = _larger_clock(hz, clock_source, cpu.flags, cores, path)
     peaks = derive_peaks(cpu.flags, cores, hz)
     llc, level = last_level_cache()
-    bandwidth = measure_bandwidth(llc)
+    with LoadMeter() as meter:
+        bandwidth = measure_bandwidth(llc)
+    bandwidth = Bandwidth(
+        bandwidth.bytes_per_second, f"{bandwidth.derivation}; {meter.load.text()}"
+    )
     if same_machine:
         bandwidth = _larger(bandwidth, path)
+    if meter.load.busy:
+        warnings.warn(
+            f"--arch local: the DRAM bandwidth ({bandwidth.bytes_per_second / 1e9:.3g} GB/s) "
+            f"was measured while {meter.load.text()}; it is likely too low, and it is "
+            "measured again at the next run until a quiet machine confirms it "
+            "(docs/measure.md)",
+            BusyMachineWarning,
+            stacklevel=2,
+        )
     text = spec_yaml(
         cpu,
         cores,
@@ -627,11 +752,28 @@ def local_spec_path(refresh: bool | None = None) -> str:
         measure_gemm_flops(),
         inner_caches(),
     )
+    if meter.load.busy:  # re-derived at the next run (keeping the larger figures)
+        text = text.replace("\n", f"\n{BUSY_MARK}{meter.load.text()}\n", 1)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"local.{os.getpid()}.tmp")
     tmp.write_text(text)
     os.replace(tmp, path)  # atomic: parallel batch workers never read half a file
     return str(path)
+
+
+BUSY_MARK = "# solar-local-busy: "  # second line of a spec measured on a busy machine
+
+
+class BusyMachineWarning(UserWarning):
+    """A local measurement ran while other processes used the cores."""
+
+
+def _measured_busy(path: Path) -> bool:
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return False
+    return len(lines) > 1 and lines[1].startswith(BUSY_MARK)
 
 
 PROBE_TRIALS = 3  # per probe: a few runs of each kernel, about half a second

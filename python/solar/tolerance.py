@@ -601,7 +601,8 @@ def perturb(value, rng: np.random.Generator):
 
         if not value.is_floating_point():
             return value
-        up = torch.from_numpy(rng.random(tuple(value.shape)) < 0.5)
+        # np.asarray: for a 0-d tensor `rng.random(())` is a NumPy scalar, not an array
+        up = torch.from_numpy(np.asarray(rng.random(tuple(value.shape)) < 0.5))
         try:
             big = torch.finfo(value.dtype).max
             target = torch.where(up, big, -big).to(value.dtype)

@@ -628,3 +628,18 @@ def test_output_budgets_reads_the_graph_tensors_once():
     counting = Counting(graph)
     assert output_budgets(counting) == output_budgets(graph)
     assert counting.reads == 1
+
+
+def test_perturb_moves_a_zero_dimensional_tensor_by_one_ulp():
+    # A 0-d tensor (PaliGemma passes scalars as inputs) crashed perturb: `rng.random(())` is
+    # a NumPy scalar, which torch.from_numpy refuses. Now it moves like any other element:
+    # fp32 1.0 goes to its neighbour above, 1 + 2^-23, or below, 1 - 2^-24; a 0-d int64
+    # tensor is returned unchanged.
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    moved = perturb(torch.tensor(1.0), rng)
+    assert moved.shape == ()
+    assert float(moved) in (1.0 + 2.0**-23, 1.0 - 2.0**-24)
+    assert perturb(torch.tensor(7), rng).item() == 7
+    moved_np = perturb(np.float32(1.0), rng)
+    assert float(moved_np) in (1.0 + 2.0**-23, 1.0 - 2.0**-24)

@@ -208,7 +208,56 @@ def fake_tensors():
 
     mode = FakeTensorMode(allow_non_fake_inputs=True)
     with mode, _cuda_as_cpu(), _small_ranges_known(mode), _fake_initialisation():
-        yield mode
+        with _fake_module_conversion():
+            yield mode
+
+
+@contextlib.contextmanager
+def _fake_module_conversion():
+    """`module.to(torch.bfloat16)`, `.half()`, `.double()` on fake parameters. PyTorch's
+    Module._apply swaps a fake parameter in place (torch.utils.swap_tensors), which refuses
+    one the fake mode holds a weak reference to: every fake Parameter, so a Model whose
+    __init__ converts itself failed to build. A fake module's parameters are replaced by new
+    Parameters instead (as torch.__future__.set_overwrite_module_params_on_conversion does
+    for real ones); a parameter two modules share (tied weights) stays shared, converted once
+    per call."""
+    import torch
+
+    original = torch.nn.Module._apply
+    call = {"depth": 0, "converted": {}}
+
+    def apply(module, fn, recurse=True):
+        params = [p for p in module._parameters.values() if p is not None]
+        if not any(is_fake(p) for p in params):
+            return original(module, fn, recurse)
+        call["depth"] += 1
+        try:
+            if recurse:
+                for child in module.children():
+                    child._apply(fn)
+            converted = call["converted"]
+            for key, param in module._parameters.items():
+                if param is None:
+                    continue
+                if id(param) not in converted:
+                    with torch.no_grad():
+                        new = torch.nn.Parameter(fn(param), param.requires_grad)
+                    converted[id(param)] = (param, new)  # the old one kept: ids stay unique
+                module._parameters[key] = converted[id(param)][1]
+            for key, buf in module._buffers.items():
+                if buf is not None:
+                    module._buffers[key] = fn(buf)
+            return module
+        finally:
+            call["depth"] -= 1
+            if call["depth"] == 0:
+                call["converted"] = {}
+
+    torch.nn.Module._apply = apply
+    try:
+        yield
+    finally:
+        torch.nn.Module._apply = original
 
 
 @contextlib.contextmanager

@@ -91,8 +91,14 @@ def dropout_at_expectation():
     saved_torch = torch.dropout
     sdpa = F.scaled_dot_product_attention
 
-    def sdpa_without_dropout(q, k, v, attn_mask=None, dropout_p=0.0, *args, **kwargs):
-        return sdpa(q, k, v, attn_mask, 0.0, *args, **kwargs)
+    def sdpa_without_dropout(*args, **kwargs):
+        # dropout_p is the fifth parameter; the tensors may come by keyword (query=, key=,
+        # value=, as diffusers passes them), so only the dropout argument is replaced
+        if len(args) > 4:
+            args = (*args[:4], 0.0, *args[5:])
+        else:
+            kwargs["dropout_p"] = 0.0
+        return sdpa(*args, **kwargs)
 
     saved_bernoulli = torch.Tensor.bernoulli_, torch.bernoulli
 

@@ -165,7 +165,9 @@ class Lowerer(Builder):
             return
         label = group["label"]
         mode = ""
-        if label in MATMUL_OPS:
+        if not group.get("fp32"):
+            pass  # no fp32 value in the unit (a bf16 or fp16 program): no fp32 math to name
+        elif label in MATMUL_OPS:
             mode = fp32_math["matmul"]
         elif label in CUDNN_OPS:
             mode = fp32_math["cudnn"]
@@ -349,6 +351,7 @@ class Lowerer(Builder):
             self.ops[key] = self.ops.get(key, 0) + 1
             self.sequence.append(key)
             val = node.meta.get("val")
+            group["fp32"] = group.get("fp32") or _has_fp32(node)
             if hasattr(val, "shape") and any(type(d) is int and d == 0 for d in val.shape):
                 # An empty result (the pass-through half of a partial rotary embedding whose
                 # rotary part is the whole head): no data; torch.cat skips it.
@@ -363,11 +366,7 @@ class Lowerer(Builder):
                 self.values[node.name] = self.capture.fallback.lower(self, node, args, kwargs)
                 continue
             if rule is None:
-                self.fail(
-                    f"operator {key} has no lowering to the IR",
-                    "docs/pytorch.md lists the supported operators; the IR can express it by "
-                    "hand (docs/ir.md) — add a rule in python/solar/frontend/rules.py",
-                )
+                self.fail(f"operator {key} has no lowering to the IR", _missing_rule_hint(key))
             args = [self.arg(a) for a in node.args]
             kwargs = {k: self.arg(v) for k, v in node.kwargs.items()}
             # A rule marked `ignores_unused` takes unproduced results and never reads them.
@@ -465,3 +464,31 @@ def _cudnn_tf32() -> bool:
 
 def lower(capture: Capture) -> LoweredProgram:
     return Lowerer(capture).run()
+
+
+def _missing_rule_hint(key: str) -> str:
+    """The hint of an operator without a rule. A fused attention's backward (the kernel
+    PyTorch's SDPA differentiates through) has an eager equivalent the rules do lower, so the
+    hint names that instead of asking for a rule."""
+    if "scaled_dot_product" in key and "backward" in key:
+        return (
+            "a training step through fused attention (SDPA) is not lowered; use eager "
+            'attention: attn_implementation="eager" for a Hugging Face model, or the math '
+            "path (softmax(q @ k.transpose(-2, -1) * scale) @ v) in your own module "
+            '(docs/pytorch.md, "Training steps")'
+        )
+    return (
+        "docs/pytorch.md lists the supported operators; the IR can express it by "
+        "hand (docs/ir.md) — add a rule in python/solar/frontend/rules.py"
+    )
+
+
+def _has_fp32(node) -> bool:
+    """Whether an FX node reads or produces an fp32 tensor: a unit without one does no fp32
+    math, whatever PyTorch's fp32 settings."""
+    import torch
+
+    values = [node.meta.get("val")]
+    values += [a.meta.get("val") for a in node.all_input_nodes]
+    flat = [v for x in values for v in (x if isinstance(x, (list, tuple)) else [x])]
+    return any(getattr(v, "dtype", None) == torch.float32 for v in flat)
