@@ -340,8 +340,10 @@ def flush_bytes(dev: str) -> int:
 
 
 def build(path: str, overrides: dict, seed: int, dev: str, mode: str | None = None):
-    """(model, inputs) on `dev`, seeded as the harness seeds them (docs/pytorch.md): the
-    problem's model seen through its flat signature (frontend/flat.py) and its tensor inputs."""
+    """(model, inputs, problem module) on `dev`, seeded as the harness seeds them
+    (docs/pytorch.md): the problem's model seen through its flat signature (frontend/flat.py),
+    its tensor inputs and the imported problem file (what torch.compile must be able to
+    import: problem.importable)."""
     from .frontend.capture import build_problem, load_problem
     from .frontend.flat import flat_module, signature
 
@@ -349,7 +351,7 @@ def build(path: str, overrides: dict, seed: int, dev: str, mode: str | None = No
     module, example = build_problem(p, mode, seed)
     sig, inputs = signature(example)
     model = flat_module(module.to(dev), sig)
-    return model, [t.to(dev) for t in inputs]
+    return model, [t.to(dev) for t in inputs], p.module
 
 
 def trial_seconds(path: str, overrides: dict, mode: str | None = None) -> float:
@@ -359,7 +361,7 @@ def trial_seconds(path: str, overrides: dict, mode: str | None = None) -> float:
         fn, inputs = build_jax(path, overrides, 0)
         return time_jax_runs(fn, inputs, dev, 1, 0, 0, path).min
     dev = device()
-    model, inputs = build(path, overrides, 0, dev, mode)
+    model, inputs, _ = build(path, overrides, 0, dev, mode)
     return time_runs(model, inputs, dev, 1, 0, 0, path).min
 
 
@@ -548,7 +550,7 @@ def measure(
     else:
         dev = device()
         flush = flush_bytes(dev)
-        model, inputs = build(path, overrides, seed, dev, mode)
+        model, inputs, problem = build(path, overrides, seed, dev, mode)
         grad = grad_mode(model, inputs, path)
         eager = time_runs(model, inputs, dev, repeats, warmup, flush, path, grad)
         name = _device_name(dev)
@@ -574,15 +576,18 @@ def measure(
     if compile:
         import torch
 
+        from .frontend.problem import importable
+
         try:
             compiled = torch.compile(model)
-            t0 = time.perf_counter()
-            with grad():
-                compiled(*[t.clone() if isinstance(t, torch.Tensor) else t for t in inputs])
-            if dev == "cuda":
-                torch.cuda.synchronize()
-            m.compile_seconds = time.perf_counter() - t0
-            m.compiled = time_runs(compiled, inputs, dev, repeats, warmup, flush, path, grad)
+            with importable(problem):  # dynamo imports the problem's module by its name
+                t0 = time.perf_counter()
+                with grad():
+                    compiled(*[t.clone() if isinstance(t, torch.Tensor) else t for t in inputs])
+                if dev == "cuda":
+                    torch.cuda.synchronize()
+                m.compile_seconds = time.perf_counter() - t0
+                m.compiled = time_runs(compiled, inputs, dev, repeats, warmup, flush, path, grad)
         except UserError:
             raise
         except Exception as e:  # torch.compile's own failure: reported, eager still stands

@@ -370,6 +370,25 @@ def test_analyze_measure_small_workload(tmp_path, capsys):
     assert 'id="fig-headroom"' in html.read_text()
 
 
+def test_measure_compile_times_torch_compile(tmp_path, capsys):
+    # The problem's forward is inlined by dynamo into Solar's flat wrapper, and dynamo imports
+    # the module of an inlined function by its name: the problem file's synthetic module
+    # (`solar_problem_<hex>`) used to be gone from sys.modules by then, so the compiled row
+    # was "torch.compile failed: InternalTorchDynamoError: ModuleNotFoundError: ...".
+    path = problem(tmp_path, 16)
+    spec = spec_file(tmp_path, 1e12, 1e12)
+    out = tmp_path / "out.json"
+    args = ["analyze", str(path), "--arch", str(spec), "--no-validate", "--measure", "--compile"]
+    rc = cli.main([*args, "--repeats", "2", "--warmup", "1", "--json", str(out)])
+    text = capsys.readouterr().out
+    assert rc == 0, text
+    assert "torch.compile failed" not in text and "torch.compile took" in text
+    compiled = json.loads(out.read_text())["measurement"]["compile"]
+    # Two timed runs of the compiled model, no error.
+    assert "error" not in compiled and len(compiled["seconds"]) == 2
+    assert not any(name.startswith("solar_problem_") for name in sys.modules)
+
+
 def test_dim_overrides_a_pytorch_constant(tmp_path, capsys):
     path = problem(tmp_path, 64)
     spec = spec_file(tmp_path, 1e12, 1e12)

@@ -5,6 +5,7 @@ and scaled validation divides). Nothing here imports a framework."""
 from __future__ import annotations
 
 import ast
+import contextlib
 import sys
 import types
 import uuid
@@ -74,6 +75,20 @@ def import_program(path: str, overrides: dict | None = None):
     finally:
         sys.modules.pop(name, None)
     return module
+
+
+@contextlib.contextmanager
+def importable(module):
+    """`module` (an imported problem file) registered in sys.modules under its name for the
+    duration. import_program registers it only while it runs: torch.compile (dynamo) imports
+    the module of every function it inlines by that name, and the problem's forward is
+    inlined into Solar's flat wrapper (frontend/flat.py), so `--measure --compile` compiles
+    and times within this."""
+    sys.modules[module.__name__] = module
+    try:
+        yield
+    finally:
+        sys.modules.pop(module.__name__, None)
 
 
 def _literal_int(node) -> int | None:
