@@ -1,5 +1,6 @@
 // The one binding file: converts arguments, exposes read-only views of the core's results,
 // and maps C++ errors to Python (solar.errors.UserError with diagnostics, InternalError).
+#include <cmath>
 #include <nanobind/make_iterator.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -66,6 +67,14 @@ solar::Fp32Math fp32_math_option(const std::string& s) {
   if (const auto mode = solar::parse_fp32_math(s)) return *mode;
   throw solar::UserError(solar::ErrorKind::kArgument, "", {},
                          "--fp32-math must be fp32, tf32, bf16, fp16 or fp8, got '" + s + "'");
+}
+
+double accuracy_option(double accuracy) {
+  if (!(accuracy >= 0.0) || std::isinf(accuracy))
+    throw solar::UserError(solar::ErrorKind::kArgument, "", {},
+                           "--accuracy must be a finite relative error of 0 or more, got " +
+                               std::to_string(accuracy));
+  return accuracy;
 }
 
 // A read-only, indexable view of a graph's tensors or nodes (graph.tensors, graph.nodes) and
@@ -669,17 +678,19 @@ NB_MODULE(_core, m) {
   m.def(
       "analyze",
       [](const solar::Graph& g, const solar::ArchSpec& a, const std::string& fp32, bool cache_aware,
-         solar::Session* session) {
+         solar::Session* session, double accuracy) {
         solar::AnalysisOptions o;
         o.fp32_math = fp32_math_option(fp32);
         o.cache_aware = cache_aware;
         o.memo = tilings_of(session);
+        o.accuracy = accuracy_option(accuracy);
         return solar::analyze(g, a, o);
       },
       "graph"_a, "arch"_a, "fp32_math"_a = "default", "cache_aware"_a = true,
-      "session"_a.none() = nb::none(),
+      "session"_a.none() = nb::none(), "accuracy"_a = 0.0,
       "The SOL modes of the graph on the arch; `session` keeps the tiling searches for later "
-      "analyses (None: this analysis's own).");
+      "analyses (None: this analysis's own); `accuracy`: the relative error a correct "
+      "implementation may make in a contraction (0: no accuracy contract).");
 
   // --- inverse roofline, sweeps, chain reordering ---------------------------------------
   nb::class_<solar::Target>(m, "Target")
@@ -732,12 +743,13 @@ NB_MODULE(_core, m) {
   m.def(
       "sweep",
       [](const solar::Program& p, const std::vector<solar::DimOverrides>& configs,
-         const std::vector<solar::ArchSpec>& archs, const std::string& fp32) {
+         const std::vector<solar::ArchSpec>& archs, const std::string& fp32, double accuracy) {
         solar::AnalysisOptions o;
         o.fp32_math = fp32_math_option(fp32);
+        o.accuracy = accuracy_option(accuracy);
         return solar::sweep(p, configs, archs, o);
       },
-      "program"_a, "configs"_a, "archs"_a, "fp32_math"_a = "default");
+      "program"_a, "configs"_a, "archs"_a, "fp32_math"_a = "default", "accuracy"_a = 0.0);
 
   nb::class_<solar::ChainTensor>(m, "ChainTensor")
       .def_ro("name", &solar::ChainTensor::name)

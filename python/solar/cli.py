@@ -120,6 +120,7 @@ def _terminal_progress(what: str):
 def _definition_problem(args) -> str | None:
     """For `solar analyze definition.json`: the generated PyTorch problem file of its one
     workload (or of --workload UUID), or None after printing a table for several."""
+    from . import accuracy
     from .definitions import fp32_math_of, problem_text, slug, workloads_of
     from .execution import cache_dir
 
@@ -156,8 +157,11 @@ def _definition_problem(args) -> str | None:
         tmp.write_text(problem_text(d, w, axes))
         os.replace(tmp, path)
         paths.append((w, axes, str(path)))
+    from .accuracy import workload_policy
+
     if len(paths) == 1:
         w, axes, path = paths[0]
+        args.policy = workload_policy(w.tolerance, args.fp32_math)
         _check_definition_outputs(d, w, axes, path)
         args.definition_line = (
             f"  definition {d.name}, workload {w.uuid} ("
@@ -182,7 +186,11 @@ def _definition_problem(args) -> str | None:
             r = analyze_pytorch(
                 path,
                 archs=archs,
-                fp32_math=args.fp32_math,
+                fp32_math=(
+                    accuracy.parse(args.accuracy, args.fp32_math)
+                    if args.accuracy is not None
+                    else workload_policy(w.tolerance, args.fp32_math)
+                ),
                 validate=not args.no_validate,
                 backend=args.backend,
                 cache_aware=not args.no_cache_aware,
@@ -262,10 +270,12 @@ def cmd_analyze(args) -> int:
 
 
 def _analyze(args) -> int:
+    from . import accuracy
     from .definitions import is_definition
     from .frontend.kind import program_kind
 
     args.definition_line = args.definition_narrow = ""
+    args.policy = None  # a definition's workload sets its tolerance's contract
     if is_definition(args.file):
         problem = _definition_problem(args)
         if problem in ("", "failed"):
@@ -274,6 +284,17 @@ def _analyze(args) -> int:
 
     archs = _archs(args.arch)
     kind = program_kind(args.file)
+    # From here on args.fp32_math carries the accuracy contract too (solar/accuracy.py).
+    if args.accuracy is not None:
+        args.fp32_math = accuracy.parse(args.accuracy, args.fp32_math)
+    elif args.policy is not None:
+        args.fp32_math = args.policy
+    else:
+        args.fp32_math = accuracy.default_policy("ir" if args.lang else kind, args.fp32_math)
+    if args.fp32_math.line():
+        extra_contract = [args.fp32_math.line()]
+    else:
+        extra_contract = []
     validation = ("none", "not validated (an IR program; run `solar validate` to execute it)")
     extra = []
     measured = None  # measure.Measurement with --measure
@@ -426,7 +447,7 @@ def _analyze(args) -> int:
             print()
         print(report.sol_table(graph, arch, analysis, validation=validation[0]))
         if i == 0:
-            for line in extra:
+            for line in [*extra_contract, *extra]:
                 print(line)
             if validation[0] != "none" or extra:
                 print(f"  validation: {validation[0]} — {validation[1]}")
@@ -551,6 +572,7 @@ def cmd_batch(args) -> int:
 
     extra = ["--backend", args.backend] + (["--no-validate"] if args.no_validate else [])
     extra += ["--no-cache-aware"] if args.no_cache_aware else []
+    extra += ["--accuracy", args.accuracy] if args.accuracy is not None else []
     if args.measure:
         extra += ["--measure", "--repeats", str(args.repeats), "--warmup", str(args.warmup)]
         extra += ["--compile"] if args.compile else []
@@ -1020,6 +1042,15 @@ def build_parser() -> argparse.ArgumentParser:
         "bf16, fp16 or fp8: that format). bf16, fp16 and fp8 apply where the platform has "
         "their matrix rate",
     )
+    a.add_argument(
+        "--accuracy",
+        metavar="TOL",
+        help="the accuracy a correct implementation must meet, which decides the fastest "
+        "format each contraction is priced in: X (atol = rtol = X), atol=A,rtol=R, exact, or "
+        "framework (no contract: the framework's settings). Default: a definition's workload "
+        "tolerance; KernelBench's 1e-2 for PyTorch and JAX programs; framework for IR "
+        '(docs/sol-modes.md, "The accuracy contract")',
+    )
     a.add_argument("--emit-ir", metavar="OUT", help="PyTorch programs: write the IR program")
     a.add_argument(
         "--mode",
@@ -1125,6 +1156,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     b.add_argument("--no-validate", action="store_true")
     b.add_argument("--no-cache-aware", action="store_true", help="as for analyze")
+    b.add_argument("--accuracy", metavar="TOL", help="as for analyze")
     b.add_argument("--backend", choices=["native", "interpreter"], default="native")
     _measure_options(b)
     b.set_defaults(func=cmd_batch)

@@ -73,6 +73,7 @@ class Workload:
     axes: dict = field(default_factory=dict)  # var axis -> value
     inputs: dict = field(default_factory=dict)  # input -> {"type": ..., ...}
     source: str = ""  # the workload file ("" for a definition without one)
+    tolerance: dict = field(default_factory=dict)  # {"max_atol": ..., "max_rtol": ...}
 
 
 def fp32_math_of(d: Definition) -> str:
@@ -260,7 +261,14 @@ def load_workloads(path: str, definition: Definition) -> list[Workload]:
                 isinstance(spec.get("path"), str) and isinstance(spec.get("tensor_key"), str)
             ):
                 _fail(where, f"input '{name}' is safetensors: it needs a path and a tensor_key")
-        out.append(Workload(uuid, axes, inputs, path))
+        tolerance = dict(_object(where, w.get("tolerance") or {}, "'tolerance'"))
+        for key in ("max_atol", "max_rtol"):
+            value = tolerance.get(key)
+            if value is not None and not (
+                isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value
+            ):
+                _fail(where, f"tolerance {key} = {value!r}", "a tolerance is a number, 0 or more")
+        out.append(Workload(uuid, axes, inputs, path, tolerance))
     return out
 
 

@@ -258,7 +258,9 @@ def sweep(program, axes, arch="H100_PCIe", grid: bool = False, fp32_math: str = 
         return _sweep_pytorch(str(program), configs, archs, fp32_math)
     if not isinstance(program, _core.Program):
         program = _core.load_program(str(program))
-    points = _core.sweep(program, [c for _, c in configs], archs, fp32_math)
+    from .accuracy import unpack
+
+    points = _core.sweep(program, [c for _, c in configs], archs, *unpack(fp32_math))
     out = []
     for i, p in enumerate(points):
         out.append(_point(dict(p.dims), configs[i // len(archs)][0], p))

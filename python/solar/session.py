@@ -16,9 +16,13 @@ def core_session():
     return _core.Session()
 
 
-def analyze_graph(graph, arch, fp32_math: str = "default", cache_aware: bool = True):
+def analyze_graph(graph, arch, fp32_math="default", cache_aware: bool = True):
     """`_core.analyze` with the process's session: tiling searches are shared between the
-    analyses of one process (the same graph on several archs, a sweep, a measurement)."""
+    analyses of one process (the same graph on several archs, a sweep, a measurement).
+    `fp32_math`: an --fp32-math value, or a solar.accuracy.MathPolicy that adds the
+    accuracy contract (front ends pass it through unchanged)."""
     from . import _core
+    from .accuracy import unpack
 
-    return _core.analyze(graph, arch, fp32_math, cache_aware, core_session())
+    fp32, accuracy = unpack(fp32_math)
+    return _core.analyze(graph, arch, fp32, cache_aware, core_session(), accuracy)

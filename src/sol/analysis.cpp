@@ -2,6 +2,9 @@
 #include "solar/sol/analysis.h"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -428,12 +431,92 @@ namespace {
 
 // The peak a node's MACs run at: the fastest the platform has among the dtypes that multiply
 // its operands' values exactly (mac_dtype_candidates: its own matrix dtype first, whose rate
-// must exist), with the math mode's name and the dtype it stands for.
+// must exist), with the math mode's name and the dtype it stands for; under an accuracy
+// contract, the fastest format that meets it (`reason` says why).
 struct MacRate {
   double peak = 0.0;
   std::string mode;
   DType dtype = DType::kFp32;
+  std::string reason;
 };
+
+// A matrix format a contraction of wider operands may run in, and the unit roundoff u of its
+// operands (2^-(significand bits)). A split format ("bf16x3", "bf16x9") writes each operand
+// as a sum of bf16 pieces and adds `products` bf16 products per product: bf16x3 keeps two
+// pieces (16 bits) and drops the lo x lo term, bf16x9 three pieces (24 bits, fp32's
+// significand), the fp32 emulation cuBLAS ships for Blackwell (CUBLAS_FP32_EMULATED_BF16X9).
+struct ContractFormat {
+  const char* mode;
+  const char* rate;  // the matrix_flops_per_second key it runs at
+  int products;      // that rate is divided by
+  int bits;          // u = 2^-bits
+};
+constexpr std::array<ContractFormat, 7> kContractFormats = {{
+    {"fp4", "fp4", 1, 2},     // e2m1 (NVFP4, MXFP4 with block scales): 1 stored bit + 1
+    {"fp8", "fp8", 1, 4},     // e4m3: 3 stored bits + 1
+    {"bf16", "bf16", 1, 8},   // 7 + 1
+    {"fp16", "fp16", 1, 11},  // 10 + 1
+    {"tf32", "tf32", 1, 11},  // 10 + 1
+    {"bf16x3", "bf16", 3, 16},
+    {"bf16x9", "bf16", 9, 24},
+}};
+
+// Significand bits of a floating value dtype (0 for the others).
+int significand_bits(DType d) {
+  switch (d) {
+    case DType::kFp64:
+      return 53;
+    case DType::kFp32:
+      return 24;
+    case DType::kTf32:
+    case DType::kFp16:
+      return 11;
+    case DType::kBf16:
+      return 8;
+    case DType::kFp8E4M3:
+      return 4;
+    case DType::kFp8E5M2:
+      return 3;
+    case DType::kNvfp4:
+      return 2;
+    default:
+      return 0;
+  }
+}
+
+// The fastest contract format for a node whose operands hold `operands` values: one whose
+// operand rounding, sqrt(2/3) u (the RMS relative error of a product of two operands each
+// rounded to nearest, errors uniform in [-u, u]), is within `accuracy`, or that holds every
+// operand exactly (u no larger than theirs). Null when the platform has none faster than
+// `floor` (the exact rate found already).
+std::optional<MacRate> contract_rate(const std::vector<DType>& operands, const ArchSpec& arch,
+                                     double accuracy, double floor) {
+  int data_bits = 0;
+  for (DType d : operands) data_bits = std::max(data_bits, significand_bits(d));
+  if (data_bits == 0) return std::nullopt;  // integer or bool operands: no contract format
+  std::optional<MacRate> best;
+  for (const ContractFormat& f : kContractFormats) {
+    auto it = arch.matrix_flops_per_second.find(f.rate);
+    if (it == arch.matrix_flops_per_second.end()) continue;
+    const double peak = it->second.value / f.products;
+    if (peak <= (best ? best->peak : floor)) continue;
+    const double u = std::ldexp(1.0, -f.bits);
+    const double rms = std::sqrt(2.0 / 3.0) * u;
+    std::string why;
+    if (f.bits >= data_bits) {
+      why = "holds the operands exactly";
+    } else if (rms <= accuracy) {
+      char text[160];
+      std::snprintf(text, sizeof text, "operand rounding %.2g within the accuracy contract %.2g",
+                    rms, accuracy);
+      why = text;
+    } else {
+      continue;
+    }
+    best = MacRate{peak, f.mode, DType::kFp32, why};
+  }
+  return best;
+}
 MacRate mac_rate(const Node& node, const std::vector<DType>& values, const ArchSpec& arch,
                  const AnalysisOptions& options) {
   const AnalysisOptions opts = node_options(node, arch, options);
@@ -452,7 +535,18 @@ MacRate mac_rate(const Node& node, const std::vector<DType>& values, const ArchS
     if (!arch.matrix_flops_per_second.count(math_mode_key(candidates[i]))) continue;
     std::string mode;
     const double peak = matrix_peak(arch, candidates[i], opts, &mode);
-    if (peak > best.peak) best = {peak, mode, candidates[i]};
+    if (peak > best.peak) best = {peak, mode, candidates[i], ""};
+  }
+  // The contract prices what the framework's settings (a node's own fp32 mode) would not:
+  // --fp32-math alone overrides it for fp32 nodes.
+  const bool overridden =
+      node.matrix_dtype == DType::kFp32 && options.fp32_math != Fp32Math::kPlatformDefault;
+  if (options.accuracy > 0.0 && !overridden) {
+    if (auto faster = contract_rate(mac_operand_values(node, values), arch, options.accuracy,
+                                    best.peak)) {
+      faster->dtype = node.matrix_dtype;
+      return *faster;
+    }
   }
   return best;
 }
@@ -484,7 +578,9 @@ void add_math_mode(std::vector<MathModeGroup>& groups, const Graph& graph, const
   MathModeGroup g;
   g.matrix_flops_per_second = rate.peak;
   g.mode = rate.mode;
-  if (rate.dtype != node.matrix_dtype) {
+  if (!rate.reason.empty()) {
+    g.reason = rate.reason;
+  } else if (rate.dtype != node.matrix_dtype) {
     g.reason = std::string(dtype_name(node.matrix_dtype)) + " operands holding ";
     const std::vector<DType> held = mac_operand_values(node, values);
     for (size_t i = 0; i < held.size(); ++i)

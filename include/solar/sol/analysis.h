@@ -33,6 +33,13 @@ struct AnalysisOptions {
   // each node's own mode (Node::fp32_math, set by the program's units) and takes the spec's
   // fp32_matrix_mode for nodes that set none.
   Fp32Math fp32_math = Fp32Math::kPlatformDefault;
+  // The accuracy contract (docs/sol-modes.md, "The accuracy contract"): the relative error a
+  // correct implementation may make in a contraction's outputs (atol + rtol of the user's
+  // tolerance on unit-scale data). Each floating-point contraction is then priced at the
+  // fastest matrix format whose operand rounding stays within it (or that holds its values
+  // exactly: a split bf16x9 product for fp32), unless --fp32-math overrides fp32 nodes.
+  // 0: no contract (each node's own mode, else the platform default).
+  double accuracy = 0.0;
   bool cache_aware = true;  // run the tiling search (false: Analysis::cache says skipped)
   // The tiling searches to reuse and add to (sol/cache_aware.h); null: this analysis's own.
   TilingMemo* memo = nullptr;
@@ -87,7 +94,8 @@ struct UnitSol {
 struct MathModeGroup {
   std::string mode;           // "tf32", "fp32", "bf16", "vector", ...
   std::string reason;         // for fp32 MACs: "--fp32-math fp32", "set by the program",
-                              // "platform default for fp32 contractions"; "" for other dtypes
+                              // "platform default for fp32 contractions"; under an accuracy
+                              // contract why its format meets it; "" for other dtypes
   bool vector_units = false;  // fp32/fp64 with no matrix rate: the vector rate is used
   int64_t nodes = 0;
   int64_t macs = 0;
