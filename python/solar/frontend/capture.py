@@ -513,12 +513,71 @@ def static_experts(model):
             m.set_experts_implementation(previous)
 
 
+def without_gradient(flat, tensors) -> list[str]:
+    """The qualified names of the parameters that get no gradient in a training step: the
+    loss does not depend on them (a layer forward never calls, a weight used only under
+    no_grad or through an integer result). Found by autograd on fake copies of the state
+    (nothing is computed, the module's own tensors are untouched); [] when that cannot run
+    (the export then reports why)."""
+    import torch
+    from torch._guards import detect_fake_mode
+    from torch.func import functional_call
+
+    fake = detect_fake_mode(tuple(tensors))
+    wanted = [n for n, p in flat.named_parameters() if p.requires_grad]
+    if fake is None or not wanted:
+        return []
+    try:
+        with fake, torch.enable_grad():
+            state = {
+                n: t if is_fake(t) else fake.from_tensor(t)
+                for n, t in [*flat.named_parameters(), *flat.named_buffers()]
+            }
+            (loss,) = functional_call(flat, state, tuple(tensors))
+            leaves = [state[n] for n in wanted]
+            grads = torch.autograd.grad(loss, leaves, allow_unused=True)
+    except Exception:  # noqa: BLE001 - the export that follows reports the program's error
+        return []
+    return [n for n, g in zip(wanted, grads, strict=True) if g is None]
+
+
+@contextlib.contextmanager
+def frozen(model, names: list[str]):
+    """The named parameters with requires_grad off for the duration (put back after)."""
+    params = dict(model.named_parameters())
+    for n in names:
+        params[n].requires_grad_(False)
+    try:
+        yield
+    finally:
+        for n in names:
+            params[n].requires_grad_(True)
+
+
+def no_gradient_note(names: list[str], total: int) -> str:
+    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    return (
+        f"training step: {len(names)} of {total} parameters had no gradient (the loss does "
+        f"not depend on them: {shown}); their gradients are zero, so they are not computed, "
+        "counted or returned"
+    )
+
+
 def _flat_capture(model, example, source: str, **fields) -> Capture:
     sig, tensors = signature(example)
     training = fields.get("training", False)
     flat = flat_module(model, sig, fields.get("output_caches", True), loss=training)
+    # AOTAutograd's joint graph refuses a parameter without a gradient ("Found a parameter
+    # that did not receive a gradient"): such parameters are frozen while it is built, their
+    # zero gradients left out and named in a note.
     with static_experts(model):
-        exported = export_module(flat, tensors, source, training)
+        unused = without_gradient(flat, tensors) if training else []
+        with frozen(flat, unused):
+            exported = export_module(flat, tensors, source, training)
+    if unused:
+        total = sum(1 for p in flat.parameters() if p.requires_grad)
+        notes = fields.get("notes", [])
+        fields["notes"] = [*notes, no_gradient_note(unused, total)]
     targets = []
     if training:
         from torch.export.graph_signature import OutputKind
