@@ -8,12 +8,13 @@ causal language model:
 
 The key-value cache of `context` tokens is an input at its real size (a transformers
 `DynamicCache`, one key and one value tensor of [batch, kv_heads, context, head_dim] per
-layer), so its bytes are read once per layer in the fused bound, every layer's slice
-counted. The cache the step returns is not an output: a serving engine writes only the new
-tokens' keys and values in place (a paged or static cache), so the bound counts reading the
-cache, not rewriting it (leaving out the new tokens' writes keeps it a lower bound: they are
-batch * seq * layers * 2 * kv_dim elements). Tokens per second at the bound is batch * seq
-over the fused bound.
+layer; a hybrid model's, with linear-attention (Mamba) layers, the one a prefill of
+`context` tokens leaves), so its bytes are read once per layer in the fused bound, every
+layer's slice counted. The cache the step returns is not an output: a serving engine writes
+only the new tokens' keys and values in place (a paged or static cache), so the bound counts
+reading the cache, not rewriting it (leaving out the new tokens' writes keeps it a lower
+bound: they are batch * seq * layers * 2 * kv_dim elements). Tokens per second at the bound
+is batch * seq over the fused bound.
 """
 
 from __future__ import annotations
@@ -64,8 +65,9 @@ def _cache_keyword(model) -> str:
 
 def step_inputs(model, phase: str, batch: int, seq: int, context: int, seed: int = 0) -> dict:
     """Keyword inputs of one prefill or decode step: token ids and, with `context` > 0, a
-    DynamicCache of that many tokens (random values for a real model; fake tensors, nothing
-    allocated, for a model built inside `solar.fake_tensors()`)."""
+    DynamicCache of that many tokens (random values for a real model, a prefill's for a
+    hybrid one; fake tensors, nothing allocated, for a model built inside
+    `solar.fake_tensors()`)."""
     import torch
     import transformers
 
@@ -88,14 +90,34 @@ def step_inputs(model, phase: str, batch: int, seq: int, context: int, seed: int
         inputs = {"input_ids": ids, "use_cache": True}
         if context:
             cache = transformers.DynamicCache(config=config)
-            shape = cache_shape(config, batch, context)
-            dtype = next(model.parameters()).dtype
-            for layer in range(config.num_hidden_layers):
-                k = torch.randn(shape, dtype=dtype, generator=None if fake else g)
-                v = torch.randn(shape, dtype=dtype, generator=None if fake else g)
-                cache.update(k, v, layer)
+            if any(hasattr(layer, "conv_states") for layer in cache.layers):
+                context_ids = torch.randint(
+                    0, config.vocab_size, (batch, context), generator=None if fake else g
+                )
+                prefill(cache, context_ids)
+            else:
+                shape = cache_shape(config, batch, context)
+                dtype = next(model.parameters()).dtype
+                for layer in range(config.num_hidden_layers):
+                    k = torch.randn(shape, dtype=dtype, generator=None if fake else g)
+                    v = torch.randn(shape, dtype=dtype, generator=None if fake else g)
+                    cache.update(k, v, layer)
             inputs[_cache_keyword(model)] = cache
         return inputs
+
+    def prefill(cache, ids):
+        """A hybrid model's cache (linear-attention (Mamba) layers: Falcon-H1): their conv and
+        recurrent states are no function of random keys and values, so the cache of
+        `context` tokens is the one a prefill of them leaves (in eval mode)."""
+        from .frontend.capture import module_modes, restore_modes
+
+        modes = module_modes(model)
+        model.eval()
+        try:
+            with torch.no_grad():
+                model(input_ids=ids, use_cache=True, **{_cache_keyword(model): cache})
+        finally:
+            restore_modes(modes)
 
     if fake:
         with fake_tensors():

@@ -87,6 +87,71 @@ def test_published_size_decode_reads_every_layers_cache():
     assert points[0].tokens_per_second > points[1].tokens_per_second
 
 
+def small_falcon_h1():
+    """A Falcon-H1 (every layer attention and Mamba-2 side by side, a hybrid cache) at a size
+    that validates in seconds."""
+    transformers.logging.set_verbosity_error()
+    cfg = transformers.FalconH1Config(
+        vocab_size=64,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=8,
+        mamba_d_ssm=32,
+        mamba_n_heads=4,
+        mamba_d_head=8,
+        mamba_d_state=8,
+        mamba_d_conv=4,
+        mamba_expand=1,
+        mamba_chunk_size=8,
+        max_position_embeddings=64,
+    )
+    torch.manual_seed(0)
+    return transformers.FalconH1ForCausalLM(cfg), cfg
+
+
+def test_hybrid_cache_decode_validates_and_reads_every_state():
+    # A decode step of a hybrid model failed capture: its cache's Mamba states were not
+    # made (a DynamicCache only given keys and values), or, from a real prefill, were
+    # constants the step updates in place ("Constant ... is mutated"). Now the cache is the
+    # one a prefill of the context leaves and every state is an input.
+    pytest.importorskip("transformers.models.falcon_h1")
+    model, _ = small_falcon_h1()
+    r = analyze_llm(model, "decode", batch=1, context=6)
+    assert r.result.validation.status == "full", r.result.validation.detail
+    # Fused bytes by hand, fp32. Weights per layer: MLP 3 x 64 x 32 = 6,144; Mamba in_proj
+    # 84 x 32 = 2,688 (2 x 32 + 2 x 8 + 4 heads), out_proj 32 x 32 = 1,024, conv 48 x 4 + 48,
+    # dt_bias, A_log, D 3 x 4: 3,964; attention q, o 32 x 32, k, v 16 x 32: 3,072; two norms
+    # 64: 13,244, x 2 layers = 26,488. The final norm 32, the LM head 64 x 32 = 2,048, the
+    # embedding's one gathered row 32, two mup vectors 2 x 84, rotary's inverse frequencies
+    # 4: 28,772 values. The cache per layer: keys and values 2 x [1, 2, 6, 8] = 192, the conv
+    # state [1, 48, 4] = 192, the recurrent state [1, 4, 8, 8] = 256: 640, x 2 = 1,280. The
+    # id (int64) in, the logits (64) out. The step's in-place state updates are not outputs
+    # (as the new keys and values are not: docs/llm.md).
+    assert r.result.analysis.fused.bytes == 4 * (28_772 + 1_280 + 64) + 8
+
+
+def test_an_unfilled_hybrid_cache_is_refused_with_what_works():
+    # A fresh DynamicCache of a hybrid model as an input: its Mamba states are made inside
+    # the step, where torch.export sees the cache's token count as a constant it mutates.
+    # The error names the cache and its layer class and says what to give instead.
+    pytest.importorskip("transformers.models.falcon_h1")
+    model, cfg = small_falcon_h1()
+    inputs = {
+        "input_ids": torch.zeros(1, 4, dtype=torch.long),
+        "cache": transformers.DynamicCache(config=cfg),
+        "use_cache": True,
+    }
+    with pytest.raises(UserError) as err:
+        solar.analyze(model.eval(), inputs, validate=False)
+    message = str(err.value)
+    assert "the DynamicCache input has LinearAttentionAndFullAttentionLayer layers" in message
+    assert "not made yet" in message and "use_cache=False" in message
+    assert "model(input_ids, use_cache=True).cache" in message
+
+
 def test_phase_arguments_are_checked():
     with pytest.raises(UserError, match="one new token per sequence"):
         analyze_llm(small_llama(), "decode", seq=4, context=8)

@@ -45,27 +45,57 @@ class Signature:
         return tuple(rebuild(a) for a in args), {k: rebuild(v) for k, v in kwargs.items()}
 
 
-def is_cache(v) -> bool:
-    """A key-value cache object (transformers' DynamicCache and its kin): a `layers` list whose
-    entries hold `keys` and `values` tensors."""
+# A linear-attention (Mamba) cache layer's state (transformers' LinearAttentionLayer, and the
+# hybrid LinearAttentionAndFullAttentionLayer of Falcon-H1): conv and recurrent states in
+# dicts by state index, and the count of tokens seen; a decode step updates them in place.
+_LINEAR_STATES = ("conv_states", "recurrent_states")
+_LINEAR_COUNT = "cumulative_length_linear"
+
+
+def cache_slots(layer) -> list[tuple[str, object]]:
+    """(attribute, state index) of every tensor of one cache layer that a step reads: its
+    keys and values (index None), and a linear-attention layer's conv and recurrent states
+    and its token count."""
     import torch
 
-    layers = getattr(v, "layers", None)
-    return (
-        isinstance(layers, list)
-        and bool(layers)
-        and all(
-            isinstance(getattr(layer, "keys", None), torch.Tensor)
-            and isinstance(getattr(layer, "values", None), torch.Tensor)
-            for layer in layers
-        )
+    slots = [
+        (a, None) for a in ("keys", "values") if isinstance(getattr(layer, a, None), torch.Tensor)
+    ]
+    for a in _LINEAR_STATES:
+        states = getattr(layer, a, None)
+        if isinstance(states, dict):
+            slots += [(a, i) for i, t in states.items() if isinstance(t, torch.Tensor)]
+    linear = any(a in _LINEAR_STATES for a, _ in slots)
+    if linear and isinstance(getattr(layer, _LINEAR_COUNT, None), torch.Tensor):
+        slots.append((_LINEAR_COUNT, None))
+    return slots
+
+
+def _filled(layer) -> bool:
+    """The layer holds its state: keys and values (an attention layer), initialised conv
+    states (a linear-attention layer), both for a hybrid one."""
+    import torch
+
+    attention = not hasattr(layer, "keys") or all(
+        isinstance(getattr(layer, a, None), torch.Tensor) for a in ("keys", "values")
     )
+    conv = getattr(layer, "conv_states", None)
+    linear = not isinstance(conv, dict) or all(isinstance(t, torch.Tensor) for t in conv.values())
+    return attention and linear and bool(cache_slots(layer))
+
+
+def is_cache(v) -> bool:
+    """A key-value cache object (transformers' DynamicCache and its kin, hybrid ones with
+    linear-attention layers included): a `layers` list whose every entry holds its state."""
+    layers = getattr(v, "layers", None)
+    return isinstance(layers, list) and bool(layers) and all(_filled(layer) for layer in layers)
 
 
 class CacheInput:
     """A key-value cache given as an input, seen as its tensors (layer 0 keys, layer 0
-    values, layer 1 keys, ...): each call rebuilds a fresh copy of the cache around the tensors
-    it gets, so a forward pass that appends to its cache never changes the example's."""
+    values, then a linear-attention layer's states and count, layer 1 ...: cache_slots):
+    each call rebuilds a fresh copy of the cache around the tensors it gets, so a forward
+    pass that appends to its cache or updates its states never changes the example's."""
 
     def __init__(self, template, tensors):
         self.template, self.tensors = template, list(tensors)
@@ -73,9 +103,17 @@ class CacheInput:
     def rebuild(self):
         cache = copy.copy(self.template)
         cache.layers = []
-        for i, layer in enumerate(self.template.layers):
+        tensors = iter(self.tensors)
+        for layer in self.template.layers:
             fresh = copy.copy(layer)
-            fresh.keys, fresh.values = self.tensors[2 * i], self.tensors[2 * i + 1]
+            for a in _LINEAR_STATES:  # fresh dicts: the step assigns into them
+                if isinstance(getattr(layer, a, None), dict):
+                    setattr(fresh, a, dict(getattr(layer, a)))
+            for a, i in cache_slots(layer):
+                if i is None:
+                    setattr(fresh, a, next(tensors))
+                else:
+                    getattr(fresh, a)[i] = next(tensors)
             cache.layers.append(fresh)
         return cache
 
@@ -96,9 +134,41 @@ def _register_cache_input() -> None:
     )
 
 
+def _unfilled_linear_layer(v):
+    """The first layer of a cache object whose linear-attention states are not made yet (a
+    fresh `DynamicCache(config=...)` of a hybrid model); None when there is none."""
+    layers = getattr(v, "layers", None)
+    for layer in layers if isinstance(layers, list) else []:
+        conv = getattr(layer, "conv_states", None)
+        if isinstance(conv, dict) and any(t is None for t in conv.values()):
+            return layer
+    return None
+
+
 def _as_cache_input(v):
+    layer = _unfilled_linear_layer(v)
+    if layer is not None:
+        # The step would create the states inside the exported program and update the
+        # cache's token count, a constant to torch.export: refused with what works instead.
+        from .builder import frontend_error
+
+        raise frontend_error(
+            "capture",
+            f"the {type(v).__name__} input has {type(layer).__name__} layers whose "
+            "linear-attention (Mamba) states are not made yet; Solar captures a hybrid cache "
+            "only once a prefill has filled it",
+            "for a prefill give no cache (use_cache=False, or use_cache=True without one: "
+            "the model makes its own); for a decode step give the cache a prefill returned "
+            "(model(input_ids, use_cache=True).cache), as solar.analyze_llm and --phase "
+            "decode do (docs/llm.md)",
+        )
     if is_cache(v):
-        return CacheInput(v, [t for layer in v.layers for t in (layer.keys, layer.values)])
+        tensors = [
+            getattr(layer, a) if i is None else getattr(layer, a)[i]
+            for layer in v.layers
+            for a, i in cache_slots(layer)
+        ]
+        return CacheInput(v, tensors)
     return v
 
 
