@@ -161,6 +161,7 @@ def analyze(
     mode: str | None = None,
     training: bool = False,
     params=None,
+    accuracy: str | None = None,
 ):
     """SOL analysis (unfused, fused and, unless cache_aware=False, cache-aware) on one
     architecture of: an einsum graph, an IR file, a PyTorch problem file, or an nn.Module with
@@ -175,7 +176,17 @@ def analyze(
     the gradients of every parameter (docs/pytorch.md, "Training steps"). A JAX function, a
     jitted one, a Flax module or a JAX problem file is analysed the same way (docs/jax.md):
     example_inputs are its positional arguments (arrays or jax.ShapeDtypeStruct), `params`
-    a linen module's variables or a function's first argument (fn(params, *inputs))."""
+    a linen module's variables or a function's first argument (fn(params, *inputs)).
+    `accuracy` is the accuracy contract, as `solar analyze --accuracy` (docs/sol-modes.md,
+    "The accuracy contract"): None takes KernelBench's 1e-2 for PyTorch and JAX and no
+    contract for an IR program or graph; "framework" keeps the framework's settings."""
+    from . import accuracy as contract
+
+    def policy(kind: str):
+        if accuracy is not None:
+            return contract.parse(accuracy, fp32_math)
+        return contract.default_policy(kind, fp32_math)
+
     if _is_jax_callable(graph) or (isinstance(graph, (str, os.PathLike)) and _is_jax_file(graph)):
         from .jax import analyze_jax
 
@@ -184,7 +195,7 @@ def analyze(
             example_inputs,
             params,
             archs=(arch,),
-            fp32_math=fp32_math,
+            fp32_math=policy("jax"),
             validate=validate,
             cache_aware=cache_aware,
         )
@@ -197,7 +208,7 @@ def analyze(
             graph,
             example_inputs,
             archs=(arch,),
-            fp32_math=fp32_math,
+            fp32_math=policy("pytorch"),
             validate=validate,
             cache_aware=cache_aware,
             mode=mode,
@@ -207,7 +218,7 @@ def analyze(
         graph = trace(graph, dims)
     if not isinstance(arch, _core.ArchSpec):
         arch = load_arch(arch)
-    return analyze_graph(graph, arch, fp32_math, cache_aware)
+    return analyze_graph(graph, arch, policy("ir"), cache_aware)
 
 
 def cache_aware_curve(graph, arch="H100_PCIe") -> list[dict]:

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from solar import _core, accuracy, load_arch
 from solar.errors import UserError
 from solar.session import analyze_graph

@@ -1,0 +1,139 @@
+"""The bound against NVIDIA's measured PyTorch baselines on SOL-ExecBench (issue 42).
+
+    .venv/bin/python bench/execbench_margins.py ../shared/benchmarks/sol-execbench/problems \
+        --arch B200 [--per-definition 1] [--jobs 2] [--accuracy TOL] [--out margins.jsonl]
+
+For each definition, its first N workloads (`--per-definition`) are analysed with
+`solar analyze definition.json --workload UUID --no-validate --json` and the fused and
+cache-aware bounds compared with the workload's `baseline_latency_ms` (metadata.json, in
+workload order) and NVIDIA's `sol_ms`. Prints per subset: workloads analysed, failures,
+violations (baseline faster than the bound), the smallest margin baseline / bound, and the
+geomean of baseline / bound beside NVIDIA's baseline / sol_ms. The benchmark's files are read
+as they come; nothing of them is copied.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+
+def workloads(problem: Path, n: int):
+    meta = json.loads((problem / "metadata.json").read_text())
+    per = meta.get("sol", {}).get("per_workload", [])
+    lines = [ln for ln in (problem / "workload.jsonl").read_text().splitlines() if ln.strip()]
+    for i, line in enumerate(lines[:n]):
+        w = json.loads(line)
+        m = per[i] if i < len(per) else {}
+        yield meta.get("subset", "?"), meta.get("name", problem.name), w["uuid"], m
+
+
+def run_one(problem: Path, uuid: str, arch: str, accuracy: str | None, timeout: float):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out.json"
+        cmd = [sys.executable, "-m", "solar.cli", "analyze", str(problem / "definition.json")]
+        cmd += ["--workload", uuid, "--arch", arch, "--no-validate", "--json", str(out)]
+        cmd += ["--accuracy", accuracy] if accuracy else []
+        start = time.perf_counter()
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"error": f"timeout after {timeout:g} s"}, timeout
+        seconds = time.perf_counter() - start
+        if r.returncode != 0 or not out.exists():
+            lines = (r.stderr or r.stdout).strip().splitlines()
+            return {"error": lines[-1] if lines else f"exit {r.returncode}"}, seconds
+        return json.loads(out.read_text()), seconds
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("problems")
+    p.add_argument("--arch", default="B200")
+    p.add_argument("--per-definition", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--accuracy")
+    p.add_argument("--timeout", type=float, default=300)
+    p.add_argument("--only", help="comma-separated task ids")
+    p.add_argument("--out", default="margins.jsonl")
+    args = p.parse_args()
+    dirs = sorted(
+        (d for d in Path(args.problems).iterdir() if d.is_dir()), key=lambda d: int(d.name)
+    )
+    if args.only:
+        keep = set(args.only.split(","))
+        dirs = [d for d in dirs if d.name in keep]
+    jobs = [(d, *w) for d in dirs for w in workloads(d, args.per_definition)]
+
+    def work(job):
+        d, subset, name, uuid, meta = job
+        doc, seconds = run_one(d, uuid, args.arch, args.accuracy, args.timeout)
+        row = {
+            "task": d.name,
+            "subset": subset,
+            "name": name,
+            "workload": uuid,
+            "seconds": round(seconds, 2),
+            "baseline_ms": meta.get("baseline_latency_ms"),
+            "nvidia_sol_ms": meta.get("sol_ms"),
+        }
+        if "error" in doc:
+            row["error"] = doc["error"]
+        else:
+            secs = doc["totals"]["seconds"]
+            row["fused_ms"] = secs["fused"] * 1e3
+            row["cache_aware_ms"] = (secs.get("cache_aware") or secs["fused"]) * 1e3
+            row["math_mode"] = doc.get("math_mode", "")
+        print(json.dumps(row), flush=True)
+        return row
+
+    with ThreadPoolExecutor(args.jobs) as pool, open(args.out, "w") as f:
+        rows = []
+        for row in pool.map(work, jobs):
+            f.write(json.dumps(row) + "\n")
+            rows.append(row)
+    summarise(rows)
+    return 0
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def summarise(rows):
+    by = defaultdict(list)
+    for r in rows:
+        by[r["subset"]].append(r)
+    print(
+        f"\n{'subset':10s} {'analysed':>8s} {'failed':>6s} {'violations':>10s} "
+        f"{'min margin':>10s} {'geomean b/bound':>15s} {'geomean b/nv':>12s} {'s/workload':>10s}"
+    )
+    for subset, rs in sorted(by.items()):
+        ok = [r for r in rs if "error" not in r and r.get("baseline_ms")]
+        bad = [r for r in rs if "error" in r]
+        margins = [
+            r["baseline_ms"] / max(r["fused_ms"], r["cache_aware_ms"])
+            for r in ok
+            if max(r["fused_ms"], r["cache_aware_ms"]) > 0
+        ]
+        nv = [r["baseline_ms"] / r["nvidia_sol_ms"] for r in ok if r.get("nvidia_sol_ms")]
+        viol = sum(1 for m in margins if m < 1)
+        secs = sum(r["seconds"] for r in rs) / max(len(rs), 1)
+        print(
+            f"{subset:10s} {len(ok):8d} {len(bad):6d} {viol:10d} "
+            f"{min(margins, default=float('nan')):10.3f} {geomean(margins):15.2f} "
+            f"{geomean(nv):12.2f} "
+            f"{secs:10.1f}"
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
