@@ -1,6 +1,5 @@
 // The one binding file: converts arguments, exposes read-only views of the core's results,
 // and maps C++ errors to Python (solar.errors.UserError with diagnostics, InternalError).
-#include <cmath>
 #include <nanobind/make_iterator.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -17,6 +16,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <thread>
@@ -71,9 +71,9 @@ solar::Fp32Math fp32_math_option(const std::string& s) {
 
 double accuracy_option(double accuracy) {
   if (!(accuracy >= 0.0) || std::isinf(accuracy))
-    throw solar::UserError(solar::ErrorKind::kArgument, "", {},
-                           "--accuracy must be a finite relative error of 0 or more, got " +
-                               std::to_string(accuracy));
+    throw solar::UserError(
+        solar::ErrorKind::kArgument, "", {},
+        "--accuracy must be a finite relative error of 0 or more, got " + std::to_string(accuracy));
   return accuracy;
 }
 

@@ -486,9 +486,11 @@ int significand_bits(DType d) {
 
 // The fastest contract format for a node whose operands hold `operands` values: one whose
 // operand rounding, sqrt(2/3) u (the RMS relative error of a product of two operands each
-// rounded to nearest, errors uniform in [-u, u]), is within `accuracy`, or that holds every
-// operand exactly (u no larger than theirs). Null when the platform has none faster than
-// `floor` (the exact rate found already).
+// rounded to nearest, errors uniform in [-u, u]), is within `accuracy`, or a split format
+// whose pieces hold every operand exactly (their bits cover the operands' significand; bf16
+// pieces have fp32's exponent range). A single format that holds the operands exactly is
+// already among mac_dtype_candidates (value_dtypes.cpp `holds`, which also checks the
+// exponent range): `floor` is the fastest of those. Null when no format beats `floor`.
 std::optional<MacRate> contract_rate(const std::vector<DType>& operands, const ArchSpec& arch,
                                      double accuracy, double floor) {
   int data_bits = 0;
@@ -503,7 +505,7 @@ std::optional<MacRate> contract_rate(const std::vector<DType>& operands, const A
     const double u = std::ldexp(1.0, -f.bits);
     const double rms = std::sqrt(2.0 / 3.0) * u;
     std::string why;
-    if (f.bits >= data_bits) {
+    if (f.products > 1 && f.bits >= data_bits) {
       why = "holds the operands exactly";
     } else if (rms <= accuracy) {
       char text[160];
@@ -542,8 +544,8 @@ MacRate mac_rate(const Node& node, const std::vector<DType>& values, const ArchS
   const bool overridden =
       node.matrix_dtype == DType::kFp32 && options.fp32_math != Fp32Math::kPlatformDefault;
   if (options.accuracy > 0.0 && !overridden) {
-    if (auto faster = contract_rate(mac_operand_values(node, values), arch, options.accuracy,
-                                    best.peak)) {
+    if (auto faster =
+            contract_rate(mac_operand_values(node, values), arch, options.accuracy, best.peak)) {
       faster->dtype = node.matrix_dtype;
       return *faster;
     }

@@ -138,3 +138,11 @@ def test_cli_prices_a_pytorch_matmul_at_bf16_by_default(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "accuracy contract: atol 0.01, rtol 0.01 (KernelBench's convention" in r.stdout
     assert json.loads(out.read_text())["math_mode"].startswith("bf16 (operand rounding 0.0032")
+
+
+def test_the_binding_refuses_a_negative_or_infinite_accuracy(graph_and_spec):
+    graph, spec = graph_and_spec
+    for bad in (-1.0, float("inf")):
+        with pytest.raises(UserError) as e:
+            _core.analyze(graph, spec, "default", True, None, bad)
+        assert "--accuracy must be a finite relative error of 0 or more" in str(e.value)
