@@ -1183,8 +1183,9 @@ def build_parser() -> argparse.ArgumentParser:
     hr.add_argument(
         "--timings",
         required=True,
-        help="runtimes: CSV/JSON of name -> time, KernelBench timing JSON, or PyTorch "
-        "profiler traces (a file or a directory of them)",
+        help="runtimes: CSV/JSON of name -> time, KernelBench timing JSON, PyTorch "
+        "profiler traces (a file or a directory of them), or SOL-ExecBench's metadata.json "
+        "(a file or the problems directory: NVIDIA's baselines, with sol_ms as a reference)",
     )
     hr.add_argument(
         "--mode",

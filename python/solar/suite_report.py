@@ -19,13 +19,17 @@ Runtime files (`load_runtimes`) can be any of these:
   the level is the group;
 - PyTorch profiler traces (Chrome trace JSON): the GPU kernel time of one trace, the sum
   of its `kernel`-category events. A single file is named by its stem, and a directory
-  holds one trace per workload.
+  holds one trace per workload;
+- SOL-ExecBench's `metadata.json` (one problem), or a directory of problems each with one:
+  the baseline NVIDIA measured per workload (`sol.per_workload[i].baseline_latency_ms`)
+  named by the uuid of line i of the `workload.jsonl` beside it, grouped by `subset`, with
+  NVIDIA's own bound (`sol_ms`) as a reference to compare the bounds with.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import argument_error
@@ -42,6 +46,7 @@ BOUNDS = ("fused", "cache_aware")
 class Runtime:
     seconds: float
     group: str = ""  # KernelBench's level, when the file says
+    reference: float = 0.0  # another tool's bound for the workload (SOL-ExecBench's sol_ms), s
 
 
 @dataclass
@@ -50,6 +55,8 @@ class Row:
     group: str
     measured: float
     bounds: dict  # fidelity -> seconds
+    reference: float = 0.0  # another tool's bound (s); 0: none given
+    terms: dict = field(default_factory=dict)  # the fused bound's terms (fused_terms)
 
     def headroom(self, fidelity: str) -> float:
         b = self.bounds.get(fidelity, 0.0)
@@ -86,10 +93,64 @@ def _trace_seconds(path: Path) -> float | None:
         raise argument_error(f"{path}: a kernel event's dur is not a number") from None
 
 
+def _execbench_metadata(data) -> bool:
+    sol = data.get("sol") if isinstance(data, dict) else None
+    return isinstance(sol, dict) and isinstance(sol.get("per_workload"), list)
+
+
+def _execbench_runtimes(path: Path, data: dict) -> dict[str, Runtime]:
+    """The workloads of one SOL-ExecBench problem's metadata.json, read as it comes: entry i
+    of `sol.per_workload` is line i of the workload.jsonl beside it (named by its uuid;
+    without that file, `<name>#<index>`). Entries without a baseline are left out."""
+    lines = []
+    jsonl = path.parent / "workload.jsonl"
+    if jsonl.is_file():
+        text = jsonl.read_text(encoding="utf-8", errors="replace")
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+    group = str(data.get("subset") or path.parent.name)
+    out = {}
+    for i, entry in enumerate(data["sol"]["per_workload"]):
+        where = f"{path}: sol.per_workload[{i}]"
+        if not isinstance(entry, dict) or entry.get("baseline_latency_ms") in (None, ""):
+            continue
+        index = entry.get("index", i)
+        index = index if isinstance(index, int) and not isinstance(index, bool) else i
+        name = f"{data.get('name') or path.parent.name}#{index}"
+        if index < len(lines):
+            uuid = loads(lines[index], f"{jsonl}:{index + 1}")
+            if isinstance(uuid, dict) and isinstance(uuid.get("uuid"), str):
+                name = uuid["uuid"]
+        seconds = time_of({"ms": entry["baseline_latency_ms"]}, f"{where}.baseline_latency_ms")
+        sol = entry.get("sol_ms")
+        reference = time_of({"ms": sol}, f"{where}.sol_ms") if sol not in (None, "") else 0.0
+        out[name] = Runtime(seconds, group, reference)
+    return out
+
+
+def _execbench_problems(p: Path) -> dict[str, Runtime] | None:
+    """Every problem's metadata.json under directory `p` (itself or its subdirectories,
+    symlinked ones included), or None when it holds none."""
+    files = [p / "metadata.json"] if (p / "metadata.json").is_file() else []
+    files += sorted(f for f in p.glob("*/metadata.json") if f.is_file())
+    if not files:
+        return None
+    out = {}
+    for f in files:
+        data = read(str(f))
+        if _execbench_metadata(data):
+            out.update(_execbench_runtimes(f, data))
+    if not out:
+        raise argument_error(f"{p}: no metadata.json with sol.per_workload baselines")
+    return out
+
+
 def load_runtimes(path: str) -> dict[str, Runtime]:
     """name -> Runtime from any of the formats in the module docstring."""
     p = Path(path)
     if p.is_dir():
+        problems = _execbench_problems(p)
+        if problems is not None:
+            return problems
         out = {}
         for f in sorted(p.glob("*.json")):
             s = _trace_seconds(f)
@@ -101,6 +162,8 @@ def load_runtimes(path: str) -> dict[str, Runtime]:
     data = read(path)
     if isinstance(data, dict) and "traceEvents" in data:
         return {p.stem: Runtime(_trace_seconds(p))}
+    if _execbench_metadata(data):
+        return _execbench_runtimes(p, data)
     kernelbench = (
         isinstance(data, dict)
         and data
@@ -147,10 +210,74 @@ def join(results: list[dict], runtimes: dict) -> tuple[list[Row], list[str]]:
         t = runtimes[key]
         seconds = r.get("totals", {}).get("seconds", {})
         group = t.group or Path(r["source"].partition("#")[0]).parent.name
-        rows.append(
-            Row(r["source"], group, t.seconds, {f: float(seconds.get(f, 0.0)) for f in FIDELITIES})
-        )
+        bounds = {f: float(seconds.get(f) or 0.0) for f in FIDELITIES}
+        rows.append(Row(r["source"], group, t.seconds, bounds, t.reference, fused_terms(r)))
     return rows, sorted(set(runtimes) - used)
+
+
+def fused_terms(result: dict) -> dict:
+    """The fused bound's three terms of a result (docs/sol-modes.md): memory = fused bytes /
+    DRAM bandwidth, matrix = sum over math-mode groups of 2 MACs / the group's rate, vector =
+    vector FLOPs / the fp32 vector rate; with the quantities and rates they come from. Empty
+    when the result does not carry them (a results file of an older Solar)."""
+    totals, peaks = result.get("totals", {}), result.get("peaks", {})
+    try:
+        dram = float(peaks["dram_bytes_per_second"])
+        vector_rate = float(peaks["vector_flops_per_second"])
+        fused_bytes = float(totals["bytes"]["fused"])
+        vector_flops = float(totals["vector_flops"])
+        groups_ = result.get("math_modes", [])
+        matrix = sum(2.0 * float(g["macs"]) / float(g["matrix_flops_per_second"]) for g in groups_)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return {}
+    return {
+        "memory": fused_bytes / dram if dram > 0 else 0.0,
+        "matrix": matrix,
+        "vector": vector_flops / vector_rate if vector_rate > 0 else 0.0,
+        "bytes": fused_bytes,
+        "dram": dram,
+        "matrix_flops": float(totals.get("matrix_flops") or 0.0),
+        "vector_flops": vector_flops,
+        "modes": ", ".join(str(g.get("mode", "")) for g in groups_),
+    }
+
+
+def reference_reason(row: Row) -> str:
+    """Why the fused bound and the reference bound (NVIDIA's T_SOL) differ: the fused bound's
+    largest term, and what the reference time means for that term's quantity (the bytes it
+    moves at the same DRAM bandwidth, or the rate it implies for the same FLOPs)."""
+    from .report import seconds
+
+    t, ref = row.terms, row.reference
+    if not t or ref <= 0:
+        return "the result carries no terms"
+    term = max(("memory", "matrix", "vector"), key=lambda k: t[k])
+    if term == "memory":
+        return (
+            f"memory-bound: {t['bytes']:.4g} B at {t['dram']:.4g} B/s = {seconds(t['memory'])}; "
+            f"the reference time moves {ref * t['dram']:.4g} B at that bandwidth "
+            f"({ref * t['dram'] / t['bytes']:.3g}x Solar's bytes)"
+        )
+    flops = t["matrix_flops"] if term == "matrix" else t["vector_flops"]
+    rate = flops / t[term]
+    unit = f"matrix ({t['modes']})" if term == "matrix" else "vector (fp32)"
+    return (
+        f"{term}-bound: {flops:.4g} FLOP at {rate:.4g} FLOP/s {unit} = {seconds(t[term])}; "
+        f"the reference time implies {flops / ref:.4g} FLOP/s ({t[term] / ref:.3g}x Solar's rate)"
+    )
+
+
+def disagreements(rows: list[Row], factor: float = 2.0, mode: str = "fused") -> list[Row]:
+    """Rows whose bound and reference bound differ by more than `factor` either way, the
+    largest ratio first."""
+    out = [
+        r
+        for r in rows
+        if r.reference > 0
+        and r.bounds.get(mode, 0) > 0
+        and max(r.bounds[mode] / r.reference, r.reference / r.bounds[mode]) > factor
+    ]
+    return sorted(out, key=lambda r: -abs(math.log(r.bounds[mode] / r.reference)))
 
 
 def geomean(values) -> float:
@@ -182,6 +309,28 @@ def text_report(rows: list[Row], unmatched: list[str], mode: str = "fused") -> s
         f"{'all':14s} {len(rows):4d} "
         + " ".join(f"{geomean(r.headroom(f) for r in rows):11.3g}x" for f in FIDELITIES)
     )
+    refs = [r for r in rows if r.reference > 0]
+    if refs:
+        lines.append(
+            f"reference bound (SOL-ExecBench's sol_ms) for {len(refs)}: geomean measured / "
+            f"{mode} bound beside measured / reference, and {mode} bound / reference"
+        )
+        for g in sorted({r.group for r in refs}) + ["all"]:
+            members = [r for r in refs if g in ("all", r.group)]
+            lines.append(
+                f"  {g[:12]:12s} {len(members):4d} "
+                f"{geomean(r.headroom(mode) for r in members):9.3g}x "
+                f"{geomean(r.measured / r.reference for r in members):9.3g}x "
+                f"{geomean(r.bounds[mode] / r.reference for r in members):9.3g}x"
+            )
+        far = disagreements(refs, 2.0, mode)
+        lines.append(f"{len(far)} workload(s) where the {mode} bound and the reference differ >2x")
+        for r in far[:10]:
+            lines.append(
+                f"  {Path(r.name).name}: {mode} {seconds(r.bounds[mode])}, reference "
+                f"{seconds(r.reference)} ({r.bounds[mode] / r.reference:.3g}x): "
+                + reference_reason(r)
+            )
     violations = [r for r in rows if r.violated]
     for r in violations:
         modes = ", ".join(r.violated)
@@ -330,6 +479,27 @@ def html_report(rows: list[Row], unmatched: list[str], mode: str, title: str) ->
             )
             + '<p class="note">A runtime below a bound means the bound or the measurement'
             " is wrong.</p></section>"
+        )
+    far = disagreements(rows, 2.0, mode)
+    if any(r.reference > 0 for r in rows):
+        sections.append(
+            '<section id="reference"><h2>Against the reference bound</h2>'
+            f"<p>{len(far)} workload(s) where the {mode} bound and the reference bound"
+            " (SOL-ExecBench's sol_ms) differ by more than 2x, the largest ratio first.</p>"
+            + _table(
+                ["workload", f"{mode} bound", "reference", "ratio", "why"],
+                [
+                    [
+                        r.name,
+                        seconds(r.bounds[mode]),
+                        seconds(r.reference),
+                        f"{r.bounds[mode] / r.reference:.3g}x",
+                        reference_reason(r),
+                    ]
+                    for r in far
+                ],
+            )
+            + "</section>"
         )
     ordered = sorted(rows, key=lambda r: r.headroom(mode))
     sections.append(

@@ -157,3 +157,89 @@ def test_the_suite_report_renders_in_a_browser(tmp_path):
     layout = json.loads(_html_attr(dom, "data-solar-layout"))
     assert set(layout) == {"fig-scatter", "fig-groups"}
     assert all(w > 200 and h > 150 for _, _, w, h in layout.values())
+
+
+def _execbench_problem(root, name, subset, workloads, with_jsonl=True):
+    """A SOL-ExecBench problem folder: metadata.json as the benchmark publishes it (per
+    workload: axes, sol_ms, baseline_latency_ms in ms) and its workload.jsonl."""
+    d = root / name
+    d.mkdir()
+    per = [
+        {"index": i, "axes": {"n": 1}, "sol_ms": sol, "baseline_latency_ms": base}
+        for i, (_, sol, base) in enumerate(workloads)
+    ]
+    meta = {"task_id": 1, "subset": subset, "name": name, "sol": {"per_workload": per}}
+    (d / "metadata.json").write_text(json.dumps(meta))
+    if with_jsonl:
+        (d / "workload.jsonl").write_text(
+            "".join(json.dumps({"uuid": u, "axes": {"n": 1}}) + "\n" for u, _, _ in workloads)
+        )
+    return d
+
+
+def _terms_result(source, fused, bytes_, macs=0.0, rate=1.0, vector_flops=0.0):
+    """A batch result carrying the fused bound's terms: B200-like peaks (8e12 B/s DRAM,
+    8e13 FLOP/s fp32 vector) and one bf16 math-mode group at `rate`."""
+    modes = [{"mode": "bf16", "macs": macs, "matrix_flops_per_second": rate}] if macs else []
+    return {
+        "source": source,
+        "status": "ok",
+        "totals": {
+            "seconds": {"unfused": fused, "fused": fused, "cache_aware": fused},
+            "bytes": {"fused": bytes_},
+            "matrix_flops": 2 * macs,
+            "vector_flops": vector_flops,
+        },
+        "peaks": {"dram_bytes_per_second": 8e12, "vector_flops_per_second": 8e13},
+        "math_modes": modes,
+    }
+
+
+def test_sol_execbench_metadata_and_the_reference_bound(tmp_path):
+    """SOL-ExecBench's metadata.json read as it comes: baselines in ms named by the uuid of
+    the same line of workload.jsonl, grouped by subset, sol_ms as the reference bound.
+    Three workloads whose fused bound and sol_ms differ by more than 2x, derived by hand:
+    - u0 memory-bound: 8e8 B / 8e12 B/s = 0.1 ms against sol_ms 0.04 ms (2.5x); at 8e12 B/s
+      0.04 ms moves 3.2e8 B, 0.4x Solar's bytes;
+    - u1 matrix-bound: 2 * 5e11 MACs / 2.5e15 FLOP/s = 0.4 ms against 0.1 ms (4x); 1e12
+      FLOP in 0.1 ms is 1e16 FLOP/s, 4x Solar's rate;
+    - u2 vector-bound: 8e9 FLOP / 8e13 FLOP/s = 0.1 ms against 0.3 ms (0.333x); 8e9 FLOP in
+      0.3 ms is 2.667e13 FLOP/s, 0.333x Solar's rate.
+    Ordered by |log ratio|: u1 (4), u2 (3), u0 (2.5). L1's geomean headroom: baselines 0.2
+    and 0.5 ms over bounds 0.1 and 0.4 ms, sqrt(2 * 1.25) = 1.581x."""
+    from solar.suite_report import disagreements, reference_reason, text_report
+
+    _execbench_problem(tmp_path, "001_a", "L1", [("u0", 0.04, 0.2), ("u1", 0.1, 0.5)])
+    _execbench_problem(tmp_path, "002_b", "Quant", [("u2", 0.3, 0.25)])
+    _execbench_problem(tmp_path, "003_c", "L2", [("u9", 0.1, 0.1)], with_jsonl=False)
+    runtimes = load_runtimes(str(tmp_path))
+    assert sorted(runtimes) == ["003_c#0", "u0", "u1", "u2"]
+    assert runtimes["u1"].seconds == pytest.approx(5e-4)
+    assert runtimes["u1"].reference == pytest.approx(1e-4)
+    assert runtimes["u2"].group == "Quant"
+    # One problem's metadata.json alone reads the same.
+    assert sorted(load_runtimes(str(tmp_path / "001_a" / "metadata.json"))) == ["u0", "u1"]
+
+    results = [
+        _terms_result("p/001_a/definition.json#u0", 1e-4, 8e8),
+        _terms_result("p/001_a/definition.json#u1", 4e-4, 1e6, macs=5e11, rate=2.5e15),
+        _terms_result("p/002_b/definition.json#u2", 1e-4, 1e6, vector_flops=8e9),
+    ]
+    rows, unmatched = join(results, runtimes)
+    assert unmatched == ["003_c#0"]
+    assert groups(rows)["L1"]["fused"] == pytest.approx(1.5811, rel=1e-4)
+    far = disagreements(rows)
+    assert [r.name.rpartition("#")[2] for r in far] == ["u1", "u2", "u0"]
+    assert "3.2e+08 B at that bandwidth (0.4x Solar's bytes)" in reference_reason(far[2])
+    assert "implies 1e+16 FLOP/s (4x Solar's rate)" in reference_reason(far[0])
+    assert "implies 2.667e+13 FLOP/s (0.333x Solar's rate)" in reference_reason(far[1])
+    text = text_report(rows, unmatched)
+    assert "3 workload(s) where the fused bound and the reference differ >2x" in text
+
+
+def test_a_metadata_directory_without_baselines_is_one_clear_error(tmp_path):
+    d = tmp_path / "001_a"
+    d.mkdir()
+    (d / "metadata.json").write_text(json.dumps({"name": "x", "sol": {"per_workload": []}}))
+    with pytest.raises(Exception, match="no metadata.json with sol.per_workload baselines"):
+        load_runtimes(str(tmp_path))
