@@ -22,6 +22,7 @@ import re
 
 from .builder import Builder as Lowerer
 from .builder import Value
+from .narrow import try_block_scaled
 from .values import Transposed, _axis, _concat, _Unused, is_tensor, tensor
 
 RULES: dict = {}
@@ -522,6 +523,8 @@ def _arange(lw, *args, **kwargs):
 def _mm_like(lw, a, b, batched: bool):
     """A matrix product reading a transposed operand (a folded permute) in place: `_nt`
     (the second), `_tn` (the first), `_tt` (both)."""
+    if not batched and (scaled := try_block_scaled(lw, a, b)) is not None:
+        return scaled  # dequantised narrow codes: a block-scaled narrow GEMM (narrow.py)
     ta, tb = isinstance(a, Transposed), isinstance(b, Transposed)
     suffix = {(False, False): "", (False, True): "_nt", (True, False): "_tn", (True, True): "_tt"}
     kernel = ("bmm" if batched else "mm") + suffix[ta, tb]
@@ -548,6 +551,13 @@ def _addmm(lw, bias, a, b, beta=1, alpha=1):
     bias = tensor(lw, bias)
     a = tensor(lw, a)
     n = lw.out_shape()[1]
+    if (scaled := try_block_scaled(lw, a, b)) is not None:
+        # dequantised narrow codes (narrow.py): the bias added after the block-scaled GEMM
+        if alpha != 1:
+            scaled = elementwise(lw, "mul_scalar", [scaled], [alpha])
+        if beta != 1:
+            bias = elementwise(lw, "mul_scalar", [bias], [beta])
+        return elementwise(lw, "add", [scaled, bias])
     if bias.numel == n and beta == 1 and alpha == 1:
         bias = lw.reshape(bias, (n,))
         if isinstance(b, Transposed):

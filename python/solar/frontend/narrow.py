@@ -1,0 +1,312 @@
+"""Narrow math inside a program: a matrix product of dequantised narrow codes.
+
+A quantised reference (SOL-ExecBench's Quant problems) quantises to fp8 inside the program and
+multiplies the dequantised values: `a = codes_a.to(float32) * scale_a` (a scale per tensor,
+per row, or per block of 1x128 / 128x128 elements), then `a @ b.T`. The products are fp32 by
+dtype, but what they multiply is a narrow code times a scale. Where the scale is constant over
+blocks of the contracted dim K, it factors out of each block's partial sum:
+
+    sum_k a[m,k] b[n,k] = sum_kb sa[m,kb] sb[n,kb] * sum_{k in kb} codes_a[m,k] codes_b[n,k]
+
+so a block-scaled narrow GEMM (DeepGEMM's FP8 GEMM on Hopper, tcgen05's block-scaled MMA on
+Blackwell) computes the product at the narrow format's matrix rate and rescales each block's
+partial sums on the vector units. This module recognises that pattern on the captured FX
+graph (the mm's operands, back through views, to `mul(cast(codes), scale)`) and emits one
+kernel that reads the codes (the fp32 casts of the fp8 tensors, which the core's value tracking
+knows hold fp8 values: src/sol/value_dtypes.cpp) and the scales: its contraction is priced at
+the fp8 rate, its rescale is `blocks x outputs` vector work (docs/sol-modes.md, "Narrow math
+inside a program").
+
+Why the front end and not the core's value tracking: which elements a scale multiplies is a
+question of shapes through reshapes and broadcasts (a (M/128, 1, K/128, 1) scale broadcast over
+(M/128, 128, K/128, 128) and viewed as (M, K)), which the FX graph states directly; the core
+sees a multiply of two tensors and views without the block structure. Emitting the block-scaled
+kernel also lets validation run it against PyTorch: it computes the same sums.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .builder import Value
+
+# The narrow code dtypes (torch's names) a scale may multiply, and the smallest K-block over
+# which the scale must be constant for a narrow MMA to run between rescales: the K of one
+# MMA instruction for 8-bit operands (Hopper wgmma m64nNk32 for e4m3/e5m2, PTX ISA
+# "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"; Blackwell tcgen05.mma
+# kind::mxf8f6f4 takes one scale per 32 elements of K, the OCP Microscaling (MX) v1.0 block
+# size 32). A coarser block (DeepGEMM's 128: its software promotion every four k32 wgmmas)
+# is also fine; a finer one (per element) leaves nothing to run in fp8.
+MIN_BLOCK = {"torch.float8_e4m3fn": 32, "torch.float8_e5m2": 32}
+
+# FX ops that only re-view their input's elements in row-major order.
+_RESHAPES = {
+    "aten.view.default",
+    "aten._unsafe_view.default",
+    "aten.reshape.default",
+    "aten.unsqueeze.default",
+    "aten.squeeze.dim",
+    "aten.squeeze.dims",
+    "aten.squeeze.default",
+    "aten.alias.default",
+    "aten.clone.default",
+}
+_TRANSPOSES = {"aten.t.default", "aten.permute.default", "aten.transpose.int"}
+
+
+@dataclass
+class NarrowOperand:
+    """One operand of a product, [R, K] row-major, as codes times a block-constant scale.
+
+    `codes`: the lowered fp32 (or bf16) cast of the narrow codes, shaped like the mul.
+    `groups`: the R part as (size, scale varies along it) runs, size-1 dims dropped.
+    `kb`, `bk`: K = kb * bk, the scale constant over each block of bk (kb == 1: along all K).
+    `scale`: the lowered scale and its shape padded to the mul's rank.
+    """
+
+    codes: Value
+    code_dtype: str
+    groups: list
+    kb: int
+    bk: int
+    scale: Value
+    scale_shape: tuple
+    out_shape: tuple
+
+
+def _target(node) -> str:
+    return str(getattr(node, "target", ""))
+
+
+def _shape(node) -> tuple | None:
+    val = getattr(node, "meta", {}).get("val")
+    if val is None or not hasattr(val, "shape"):
+        return None
+    return tuple(int(s) for s in val.shape)
+
+
+def _codes_cast(node):
+    """The `_to_copy` of narrow codes that `node` views (through reshapes), or None."""
+    while getattr(node, "op", "") == "call_function" and _target(node) in _RESHAPES:
+        node = node.args[0]
+    if getattr(node, "op", "") != "call_function" or _target(node) != "aten._to_copy.default":
+        return None
+    src = node.args[0]
+    val = getattr(src, "meta", {}).get("val")
+    if val is None or str(val.dtype) not in MIN_BLOCK:
+        return None
+    return node
+
+
+def _kinds(out: tuple, scale: tuple):
+    """Per dim of the mul's result: None (size 1), True (the scale varies along it) or False
+    (broadcast: constant); None overall when the scale is not broadcastable this way."""
+    if len(scale) > len(out):
+        return None
+    scale = (1,) * (len(out) - len(scale)) + tuple(scale)
+    kinds = []
+    for o, s in zip(out, scale, strict=True):
+        if o == 1:
+            kinds.append(None)
+        elif s == o:
+            kinds.append(True)
+        elif s == 1:
+            kinds.append(False)
+        else:
+            return None
+    return kinds, scale
+
+
+def narrow_operand(lw, fx_arg, transposed: bool, rows: int, k: int) -> NarrowOperand | None:
+    """`fx_arg` (an mm operand, [rows, k] once a folded transpose is undone) as narrow codes
+    times a scale constant over K-blocks of at least MIN_BLOCK, or None."""
+    node = fx_arg
+    if transposed:
+        if _target(node) not in _TRANSPOSES:
+            return None
+        node = node.args[0]
+    while getattr(node, "op", "") == "call_function" and _target(node) in _RESHAPES:
+        node = node.args[0]
+    if getattr(node, "op", "") != "call_function" or _target(node) != "aten.mul.Tensor":
+        return None
+    out = _shape(node)
+    if out is None or math.prod(out) != rows * k:
+        return None
+    for codes_side, scale_side in ((0, 1), (1, 0)):
+        cast = _codes_cast(node.args[codes_side])
+        scale = node.args[scale_side]
+        if cast is None or _shape(node.args[codes_side]) != out or _shape(scale) is None:
+            continue
+        if _codes_cast(scale) is not None:
+            return None  # codes times codes: no scale
+        found = _split(out, _shape(scale), rows, k)
+        if found is None:
+            return None
+        groups, kb, bk = found
+        code_dtype = str(cast.args[0].meta["val"].dtype)
+        if kb > 1 and bk < MIN_BLOCK[code_dtype]:
+            return None
+        values = getattr(lw, "values", {})
+        codes = values.get(node.args[codes_side].name)
+        scale_value = values.get(scale.name)
+        if codes is None or scale_value is None or not codes.var or not scale_value.var:
+            return None
+        padded = (1,) * (len(out) - len(_shape(scale))) + _shape(scale)
+        return NarrowOperand(
+            codes, code_dtype, groups, kb, bk, scale_value, padded, out
+        )
+    return None
+
+
+def _split(out: tuple, scale: tuple, rows: int, k: int):
+    """(R groups, kb, bk) of a mul result `out` viewed row-major as [rows, k] with a scale of
+    shape `scale`, or None where K's scale is not constant over trailing blocks."""
+    found = _kinds(out, scale)
+    if found is None:
+        return None
+    kinds, _ = found
+    j, prod = 0, 1
+    while j < len(out) and prod < rows:
+        prod *= out[j]
+        j += 1
+    if prod != rows or math.prod(out[j:]) != k:
+        return None
+    groups: list = []
+    for size, kind in zip(out[:j], kinds[:j], strict=True):
+        if kind is None:
+            continue
+        if groups and groups[-1][1] == kind:
+            groups[-1] = (groups[-1][0] * size, kind)
+        else:
+            groups.append((size, kind))
+    kb, bk, seen_const = 1, 1, False
+    for size, kind in zip(out[j:], kinds[j:], strict=True):
+        if kind is None:
+            continue
+        if kind:
+            if seen_const:
+                return None  # varies inside a block: no trailing block structure
+            kb *= size
+        else:
+            seen_const = True
+            bk *= size
+    return groups, kb, bk
+
+
+def _scale_view(lw, op: NarrowOperand, kb: int) -> Value:
+    """The scale as [R groups..., kb], broadcast (a view) where it is constant."""
+    varying = [size if vary else 1 for size, vary in op.groups]
+    own_kb = op.kb
+    s = lw.reshape(op.scale, (*varying, own_kb))
+    return lw.broadcast_to(s, (*(size for size, _ in op.groups), kb))
+
+
+def _kernel_text(ga: int, gb: int, dtype: str) -> str:
+    a = [f"a{i}" for i in range(ga)]
+    b = [f"b{i}" for i in range(gb)]
+    out = a + b
+    sizes = ", ".join(
+        [f"{d}=A.shape[{i}]" for i, d in enumerate(a)] + [f"{d}=B.shape[{i}]" for i, d in enumerate(b)]
+    )
+    lines = [
+        "@kernel",
+        f'def {{name}}(A: Tensor("{",".join([*a, "KB", "KI"])}"), '
+        f'B: Tensor("{",".join([*b, "KB", "KI"])}"), SA: Tensor("{",".join([*a, "KB"])}"), '
+        f'SB: Tensor("{",".join([*b, "KB"])}")) -> Tensor("{",".join(out)}", dtype="{dtype}"):',
+        f'    P = Tensor({sizes}, KB=A.shape[{ga}], dtype="fp32")',
+        f'    C = Tensor({sizes}, dtype="{dtype}")',
+    ]
+
+    def nest(body: list[str], inner: list[tuple[str, bool]]) -> list[str]:
+        text, pad = [], "    "
+        for d in out:
+            text.append(f'{pad}for {d.lower()}_ in Dim("{d}", parallel=True):')
+            pad += "    "
+        for d, parallel in inner:
+            flag = ", parallel=True" if parallel else ""
+            text.append(f'{pad}for {d.lower()}_ in Dim("{d}"{flag}):')
+            pad += "    "
+        return text + [pad + line for line in body]
+
+    ia = ", ".join(f"{d}_" for d in a)
+    ib = ", ".join(f"{d}_" for d in b)
+    io = ", ".join(f"{d}_" for d in out)
+    lines += nest(
+        [f"P[{io}, kb_] += A[{ia}, kb_, ki_] * B[{ib}, kb_, ki_]"],
+        [("KB", True), ("KI", False)],
+    )
+    # The rescale: a product without `+=` and a plain sum are vector work (docs/ir.md §7.2);
+    # `C += P * SA * SB` would count as a second contraction.
+    lines += nest([f"P[{io}, kb_] = P[{io}, kb_] * (SA[{ia}, kb_] * SB[{ib}, kb_])"], [("KB", True)])
+    lines += nest([f"C[{io}] += P[{io}, kb_]"], [("KB", False)])
+    lines.append("    return C")
+    return "\n".join(lines) + "\n"
+
+
+def block_scaled_mm(lw, a: NarrowOperand, b: NarrowOperand, m: int, n: int, k: int) -> Value | None:
+    """C[m, n] = sum_k a[m, k] * b[n, k] as a block-scaled narrow GEMM, or None where the two
+    operands' K-blocks do not line up (equal blocks, or one side constant along K)."""
+    if a.kb > 1 and b.kb > 1 and a.kb != b.kb:
+        return None
+    kb = max(a.kb, b.kb)
+    bk = k // kb
+    ga = [size for size, _ in a.groups] or [1]
+    gb = [size for size, _ in b.groups] or [1]
+    if not a.groups:
+        a.groups = [(1, False)]
+    if not b.groups:
+        b.groups = [(1, False)]
+    codes_a = lw.reshape(a.codes, (*ga, kb, bk))
+    codes_b = lw.reshape(b.codes, (*gb, kb, bk))
+    sa = _scale_view(lw, a, kb)
+    sb = _scale_view(lw, b, kb)
+    dtype = lw.out_dtype()
+    name = lw.add_kernel(_kernel_text(len(ga), len(gb), dtype), "mm_block_scaled")
+    c = lw.call_kernel(name, [codes_a.var, codes_b.var, sa.var, sb.var], (*ga, *gb), dtype)
+    lw.notes.append(
+        f"{lw.node.name}: {_describe(a, 'first')} and {_describe(b, 'second')}: a block-scaled "
+        "FP8 GEMM, its products priced at the fp8 rate, its per-block rescale as vector work "
+        '(docs/sol-modes.md, "Narrow math inside a program")'
+    )
+    return lw.reshape(c, (m, n))
+
+
+def _describe(op: NarrowOperand, which: str) -> str:
+    code = op.code_dtype.replace("torch.float8_", "fp8 ")
+    rows = "per row" if any(v for _, v in op.groups) else ""
+    if op.kb == 1:
+        how = "a per-row scale" if rows else "a per-tensor scale"
+    else:
+        bm = 1
+        if rows:
+            # rows sharing a scale: the product of the constant R runs after the last varying
+            bm = 1
+            for size, vary in reversed(op.groups):
+                if vary:
+                    break
+                bm *= size
+        how = f"{bm}x{op.bk} block scales"
+    return f"{which} operand {code} codes x {how}"
+
+
+def try_block_scaled(lw, a, b) -> Value | None:
+    """The mm `lw.node` (its FX operands; `a`, `b` lowered, a Transposed second one read
+    [n, k]) as a block-scaled narrow GEMM where both operands are dequantised narrow codes."""
+    from .values import Transposed
+
+    node = lw.node
+    if getattr(node, "op", "") != "call_function" or len(node.args) < 2:
+        return None
+    fa, fb = node.args[-2], node.args[-1]
+    if isinstance(a, Transposed) or not isinstance(b, Transposed):
+        return None  # the layouts handled: a [m, k], b read as [n, k] (a @ b.T, F.linear)
+    if len(a.shape) != 2 or len(b.shape) != 2:
+        return None
+    m, k = a.shape
+    n = b.shape[1]
+    na = narrow_operand(lw, fa, False, m, k)
+    nb = narrow_operand(lw, fb, True, n, k) if na else None
+    if na is None or nb is None or na.code_dtype != nb.code_dtype:
+        return None
+    return block_scaled_mm(lw, na, nb, m, n, k)
