@@ -153,9 +153,7 @@ def narrow_operand(lw, fx_arg, transposed: bool, rows: int, k: int) -> NarrowOpe
         if codes is None or scale_value is None or not codes.var or not scale_value.var:
             return None
         padded = (1,) * (len(out) - len(_shape(scale))) + _shape(scale)
-        return NarrowOperand(
-            codes, code_dtype, groups, kb, bk, scale_value, padded, out
-        )
+        return NarrowOperand(codes, code_dtype, groups, kb, bk, scale_value, padded, out)
     return None
 
 
@@ -207,7 +205,8 @@ def _kernel_text(ga: int, gb: int, dtype: str) -> str:
     b = [f"b{i}" for i in range(gb)]
     out = a + b
     sizes = ", ".join(
-        [f"{d}=A.shape[{i}]" for i, d in enumerate(a)] + [f"{d}=B.shape[{i}]" for i, d in enumerate(b)]
+        [f"{d}=A.shape[{i}]" for i, d in enumerate(a)]
+        + [f"{d}=B.shape[{i}]" for i, d in enumerate(b)]
     )
     lines = [
         "@kernel",
@@ -238,7 +237,8 @@ def _kernel_text(ga: int, gb: int, dtype: str) -> str:
     )
     # The rescale: a product without `+=` and a plain sum are vector work (docs/ir.md §7.2);
     # `C += P * SA * SB` would count as a second contraction.
-    lines += nest([f"P[{io}, kb_] = P[{io}, kb_] * (SA[{ia}, kb_] * SB[{ib}, kb_])"], [("KB", True)])
+    rescale = f"P[{io}, kb_] = P[{io}, kb_] * (SA[{ia}, kb_] * SB[{ib}, kb_])"
+    lines += nest([rescale], [("KB", True)])
     lines += nest([f"C[{io}] += P[{io}, kb_]"], [("KB", False)])
     lines.append("    return C")
     return "\n".join(lines) + "\n"
