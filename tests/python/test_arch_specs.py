@@ -57,7 +57,7 @@ def test_the_specs_users_expect_are_shipped():
         "H100_PCIe", "H100_SXM", "H200_SXM", "B200", "GB200",
         "A100_SXM", "A100_SXM_40GB", "A100_PCIe_40GB", "A100_PCIe_80GB",
         "L40S", "L4", "A10G", "T4", "RTX_4090", "RTX_A6000", "Jetson_Thor",
-        "MI250X", "MI300X", "MI325X", "H100_PCIe_paper",
+        "MI250X", "MI300X", "MI325X", "MI350X", "MI355X", "H100_PCIe_paper",
     }  # fmt: skip
     assert expected <= names, expected - names
     assert solar.list_archs() == sorted(names)
@@ -199,11 +199,12 @@ def test_arch_all_analyzes_on_every_spec():
 # Every vendor spec lists every on-chip store a schedule can keep data in, as totals over the
 # chip (docs/arch-spec.md, "On-chip levels"): the cache-aware schedule uses `cache_level`; the
 # sum of all levels is the capacity no schedule can exceed. The paper's model reproduces a
-# paper (its L2 only); B200 and GB200 list no level because no vendor document gives their L2.
+# paper (its L2 only). B200 and GB200 list their L2 from a device query (no vendor document
+# gives it) and every other level; no shipped spec is left without levels.
 VENDOR_SPECS = [p for p in SPEC_FILES if p.stem != "H100_PCIe_paper"]
 REGISTER_FILE_LEVELS = {"RF", "VGPR"}  # NVIDIA register file; AMD VGPR file
 L1_SHARED_LEVELS = {"L1_SMEM", "LDS"}  # NVIDIA unified L1 / shared memory; AMD LDS
-WITHOUT_LEVELS = {"B200", "GB200"}
+WITHOUT_LEVELS: set[str] = set()
 # "<N> KiB per <unit> (<what>) x <count> <units> = <total> bytes"
 PER_UNIT = re.compile(
     r"(\d+(?:\.\d+)?) KiB per (SM|CU|2 CUs) \([^)]*\) x (\d+) (SMs|CUs|CU pairs)"
@@ -221,7 +222,7 @@ def test_vendor_spec_lists_every_on_chip_level(path):
     doc = load_yaml(path)
     levels = {level["name"]: level for level in doc.get("on_chip", [])}
     if not levels:
-        assert path.stem in WITHOUT_LEVELS, "only B200 and GB200 may list no on-chip level"
+        assert path.stem in WITHOUT_LEVELS, "every vendor spec lists its on-chip levels"
         assert "no on-chip level" in doc["notes"]
         return
     assert levels.keys() & REGISTER_FILE_LEVELS, f"no register-file level in {sorted(levels)}"
@@ -242,7 +243,7 @@ def test_vendor_spec_lists_every_on_chip_level(path):
 def test_per_unit_levels_reproduce_their_totals(path):
     doc = load_yaml(path)
     if not doc.get("on_chip"):
-        return  # B200, GB200 (test_vendor_spec_lists_every_on_chip_level)
+        return  # none shipped (test_vendor_spec_lists_every_on_chip_level)
     (stated,) = {int(n) for n, _ in UNIT_COUNT.findall(doc["description"])}
     checked = 0
     for level in doc.get("on_chip", []):
@@ -295,7 +296,8 @@ def test_cache_level_is_unchanged_by_the_new_levels():
         doc = load_yaml(path)
         if not doc.get("on_chip"):
             continue
-        expected = "InfinityCache" if path.stem in ("MI300X", "MI325X") else "L2"
+        infinity_cache = ("MI300X", "MI325X", "MI350X", "MI355X")
+        expected = "InfinityCache" if path.stem in infinity_cache else "L2"
         assert doc["cache_level"] == expected, path.stem
         assert doc["on_chip"][0]["name"] == expected, path.stem
 
@@ -311,3 +313,41 @@ def test_arch_show_prints_every_level_and_the_total():
         r"^    L2: 52.4 MB \(cache-aware level\), bandwidth not published", r.stdout, re.M
     )
     assert re.search(r"^    RF: 34.6 MB, bandwidth not published", r.stdout, re.M)
+
+
+def test_cdna4_rates_by_hand():
+    # MI355X: 256 CUs x 4 matrix cores = 1,024 matrix cores, each 512 BF16 FMAs = 1,024 FLOPs
+    # per clock, at the 2,400 MHz peak engine clock: 1,024 x 1,024 x 2.4e9 =
+    # 2,516,582,400,000,000 FLOP/s (AMD prints 2.5 PFLOPS dense). FP8 and INT8 twice that,
+    # FP4 (and FP6) four times: 10,066,329,600,000,000. MI350X the same at 2,200 MHz: BF16
+    # 1,024 x 1,024 x 2.2e9 = 2,306,867,200,000,000 (AMD: 2.3 PFLOPS).
+    mi355x = solar.load_arch("MI355X").matrix_flops_per_second
+    assert mi355x["bf16"][0] == pytest.approx(1024 * 1024 * 2.4e9, rel=1e-12)
+    assert mi355x["bf16"][0] == pytest.approx(2_516_582_400_000_000, rel=1e-12)
+    assert mi355x["fp8"][0] == pytest.approx(2 * 2_516_582_400_000_000, rel=1e-12)
+    assert mi355x["fp4"][0] == pytest.approx(10_066_329_600_000_000, rel=1e-12)
+    mi350x = solar.load_arch("MI350X").matrix_flops_per_second
+    assert mi350x["bf16"][0] == pytest.approx(2_306_867_200_000_000, rel=1e-12)
+    # CDNA 4 has no TF32: the spec has no tf32 rate and runs fp32 contractions at the matrix
+    # FP32 rate, 256 FLOPs/clock/CU x 256 CUs x 2.4e9 = 157,286,400,000,000.
+    assert "tf32" not in mi355x
+    assert mi355x["fp32"][0] == pytest.approx(157_286_400_000_000, rel=1e-12)
+    # On chip, 256 CUs: Infinity Cache 256 MiB + L2 32 MiB + per CU (L1 32 KiB, LDS 160 KiB,
+    # VGPR 512 KiB, SGPR 12.5 KiB) x 256 + L1 scalar 16 KiB x 128 = 491,913,216 B.
+    levels = solar.load_arch("MI355X").on_chip
+    per_cu = (32 + 160 + 512 + 12.5) * 1024 * 256
+    expected = 256 * 2**20 + 32 * 2**20 + per_cu + 16 * 1024 * 128
+    assert sum(lv["capacity_bytes"] for lv in levels) == expected == 491_913_216
+
+
+def test_blackwell_levels_by_hand():
+    # B200: L2 126.5 x 2^20 = 132,644,864 B (device query) + per SM (L1/shared 256 KiB, tensor
+    # memory 256 KiB, constant cache 8 KiB, registers 256 KiB = 776 KiB) x 148 SMs
+    # (117,604,352 B) = 250,249,216 B. GB200 at the 160-SM upper bound: 132,644,864 + 776 KiB x
+    # 160 = 259,784,704 B.
+    b200 = {lv["name"]: lv["capacity_bytes"] for lv in solar.load_arch("B200").on_chip}
+    assert b200["L2"] == 132_644_864 == 126.5 * 2**20
+    assert sum(b200.values()) == 132_644_864 + 776 * 1024 * 148 == 250_249_216
+    gb200 = solar.load_arch("GB200").on_chip
+    assert sum(lv["capacity_bytes"] for lv in gb200) == 132_644_864 + 776 * 1024 * 160
+    assert solar.load_arch("B200").cache_level == "L2"

@@ -65,8 +65,16 @@ def test_node_bound_above_its_unfused_bytes_at_a_small_capacity():
     assert _core.cache_aware_bound_bytes(graph, 4096.0) == FUSED
 
 
-def test_no_cache_level_gives_none():
-    a = solar.analyze(solar.trace(EXAMPLE), arch="B200")
+def b200_without_levels(tmp_path) -> str:
+    """B200.yaml cut before its on_chip list (its last fields): a spec with no on-chip level."""
+    text = (ROOT / "configs" / "arch" / "B200.yaml").read_text()
+    path = tmp_path / "B200.yaml"
+    path.write_text(text[: text.index("\non_chip:") + 1])
+    return str(path)
+
+
+def test_no_cache_level_gives_none(tmp_path):
+    a = solar.analyze(solar.trace(EXAMPLE), arch=b200_without_levels(tmp_path))
     assert a.cache_aware is None and a.cache_schedule is None
     assert "has no on-chip memory level" in a.cache.reason
 
@@ -159,7 +167,8 @@ def test_cli_table_json_and_curve(tmp_path):
 
 def test_cli_without_cache_level_and_bad_curve_suffix(tmp_path):
     out = tmp_path / "a.json"
-    r = solar_cli("analyze", str(EXAMPLE), "--arch", "B200", "--json", str(out))
+    no_levels = b200_without_levels(tmp_path)
+    r = solar_cli("analyze", str(EXAMPLE), "--arch", no_levels, "--json", str(out))
     assert r.returncode == 0, r.stderr
     assert "Cache-aware" not in r.stdout and "best schedule" not in r.stdout
     assert "cache-aware: none (arch 'B200' has no on-chip memory level" in r.stdout
@@ -220,7 +229,7 @@ def test_elementwise_chain_is_bounded_by_the_fused_traffic(tmp_path):
     )
 
 
-def test_per_node_table_has_the_bound_and_the_schedule():
+def test_per_node_table_has_the_bound_and_the_schedule(tmp_path):
     # --per-node: each node's bound alone and its best schedule alone; at the H100 L2 both are
     # the node's unfused bytes (linear#0: 1,312,768 B; matmul#0: 720,896 B, see above).
     r = solar_cli("analyze", str(EXAMPLE), "--arch", "H100_PCIe", "--per-node")
@@ -229,7 +238,7 @@ def test_per_node_table_has_the_bound_and_the_schedule():
     assert "Cache-aware B" in header and "Schedule B" in header
     row = next(line for line in r.stdout.splitlines() if line.startswith("matmul#0"))
     assert row.count("720,896") == 3  # unfused bytes, bound, schedule
-    r = solar_cli("analyze", str(EXAMPLE), "--arch", "B200", "--per-node")
+    r = solar_cli("analyze", str(EXAMPLE), "--arch", b200_without_levels(tmp_path), "--per-node")
     header = next(line for line in r.stdout.splitlines() if line.startswith("Node "))
     assert "Cache-aware B" not in header
 
