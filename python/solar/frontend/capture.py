@@ -420,6 +420,7 @@ def export_module(model, tensors: list, source: str, training: bool = False):
             exported = torch.export.export(model, args)
             if not training:
                 exported = exported.run_decompositions(_decompositions())
+                _decompose_einsums(exported)
         if training:
             # The joint forward-backward graph AOTAutograd builds (core ATen): the loss and
             # the gradients of every parameter and floating input that needs one. It makes
@@ -759,12 +760,137 @@ def specialised_capture(
 def _decompositions():
     """Core ATen's decompositions, but `select_scatter` (`x[:, p] = v`) stays: decomposed it
     is a `where` over the whole of x, while eager PyTorch writes the selected elements in
-    place, and its rule lowers it to the in-place `update` (rules.py, _in_place)."""
+    place, and its rule lowers it to the in-place `update` (rules.py, _in_place). `einsum`
+    stays too: decomposed it is permute and reshape copies around a `bmm`, which sit between
+    consecutive contractions; its rule lowers it to contraction kernels reading the operands
+    in place (contract.py). `_decompose_einsums` then decomposes those it must not keep."""
     import torch
 
     table = torch.export.default_decompositions()
     table.pop(torch.ops.aten.select_scatter.default, None)
+    table.pop(torch.ops.aten.einsum.default, None)
     return table
+
+
+# Operators an attention's scores or probabilities pass through between an einsum, its mask
+# and its softmax (copies, casts, views, dims moved, scaled by a number).
+_ATTENTION_MOVES = {
+    "aten.view.default",
+    "aten._unsafe_view.default",
+    "aten.reshape.default",
+    "aten.permute.default",
+    "aten.unsqueeze.default",
+    "aten.squeeze.dim",
+    "aten.squeeze.dims",
+    "aten.squeeze.default",
+    "aten.clone.default",
+    "aten._to_copy.default",
+    "aten.alias.default",
+    "aten.expand.default",
+    "aten.mul.Tensor",
+    "aten.mul.Scalar",
+    "aten.div.Tensor",
+    "aten.div.Scalar",
+}
+_ATTENTION_MASKS = {
+    "aten.masked_fill.Scalar",
+    "aten.masked_fill.Tensor",
+    "aten.where.self",
+    "aten.add.Tensor",
+}
+_ATTENTION_SOFTMAX = {"aten._softmax.default", "aten._safe_softmax.default", "aten.softmax.int"}
+
+
+def _reached(start, through, stop) -> list:
+    """The nodes with a target in `stop` reached from `start` through users whose target is
+    in `through`."""
+    out, stack, seen = [], list(start.users), set()
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        target = str(node.target)
+        if target in stop:
+            out.append(node)
+        elif target in through or node.target.__class__.__name__ == "builtin_function_or_method":
+            stack.extend(node.users)
+    return out
+
+
+def _masked_attention_einsums(einsums) -> set:
+    """The einsums of a masked attention: a product whose scores reach a mask and then a
+    softmax, and the products that read that softmax. masks.py finds these as the bmm nodes
+    of torch's decomposition and lowers them inside the mask's band; kept whole they would be
+    counted dense."""
+    names = {str(e.target) for e in einsums}
+    out = set()
+    for e in einsums:
+        for mask in _reached(e, _ATTENTION_MOVES, _ATTENTION_MASKS):
+            through = _ATTENTION_MOVES | _ATTENTION_MASKS
+            for softmax in _reached(mask, through, _ATTENTION_SOFTMAX):
+                out.add(e)
+                dropout = {"aten.native_dropout.default", "aten.where.self"}
+                out.update(_reached(softmax, _ATTENTION_MOVES | dropout, names))
+    return out
+
+
+def _decompose_einsums(exported) -> None:
+    """Decomposes, in place, with torch's own decomposition, the einsums its rule does not
+    lower (a label repeated in one operand: a diagonal; contract.py, `einsum_refusal`) and
+    those of a masked attention (`_masked_attention_einsums`); the others stay whole."""
+    import torch
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from .contract import einsum_refusal
+
+    graph = exported.graph
+    einsum = torch.ops.aten.einsum.default
+    einsums = [n for n in graph.nodes if n.op == "call_function" and n.target is einsum]
+    if not einsums:
+        return
+    masked = _masked_attention_einsums(einsums)
+    table = dict(torch.export.default_decompositions().items())
+    changed = False
+    for node in einsums:
+        equation, operands = node.args[0], list(node.args[1])
+        values = [o.meta["val"] for o in operands]
+        if node not in masked and not einsum_refusal(equation, [v.shape for v in values]):
+            continue
+        path = node.kwargs.get("path")
+        # Traced on tensors of the operands' shapes and dtypes (the lowering reads no more).
+        shaped = [torch.empty(v.shape, dtype=v.dtype, device="meta") for v in values]
+        with unset_fake_temporarily():
+            sub = make_fx(
+                lambda *ts, eq=equation, path=path: torch.ops.aten.einsum.default(
+                    eq, list(ts), path=path
+                ),
+                decomposition_table=table,
+                tracing_mode="fake",
+            )(*shaped)
+        env, result = {}, None
+        placeholders = [p for p in sub.graph.nodes if p.op == "placeholder"]
+        env.update(zip(placeholders, operands, strict=True))
+        with graph.inserting_before(node):
+            for sn in sub.graph.nodes:
+                if sn.op == "call_function":
+                    new = graph.node_copy(sn, env.__getitem__)
+                    for key in ("stack_trace", "from_node", "nn_module_stack", "source_fn_stack"):
+                        if key in node.meta:
+                            new.meta[key] = node.meta[key]
+                    env[sn] = new
+                elif sn.op == "output":
+                    result = sn.args[0]
+                    result = env[result[0] if isinstance(result, (list, tuple)) else result]
+        node.replace_all_uses_with(result)
+        for spec in exported.graph_signature.output_specs:
+            if getattr(spec.arg, "name", None) == node.name:
+                spec.arg.name = result.name  # the signature names the returned node
+        graph.erase_node(node)
+        changed = True
+    if changed:
+        exported.graph_module.recompile()
 
 
 def capture_module(

@@ -22,6 +22,7 @@ import re
 
 from .builder import Builder as Lowerer
 from .builder import Value
+from .contract import contract, einsum_refusal, lower_einsum
 from .narrow import try_block_scaled
 from .values import Transposed, _axis, _concat, _Unused, is_tensor, tensor
 
@@ -768,6 +769,168 @@ RULES["aten.sum.dim_IntList"] = _reduce("sum_mid")
 RULES["aten.sum.default"] = _reduce("sum_mid")
 RULES["aten.mean.dim"] = _reduce("mean_mid")
 RULES["aten.mean.default"] = _reduce("mean_mid")
+
+
+# ---------------------------------------------------------------------------- contractions
+# A product summed over a dim both factors span, `(a[:, :, None] * b[:, None]).sum(-1)`, is a
+# contraction however it is written: the mul is not lowered (its result is never formed) and
+# the sum or mean lowers both as one generated kernel reading a and b as they are before
+# broadcasting (contract.py). docs/sol-modes.md, "Contraction forms".
+_SUMS = {"aten.sum.dim_IntList", "aten.sum.default", "aten.mean.dim", "aten.mean.default"}
+# Operators that only broadcast or add and drop dims of size 1: the factors are read through
+# them (`x[:, None]`, `x.unsqueeze(1).expand(...)`).
+_BROADCASTS = {
+    "aten.expand.default",
+    "aten.unsqueeze.default",
+    "aten.squeeze.dim",
+    "aten.squeeze.dims",
+    "aten.squeeze.default",
+    "aten.view.default",
+    "aten._unsafe_view.default",
+    "aten.reshape.default",
+}
+
+
+class _Product:
+    """A mul whose only user sums it over a dim both factors span: the factors before
+    broadcasting, each with the dims of the product its dims are (None for a dim of size
+    1), lowered by the sum (`_summed_product`)."""
+
+    def __init__(self, factors, shape):
+        self.factors = factors  # [(Value, [product dim | None per dim])] for a and b
+        self.shape = shape  # the product's shape
+
+
+def _node_shape(node):
+    val = node.meta.get("val") if hasattr(node, "meta") else None
+    return tuple(int(s) for s in val.shape) if hasattr(val, "shape") else None
+
+
+def _unbroadcast(lw, arg, rank: int):
+    """(Value, [product dim or None per dim]) of a factor read through the operators that
+    only broadcast it or add dims of size 1; None when it is not a tensor."""
+    shape = _node_shape(arg)
+    if shape is None or not isinstance(lw.values.get(arg.name), Value):
+        return None
+    pos = [rank - len(shape) + j for j in range(len(shape))]
+    node = arg
+    while str(getattr(node, "target", "")) in _BROADCASTS:
+        src = node.args[0]
+        src_shape = _node_shape(src)
+        if src_shape is None or not isinstance(lw.values.get(getattr(src, "name", "")), Value):
+            break
+        if isinstance(lw.values[src.name], Transposed):
+            break
+        if str(node.target) == "aten.expand.default":
+            off = len(shape) - len(src_shape)
+            if off < 0:
+                break
+            pos = [pos[off + j] if src_shape[j] != 1 else None for j in range(len(src_shape))]
+        else:
+            a = [j for j, n in enumerate(src_shape) if n != 1]
+            b = [j for j, n in enumerate(shape) if n != 1]
+            if [src_shape[j] for j in a] != [shape[j] for j in b]:
+                break
+            new = [None] * len(src_shape)
+            for ja, jb in zip(a, b, strict=True):
+                new[ja] = pos[jb]
+            pos = new
+        node, shape = src, src_shape
+    value = lw.values[node.name]
+    if isinstance(value, Transposed) or tuple(value.shape) != shape:
+        return None
+    return value, [p if n != 1 else None for p, n in zip(pos, shape, strict=True)]
+
+
+def _summed_product(lw, a, b):
+    """A _Product when the current mul is a contraction (module comment), else None."""
+    node = lw.node
+    users = list(node.users)
+    if len(users) != 1 or str(users[0].target) not in _SUMS or users[0].args[0] is not node:
+        return None
+    if not (is_tensor(a) and is_tensor(b)) or len(node.args) != 2 or node.kwargs:
+        return None
+    total = users[0]
+    shape = lw.out_shape()
+    dtype = lw.out_dtype()
+    out_val = total.meta.get("val")
+    if (
+        dtype not in ("fp32", "fp16", "bf16", "fp64")
+        or a.dtype != dtype
+        or b.dtype != dtype
+        or out_val is None
+        or lw.ir_dtype(out_val.dtype) != dtype
+        or total.kwargs.get("dtype") is not None
+    ):
+        return None
+    dims = total.args[1] if len(total.args) > 1 else total.kwargs.get("dim")
+    if isinstance(dims, int):
+        dims = [dims]
+    summed = {_axis(d, len(shape)) for d in dims} if dims else set(range(len(shape)))
+    factors = [_unbroadcast(lw, arg, len(shape)) for arg in node.args]
+    if any(f is None for f in factors):
+        return None
+    read = [[p for p in pos if p is not None] for _, pos in factors]
+    spans = [set(r) for r in read]
+    if any(len(s) != len(r) for s, r in zip(spans, read, strict=True)):
+        return None  # a dim of the product read twice by one factor
+    big = {d for d in summed if shape[d] != 1}
+    if not big & spans[0] & spans[1]:
+        return None  # no dim both factors span is summed: no contraction
+    if any((d in spans[0]) != (d in spans[1]) for d in big):
+        return None  # a summed dim only one factor spans: left as a product and a sum
+    return _Product(factors, shape)
+
+
+_plain_mul = _binary("mul", "mul_scalar", lambda s: s)
+
+
+def _mul(lw, a, b):
+    product = _summed_product(lw, a, b)
+    return product if product is not None else _plain_mul(lw, a, b)
+
+
+def _reduce_or_contract(kernel: str):
+    plain = _reduce(kernel)
+
+    def lower(lw, x, dims=None, keepdim=False, **kwargs):
+        if not isinstance(x, _Product):
+            return plain(lw, x, dims, keepdim, **kwargs)
+        rank = len(x.shape)
+        if isinstance(dims, int):
+            dims = [dims]
+        summed = {_axis(d, rank) for d in dims} if dims else set(range(rank))
+        (a, a_pos), (b, b_pos) = x.factors
+        dtype = lw.out_dtype()
+        out = [d for d in range(rank) if d not in summed]
+        y = contract(lw, a, a_pos, b, b_pos, out, dtype)
+        if kernel == "mean_mid":
+            count = math.prod(x.shape[d] for d in summed)
+            y = elementwise(lw, "mul_scalar", [lw.reshape(y, lw.out_shape())], [1.0 / count])
+        return lw.reshape(y, lw.out_shape())
+
+    return lower
+
+
+RULES["aten.mul.Tensor"] = _mul
+RULES["aten.sum.dim_IntList"] = _reduce_or_contract("sum_mid")
+RULES["aten.sum.default"] = _reduce_or_contract("sum_mid")
+RULES["aten.mean.dim"] = _reduce_or_contract("mean_mid")
+RULES["aten.mean.default"] = _reduce_or_contract("mean_mid")
+
+
+@rule("aten.einsum.default")
+def _einsum(lw, equation, operands, path=None):
+    """torch.einsum, kept whole by the capture (capture.py, `_decompositions`): contraction
+    kernels reading the operands in place (contract.py), pairwise in torch's order."""
+    operands = [tensor(lw, v) for v in operands]
+    why = einsum_refusal(equation, [v.shape for v in operands])
+    if why:
+        lw.fail(f"internal: einsum '{equation}' was kept whole but {why}")
+    y = lower_einsum(lw, equation, operands, lw.out_dtype(), path)
+    return lw.reshape(y, lw.out_shape())
+
+
 RULES["aten.amax.default"] = _reduce("amax_mid")
 RULES["aten.amin.default"] = _reduce("amin_mid")
 RULES["aten.prod.dim_int"] = _reduce("prod_mid")

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import rules as T  # the PyTorch rules' shared helpers
 from ..builder import Value, stdlib_kernels
+from ..contract import dot_kernel as _dot_kernel
 from ..rules import elementwise
 from ..values import Transposed
 
@@ -539,39 +540,6 @@ def _rev(lw, eqn, x):
 
 
 # ---------------------------------------------------------------------------- contractions
-def _dot_kernel(lhs, rhs, out, dtype: str, bias: str = "") -> str:
-    """A kernel for one dot_general: dims named by role (B batch, M/N free, K contracted)
-    in each operand's own order, so a transposed operand is read in place."""
-    allocs = []
-    for d in out:
-        src, names = ("A", lhs) if d in lhs else ("B", rhs)
-        allocs.append(f"{d}={src}.shape[{names.index(d)}]")
-    contracted = [d for d in lhs if d not in out]
-    sig = f'A: Tensor("{",".join(lhs)}"), B: Tensor("{",".join(rhs)}")'
-    if bias:
-        sig += f', Bias: Tensor("{bias}")'
-    lines = [
-        "@kernel",
-        f'def {{name}}({sig}) -> Tensor("{",".join(out)}", dtype="{dtype}"):',
-        f'    C = Tensor({", ".join(allocs)}, dtype="{dtype}")',
-    ]
-    idx = lambda names: ", ".join(n.lower() for n in names)  # noqa: E731
-    if bias:
-        for depth, d in enumerate(out):
-            lines.append("    " * (depth + 1) + f'for {d.lower()} in Dim("{d}", parallel=True):')
-        lines.append("    " * (len(out) + 1) + f"C[{idx(out)}] = Bias[{bias.lower()}]")
-    depth = 1
-    for d in out:
-        lines.append("    " * depth + f'for {d.lower()} in Dim("{d}", parallel=True):')
-        depth += 1
-    for d in contracted:
-        lines.append("    " * depth + f'for {d.lower()} in Dim("{d}"):')
-        depth += 1
-    lines.append("    " * depth + f"C[{idx(out)}] += A[{idx(lhs)}] * B[{idx(rhs)}]")
-    lines.append("    return C")
-    return "\n".join(lines)
-
-
 def _bias_of(lw, eqn, axis: int):
     """(add equation, bias Value) when the equation's one consumer adds a vector along
     output dim `axis` (a Dense or Conv layer's bias: broadcast or reshaped to [1, .., N, ..]);
