@@ -161,13 +161,16 @@ class Lowerer(Builder):
     def _close_unit(self, group: dict, fp32_math: dict, modes: dict) -> None:
         """The unit of one source operator (Builder.close_unit), with PyTorch's fp32 math
         mode for its contractions."""
+        # A sum of a product lowered as a contraction (rules.py, _summed_product) is priced
+        # as a matmul.
+        contraction = self.__dict__.pop("unit_contraction", False)
         if group["key"] is None:
             return
         label = group["label"]
         mode = ""
         if not group.get("fp32"):
             pass  # no fp32 value in the unit (a bf16 or fp16 program): no fp32 math to name
-        elif label in MATMUL_OPS:
+        elif label in MATMUL_OPS or contraction:
             mode = fp32_math["matmul"]
         elif label in CUDNN_OPS:
             mode = fp32_math["cudnn"]

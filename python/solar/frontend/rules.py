@@ -904,6 +904,7 @@ def _reduce_or_contract(kernel: str):
         dtype = lw.out_dtype()
         out = [d for d in range(rank) if d not in summed]
         y = contract(lw, a, a_pos, b, b_pos, out, dtype)
+        lw.unit_contraction = True  # its unit's fp32 math is a matmul's (lower.py)
         if kernel == "mean_mid":
             count = math.prod(x.shape[d] for d in summed)
             y = elementwise(lw, "mul_scalar", [lw.reshape(y, lw.out_shape())], [1.0 / count])
