@@ -15,9 +15,8 @@ Numbers, all on B200 (configs/arch/B200.yaml):
 from __future__ import annotations
 
 import pytest
-import torch
-
 import solar
+import torch
 
 M, N, K = 256, 384, 512
 MACS = 256 * 384 * 512  # 50,331,648
