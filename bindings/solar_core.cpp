@@ -641,9 +641,18 @@ NB_MODULE(_core, m) {
       .def_ro("matrix_seconds", &solar::GraphSol::matrix_seconds)
       .def_ro("vector_seconds", &solar::GraphSol::vector_seconds)
       .def_ro("memory_seconds", &solar::GraphSol::memory_seconds)
+      .def_ro("llc_bytes", &solar::GraphSol::llc_bytes)
+      .def_ro("llc_seconds", &solar::GraphSol::llc_seconds)
       .def_ro("seconds", &solar::GraphSol::seconds)
       .def_ro("bottleneck", &solar::GraphSol::bottleneck)
       .def_ro("intensity", &solar::GraphSol::intensity);
+  nb::class_<solar::StartingState>(m, "StartingState")
+      .def_ro("warm", &solar::StartingState::warm)
+      .def_ro("assumption", &solar::StartingState::assumption)
+      .def_ro("level", &solar::StartingState::level)
+      .def_ro("capacity_bytes", &solar::StartingState::capacity_bytes)
+      .def_ro("bytes_per_second", &solar::StartingState::bytes_per_second)
+      .def_ro("served_max_bytes", &solar::StartingState::served_max_bytes);
   nb::class_<solar::Analysis>(m, "Analysis")
       .def_ro("arch", &solar::Analysis::arch)
       .def_ro("math_mode", &solar::Analysis::math_mode)
@@ -661,6 +670,7 @@ NB_MODULE(_core, m) {
       .def_ro("unfused", &solar::Analysis::unfused)
       .def_ro("fused", &solar::Analysis::fused)
       .def_ro("cache", &solar::Analysis::cache)
+      .def_ro("starting_state", &solar::Analysis::starting_state)
       // None when the arch has no cache level (Analysis.cache.reason says why).
       .def_prop_ro("cache_aware",
                    [](const solar::Analysis& a) -> std::optional<solar::GraphSol> {
@@ -678,19 +688,22 @@ NB_MODULE(_core, m) {
   m.def(
       "analyze",
       [](const solar::Graph& g, const solar::ArchSpec& a, const std::string& fp32, bool cache_aware,
-         solar::Session* session, double accuracy) {
+         solar::Session* session, double accuracy, bool warm) {
         solar::AnalysisOptions o;
         o.fp32_math = fp32_math_option(fp32);
         o.cache_aware = cache_aware;
+        o.warm = warm;
         o.memo = tilings_of(session);
         o.accuracy = accuracy_option(accuracy);
         return solar::analyze(g, a, o);
       },
       "graph"_a, "arch"_a, "fp32_math"_a = "default", "cache_aware"_a = true,
-      "session"_a.none() = nb::none(), "accuracy"_a = 0.0,
+      "session"_a.none() = nb::none(), "accuracy"_a = 0.0, "warm"_a = false,
       "The SOL modes of the graph on the arch; `session` keeps the tiling searches for later "
       "analyses (None: this analysis's own); `accuracy`: the relative error a correct "
-      "implementation may make in a contraction (0: no accuracy contract).");
+      "implementation may make in a contraction (0: no accuracy contract); `warm`: a kernel "
+      "repeated without flushing, its data in the last-level cache up to its capacity "
+      "(docs/sol-modes.md, \"Starting state\").");
 
   // --- inverse roofline, sweeps, chain reordering ---------------------------------------
   nb::class_<solar::Target>(m, "Target")

@@ -162,6 +162,7 @@ def analyze(
     training: bool = False,
     params=None,
     accuracy: str | None = None,
+    warm: bool = False,
 ):
     """SOL analysis (unfused, fused and, unless cache_aware=False, cache-aware) on one
     architecture of: an einsum graph, an IR file, a PyTorch problem file, or an nn.Module with
@@ -179,7 +180,41 @@ def analyze(
     a linen module's variables or a function's first argument (fn(params, *inputs)).
     `accuracy` is the accuracy contract, as `solar analyze --accuracy` (docs/sol-modes.md,
     "The accuracy contract"): None takes KernelBench's 1e-2 for PyTorch and JAX and no
-    contract for an IR program or graph; "framework" keeps the framework's settings."""
+    contract for an IR program or graph; "framework" keeps the framework's settings.
+    `warm` is `solar analyze --warm` (docs/sol-modes.md, "Starting state"): a kernel repeated
+    without flushing, the last-level cache serving up to its capacity of the fused and
+    cache-aware bounds' DRAM bytes; the default, False, starts inputs and weights in DRAM."""
+    from .session import starting_state
+
+    with starting_state(warm=warm):
+        return _analyze(
+            graph,
+            example_inputs,
+            arch,
+            fp32_math,
+            dims,
+            validate,
+            cache_aware,
+            mode,
+            training,
+            params,
+            accuracy,
+        )
+
+
+def _analyze(
+    graph,
+    example_inputs,
+    arch,
+    fp32_math,
+    dims,
+    validate,
+    cache_aware,
+    mode,
+    training,
+    params,
+    accuracy,
+):
     from . import accuracy as contract
 
     def policy(kind: str):

@@ -263,10 +263,18 @@ def cmd_analyze(args) -> int:
         raise argument_error(f"--timeout {args.timeout:g}: seconds, 0 or more (0: no limit)")
     runs_python = is_definition(args.file) or program_kind(args.file) in ("pytorch", "jax")
     if args.lang or not runs_python:
-        return _analyze(args)
+        return _analyze_from(args)
     return run_contained(
-        lambda: _guarded(_analyze, args), args.file, args.timeout, memory_limit, args.argv
+        lambda: _guarded(_analyze_from, args), args.file, args.timeout, memory_limit, args.argv
     )
+
+
+def _analyze_from(args) -> int:
+    """_analyze with --warm's starting state for every analysis it makes."""
+    from .session import starting_state
+
+    with starting_state(warm=args.warm):
+        return _analyze(args)
 
 
 def _analyze(args) -> int:
@@ -572,6 +580,7 @@ def cmd_batch(args) -> int:
 
     extra = ["--backend", args.backend] + (["--no-validate"] if args.no_validate else [])
     extra += ["--no-cache-aware"] if args.no_cache_aware else []
+    extra += ["--warm"] if args.warm else []
     extra += ["--accuracy", args.accuracy] if args.accuracy is not None else []
     if args.measure:
         extra += ["--measure", "--repeats", str(args.repeats), "--warmup", str(args.warmup)]
@@ -1085,6 +1094,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="skip the cache-aware tiling search (its row, JSON fields and node column)",
     )
     a.add_argument(
+        "--warm",
+        action="store_true",
+        help="a kernel repeated without flushing: the fused and cache-aware bounds let the "
+        "last-level cache serve up to its capacity of the inputs, weights and outputs "
+        "(default: they start in DRAM; docs/sol-modes.md, 'Starting state')",
+    )
+    a.add_argument(
         "--backend",
         choices=["native", "interpreter"],
         default="native",
@@ -1156,6 +1172,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     b.add_argument("--no-validate", action="store_true")
     b.add_argument("--no-cache-aware", action="store_true", help="as for analyze")
+    b.add_argument("--warm", action="store_true", help="as for analyze")
     b.add_argument("--accuracy", metavar="TOL", help="as for analyze")
     b.add_argument("--backend", choices=["native", "interpreter"], default="native")
     _measure_options(b)

@@ -86,8 +86,26 @@ def sol_table(graph, arch, analysis, validation: str = "none") -> str:
         )
     body = table(["Mode", "Compute", "Memory", "SOL", "Bottleneck"], rows, right={1, 2, 3})
     tail = f"  fusion benefit (unfused / fused): {fusion_benefit_text(analysis)}"
-    tail += "\n" + cache_line(analysis)
+    tail += "\n" + cache_line(analysis) + "\n" + starting_line(analysis)
     return "\n".join(head) + "\n\n" + body + "\n" + tail
+
+
+def starting_line(analysis) -> str:
+    """Where the fused and cache-aware rows assume the data starts (docs/sol-modes.md,
+    "Starting state"), and under --warm what the last-level cache serves instead of DRAM."""
+    s = analysis.starting_state
+    line = f"  starting state: {s.assumption}"
+    if s.warm:
+        served = [("fused", analysis.fused)]
+        if analysis.cache_aware is not None:
+            served.append(("cache-aware", analysis.cache_aware))
+        line += (
+            "; served by "
+            + s.level
+            + ": "
+            + ", ".join(f"{name} {si(g.llc_bytes, 'B')} ({g.llc_bytes:,} B)" for name, g in served)
+        )
+    return line
 
 
 def cache_line(analysis) -> str:

@@ -38,10 +38,24 @@ class Score:
     t_baseline: float
     score: float | None
     violation: str  # "" or what beat the bound
+    warm: bool = False  # the bound is --warm's (docs/sol-modes.md, "Starting state")
 
     @property
     def headroom(self) -> float:
         return self.t_kernel / self.t_sol if self.t_sol > 0 else math.inf
+
+
+def timings_line(warm: bool) -> str:
+    """Which runs the imported timings must come from, given the bounds' starting state."""
+    if warm:
+        return (
+            "timings: the bounds are --warm (inputs, weights and outputs in the last-level "
+            "cache up to its capacity): they hold for a kernel repeated without flushing"
+        )
+    return (
+        "timings: the bounds assume inputs and weights start in DRAM: time with caches flushed "
+        "between runs (SOL-ExecBench's protocol); for runs without flushing, batch with --warm"
+    )
 
 
 def sol_score(t_kernel: float, t_baseline: float, t_sol: float) -> tuple[float | None, str]:
@@ -80,7 +94,8 @@ def score_results(results: list[dict], timings: dict, mode: str = "fused") -> tu
         t_sol = float(r["totals"]["seconds"][mode])
         k, b = timings[key]
         s, violation = sol_score(k, b, t_sol)
-        scores.append(Score(r["source"], t_sol, k, b, s, violation))
+        warm = bool(r.get("starting_state", {}).get("warm", False))
+        scores.append(Score(r["source"], t_sol, k, b, s, violation, warm))
     return scores, sorted(set(timings) - used)
 
 
@@ -113,4 +128,5 @@ def report(scores: list, unmatched: list, mode: str) -> str:
         )
     if unmatched:
         lines.append(f"no result for {len(unmatched)} timing(s): {', '.join(unmatched[:5])}")
+    lines.append(timings_line(any(s.warm for s in scores)))
     return "\n".join(lines)

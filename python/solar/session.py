@@ -5,7 +5,24 @@ to it. A process forked from this one (a warm batch worker) inherits a copy."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
+
+# The starting state of the analyses made inside `starting_state(warm=...)` (docs/sol-modes.md,
+# "Starting state"): False, inputs and weights start in DRAM; True, --warm.
+_WARM = contextvars.ContextVar("solar_warm", default=False)
+
+
+@contextlib.contextmanager
+def starting_state(warm: bool):
+    """Every analyze_graph call inside (front ends included) uses this starting state, unless
+    it passes `warm` itself."""
+    token = _WARM.set(bool(warm))
+    try:
+        yield
+    finally:
+        _WARM.reset(token)
 
 
 @functools.cache
@@ -16,13 +33,15 @@ def core_session():
     return _core.Session()
 
 
-def analyze_graph(graph, arch, fp32_math="default", cache_aware: bool = True):
+def analyze_graph(graph, arch, fp32_math="default", cache_aware: bool = True, warm=None):
     """`_core.analyze` with the process's session: tiling searches are shared between the
     analyses of one process (the same graph on several archs, a sweep, a measurement).
     `fp32_math`: an --fp32-math value, or a solar.accuracy.MathPolicy that adds the
-    accuracy contract (front ends pass it through unchanged)."""
+    accuracy contract (front ends pass it through unchanged). `warm`: the starting state
+    (None: the enclosing `starting_state`, cold by default)."""
     from . import _core
     from .accuracy import unpack
 
     fp32, accuracy = unpack(fp32_math)
-    return _core.analyze(graph, arch, fp32, cache_aware, core_session(), accuracy)
+    warm = _WARM.get() if warm is None else bool(warm)
+    return _core.analyze(graph, arch, fp32, cache_aware, core_session(), accuracy, warm)

@@ -57,6 +57,7 @@ class Row:
     bounds: dict  # fidelity -> seconds
     reference: float = 0.0  # another tool's bound (s); 0: none given
     terms: dict = field(default_factory=dict)  # the fused bound's terms (fused_terms)
+    warm: bool = False  # the bounds are --warm's (docs/sol-modes.md, "Starting state")
 
     def headroom(self, fidelity: str) -> float:
         b = self.bounds.get(fidelity, 0.0)
@@ -211,7 +212,8 @@ def join(results: list[dict], runtimes: dict) -> tuple[list[Row], list[str]]:
         seconds = r.get("totals", {}).get("seconds", {})
         group = t.group or Path(r["source"].partition("#")[0]).parent.name
         bounds = {f: float(seconds.get(f) or 0.0) for f in FIDELITIES}
-        rows.append(Row(r["source"], group, t.seconds, bounds, t.reference, fused_terms(r)))
+        warm = bool(r.get("starting_state", {}).get("warm", False))
+        rows.append(Row(r["source"], group, t.seconds, bounds, t.reference, fused_terms(r), warm))
     return rows, sorted(set(runtimes) - used)
 
 
@@ -345,6 +347,9 @@ def text_report(rows: list[Row], unmatched: list[str], mode: str = "fused") -> s
         )
     if unmatched:
         lines.append(f"no result for {len(unmatched)} timing(s): {', '.join(unmatched[:5])}")
+    from .score import timings_line
+
+    lines.append(timings_line(any(r.warm for r in rows)))
     return "\n".join(lines)
 
 

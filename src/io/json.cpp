@@ -57,6 +57,16 @@ ordered document(const Graph& graph, const ArchSpec& arch, const Analysis& a,
                                   {"capacity_bytes", nullptr},
                                   {"bound_capacity_bytes", nullptr},
                                   {"reason", a.cache.reason}};
+  // Where the fused and cache-aware bounds assume the data starts (StartingState).
+  const StartingState& start = a.starting_state;
+  doc["starting_state"] = ordered{
+      {"warm", start.warm},
+      {"assumption", start.assumption},
+      {"level", start.warm ? ordered(start.level) : ordered(nullptr)},
+      {"capacity_bytes", start.capacity_bytes},
+      {"bytes_per_second", start.bytes_per_second},
+      {"llc_bytes",
+       ordered{{"fused", a.fused.llc_bytes}, {"cache_aware", or_null(a.cache_aware.llc_bytes)}}}};
   FlopCounts all;
   for (const Node& n : graph.nodes) {
     add_flops(all, n.flops, [&](const char* kind) {

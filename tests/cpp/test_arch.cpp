@@ -244,7 +244,10 @@ TEST(ArchSpec, B200AtItsDatasheetPowerAndGB200At1200W) {
   EXPECT_DOUBLE_EQ(matrix(b200, "fp16"), 4.5e15 / 2);
   EXPECT_DOUBLE_EQ(matrix(b200, "tf32"), 4.5e15 / 2 / 2);
   EXPECT_DOUBLE_EQ(vector(b200, "fp32"), 80.0e12);
-  EXPECT_TRUE(b200.on_chip.empty());  // no vendor document states the L2 size
+  // No vendor document states the L2 size: a device query's 126.5 MiB = 132,644,864 B.
+  ASSERT_FALSE(b200.on_chip.empty());
+  EXPECT_EQ(b200.cache_level, "L2");
+  EXPECT_DOUBLE_EQ(b200.on_chip[0].capacity_bytes, 126.5 * 1024 * 1024);
   // GB200 (1,200 W): FP16 5 PFLOPS with sparsity -> 2.5 dense, FP4 20 -> 10, FP32 90.
   EXPECT_DOUBLE_EQ(matrix(gb200, "fp16"), 5.0e15 / 2);
   EXPECT_DOUBLE_EQ(matrix(gb200, "fp4"), 20.0e15 / 2);

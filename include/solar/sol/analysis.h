@@ -41,6 +41,11 @@ struct AnalysisOptions {
   // 0: no contract (each node's own mode, else the platform default).
   double accuracy = 0.0;
   bool cache_aware = true;  // run the tiling search (false: Analysis::cache says skipped)
+  // The starting state (docs/sol-modes.md, "Starting state"): false, every input and weight
+  // starts in DRAM (caches flushed between runs, SOL-ExecBench's protocol); true, a kernel
+  // repeated without flushing: up to the last-level cache's capacity of the fused and
+  // cache-aware modes' DRAM bytes are served by that cache instead (StartingState).
+  bool warm = false;
   // The tiling searches to reuse and add to (sol/cache_aware.h); null: this analysis's own.
   TilingMemo* memo = nullptr;
 };
@@ -107,10 +112,15 @@ struct GraphSol {
   int64_t flops = 0;
   int64_t matrix_flops = 0;
   int64_t vector_flops = 0;
-  int64_t bytes = 0;
+  int64_t bytes = 0;  // DRAM bytes
   double matrix_seconds = 0.0;
   double vector_seconds = 0.0;
-  double memory_seconds = 0.0;
+  double memory_seconds = 0.0;  // bytes / DRAM bandwidth
+  // Warm start only (StartingState::warm; fused and cache-aware modes): the bytes the
+  // last-level cache serves instead of DRAM, and llc_bytes / its bandwidth (0 when the spec
+  // gives none). seconds = max(matrix, vector, memory, llc).
+  int64_t llc_bytes = 0;
+  double llc_seconds = 0.0;
   double seconds = 0.0;
   Bottleneck bottleneck;
   double intensity = 0.0;  // FLOPs per byte
@@ -136,6 +146,21 @@ struct CacheSchedule {
   double gap = 0.0;      // bytes / the bound's bytes (>= 1; 0 when the bound is 0)
 };
 
+// Where the fused and cache-aware bounds assume the data starts (docs/sol-modes.md, "Starting
+// state"). Cold (the default): "inputs and weights start in DRAM". Warm: a kernel repeated
+// without flushing keeps at most `capacity_bytes` (the cache level's) on chip between runs;
+// each resident byte saves one DRAM transfer (a read of an input or weight, or the write-back
+// of an output), two where an input is updated in place (its read and its write), so at most
+// served_max_bytes = C + min(C, in-place bytes) of a mode's DRAM bytes move to the cache.
+struct StartingState {
+  bool warm = false;       // true only when asked and the spec has a cache level
+  std::string assumption;  // one line for reports: "inputs and weights start in DRAM ..."
+  std::string level;       // the last-level cache (ArchSpec::cache_level) when warm
+  double capacity_bytes = 0.0;
+  double bytes_per_second = 0.0;  // its bandwidth; 0: the spec gives none (no time charged)
+  int64_t served_max_bytes = 0;
+};
+
 struct Analysis {
   std::string arch;
   std::string math_mode;                 // e.g. "tf32 (platform default for fp32 contractions)"
@@ -153,6 +178,7 @@ struct Analysis {
   CacheLevel cache;      // the level used by `cache_aware`
   GraphSol cache_aware;  // the bound; meaningful only if cache.available (mode "cache_aware")
   CacheSchedule cache_schedule;  // meaningful only if cache.available
+  StartingState starting_state;  // applies to fused and cache_aware (unfused: always cold)
 };
 
 // The level named by arch.cache_level, or why the cache-aware mode has none.
@@ -171,6 +197,9 @@ class FusedBytes {
   explicit FusedBytes(const Graph& graph);
   void add(const Node& node);
   int64_t total();
+  // The bytes written in place into inputs' and weights' memory (a KV cache's new entries),
+  // part of total(): such storage is both read and written.
+  int64_t in_place_bytes() const;
 
  private:
   const Graph& graph_;
