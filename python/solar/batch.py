@@ -40,8 +40,7 @@ def collect(paths: list[str]) -> list[Path]:
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            found = sorted(f for f in path.rglob("*.py") if not f.name.startswith("_"))
-            found += [w for d in sorted(path.rglob("*.json")) for w in definition_entries(d)]
+            found = _programs_under(path)
         elif path.exists() and path.suffix == ".json":
             found = definition_entries(path, strict=True)
         elif path.exists():
@@ -56,6 +55,34 @@ def collect(paths: list[str]) -> list[Path]:
                 seen.add(key)
                 files.append(f)
     return files
+
+
+def _programs_under(root: Path) -> list[Path]:
+    """The programs of a directory tree, symbolic links to directories followed (each real
+    directory entered once, so a link cycle ends): its `.py` files (not `_private.py`) and its
+    definitions' workloads (docs/definitions.md, "In a batch"). A folder that holds a
+    definition is that problem: its `.py` files (SOL-ExecBench's `reference.py`, the
+    definition's reference as a file) are not programs of their own."""
+    import os
+
+    programs, definitions, entered = [], [], set()
+    for folder, subfolders, names in os.walk(root, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in entered:
+            subfolders[:] = []
+            continue
+        entered.add(real)
+        subfolders.sort()
+        here = Path(folder)
+        found = [w for n in sorted(names) if n.endswith(".json") for w in _entries(here / n)]
+        definitions += found
+        if not found:
+            programs += [here / n for n in names if n.endswith(".py") and not n.startswith("_")]
+    return sorted(programs) + definitions
+
+
+def _entries(path: Path) -> list[Path]:
+    return definition_entries(path) if path.is_file() else []
 
 
 def definition_entries(path: Path, strict: bool = False) -> list[Path]:

@@ -24,6 +24,7 @@ runs the reference: the front end does, as it runs any problem file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import keyword
 import re
@@ -74,6 +75,7 @@ class Workload:
     inputs: dict = field(default_factory=dict)  # input -> {"type": ..., ...}
     source: str = ""  # the workload file ("" for a definition without one)
     tolerance: dict = field(default_factory=dict)  # {"max_atol": ..., "max_rtol": ...}
+    line: int = 0  # its line in `source`
 
 
 def fp32_math_of(d: Definition) -> str:
@@ -142,8 +144,8 @@ def load_definition(path: str) -> Definition:
             _fail(path, f"axis '{name}' is not a Python identifier")
         if kind not in ("const", "var", "expr"):
             _fail(path, f"axis '{name}' has type {kind!r}", "axes are const, var or expr")
-        if kind == "const" and not (_size(axis.get("value")) and axis["value"] > 0):
-            _fail(path, f"const axis '{name}' needs a positive integer value")
+        if kind == "const" and not (_size(axis.get("value")) and axis["value"] >= 0):
+            _fail(path, f"const axis '{name}' needs an integer value, 0 or more")
         if kind == "expr" and not isinstance(axis.get("expression"), str):
             _fail(path, f"expr axis '{name}' needs an expression")
     for group in ("inputs", "outputs"):
@@ -240,7 +242,9 @@ def load_workloads(path: str, definition: Definition) -> list[Workload]:
         for name, spec in inputs.items():
             _object(where, spec, f"input '{name}'")
             if name not in definition.inputs:
-                _fail(f"{path}:{n}", f"input '{name}' is not an input of {definition.name}")
+                # The benchmark's harness draws the definition's inputs and looks each up in
+                # the workload: one the definition does not take is never drawn.
+                continue
             if spec.get("type") not in INPUT_TYPES:
                 _fail(
                     f"{path}:{n}",
@@ -268,7 +272,8 @@ def load_workloads(path: str, definition: Definition) -> list[Workload]:
                 isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value
             ):
                 _fail(where, f"tolerance {key} = {value!r}", "a tolerance is a number, 0 or more")
-        out.append(Workload(uuid, axes, inputs, path, tolerance))
+        inputs = {k: v for k, v in inputs.items() if k in definition.inputs}
+        out.append(Workload(uuid, axes, inputs, path, tolerance, n))
     return out
 
 
@@ -304,9 +309,9 @@ def resolve_axes(d: Definition, given: dict) -> dict:
                 f"axis '{name}' = {value!r}: a size is an integer, 0 or more",
                 "check the workload's var axes and --dim",
             )
-    for name in given:
-        if name not in d.axes:
-            _fail(d.path, f"the workload sets axis '{name}', which the definition has not")
+    # A workload axis the definition has not (SOL-ExecBench task 126 gives a scalar input's
+    # value there) sizes nothing: the harness passes it to the custom input generator only
+    # (problem_text).
     return values
 
 
@@ -397,6 +402,10 @@ def problem_text(d: Definition, w: Workload, axes: dict) -> str:
             given = w.inputs.get(name, {})
             if given.get("type") == "scalar":
                 scalars[name] = given.get("value")
+            elif given.get("type") == "custom" and name in w.axes:
+                # The harness hands the workload's axes to the custom generator, which returns
+                # a scalar of that name as given (SOL-ExecBench task 126's is_joint_block).
+                scalars[name] = w.axes[name]
             elif "value" in spec:
                 scalars[name] = spec["value"]
             else:
@@ -427,10 +436,14 @@ def problem_text(d: Definition, w: Workload, axes: dict) -> str:
         arg = (
             "{"
             + ", ".join(f"{k!r}: {k}" for k in axes)
-            + "".join(f", {k!r}: {v!r}" for k, v in scalars.items())
+            + "".join(f", {k!r}: {v!r}" for k, v in w.axes.items() if k not in axes)
+            + "".join(f", {k!r}: {v!r}" for k, v in scalars.items() if k not in w.axes)
             + "}"
         )
-        lines.append(f'    made = _reference_inputs({arg}, "cpu")')
+        lines.append(
+            "    from solar.definitions import custom_inputs\n"
+            f"    made = custom_inputs(_reference_inputs, {arg}, {_input_bytes(d, axes, custom)})"
+        )
     lines.append("    out = []")
     for name in tensors:
         spec = d.inputs[name]
@@ -444,9 +457,11 @@ def problem_text(d: Definition, w: Workload, axes: dict) -> str:
         elif kind == "safetensors":
             base = Path(w.source).parent if w.source else Path(d.path).parent
             file = str((base / how["path"]).resolve())
+            where = f"{w.source or d.path}:{w.line}" if w.line else (w.source or d.path)
             lines.append(
                 "    from solar.definitions import load_safetensor\n"
-                f"    out.append(load_safetensor({file!r}, {how['tensor_key']!r}))"
+                f"    out.append(load_safetensor({file!r}, {how['tensor_key']!r}, {where!r}, "
+                f"{name!r}))"
             )
         elif kind == "generated":
             lines.append(f"    out.append({_generated(d, name, how['generator'], dtype, axes)})")
@@ -463,8 +478,103 @@ def problem_text(d: Definition, w: Workload, axes: dict) -> str:
     return "\n".join(lines)
 
 
-def load_safetensor(path: str, key: str):
-    """Tensor `key` of a safetensors file, for a workload's `safetensors` input. The file is
+# A custom input generator that reads values (`.item()` on a tensor it drew: an NVFP4
+# quantiser's global scale) cannot run on fake tensors. It runs for real, on the CPU, at the
+# workload's size, when the inputs it makes take at most this many bytes (their declared
+# shapes and dtypes); its tensors are then made fakes of the capture's mode.
+CUSTOM_REAL_BYTES = 1 << 30
+
+
+def _dtype_bytes(dtype: str) -> float:
+    if dtype.startswith("float4"):
+        return 1.0  # float4_e2m1fn_x2: two values per byte, one element per byte
+    if dtype.startswith(("float8", "int8", "uint8", "bool")):
+        return 1.0
+    if dtype in ("float16", "bfloat16", "int16"):
+        return 2.0
+    return 8.0 if dtype in ("float64", "int64") else 4.0
+
+
+def _input_bytes(d: Definition, axes: dict, names: list) -> int:
+    """Bytes the tensor inputs `names` take at the workload's `axes` (declared shapes)."""
+    total = 0
+    for name in names:
+        spec = d.inputs[name]
+        count = 1
+        for e in spec.get("shape") or []:
+            count *= axes[e] if isinstance(e, str) else e
+        total += int(count * _dtype_bytes(spec["dtype"]))
+    return total
+
+
+def custom_inputs(entrypoint, axes_and_scalars: dict, declared_bytes: int) -> dict:
+    """The custom inputs of a workload: `entrypoint(axes_and_scalars, "cpu")`. Inside a
+    capture's fake mode, an entrypoint that reads a value it drew (`.item()`, a data-dependent
+    size) is run again for real, outside the fake mode, when its inputs take at most
+    CUSTOM_REAL_BYTES (`declared_bytes`, from the definition's shapes), and what it returns
+    becomes fakes of that mode: the capture sees their shapes, dtypes and sizes."""
+    from torch._guards import detect_fake_mode
+
+    fake = detect_fake_mode()
+    if fake is None:
+        return entrypoint(axes_and_scalars, "cpu")
+    try:
+        return entrypoint(axes_and_scalars, "cpu")
+    except Exception as e:  # noqa: BLE001 - only a value read is retried for real
+        if not _reads_a_value(e):
+            raise
+        if declared_bytes > CUSTOM_REAL_BYTES:
+            _fail(
+                f"the custom input generator {getattr(entrypoint, '__name__', '')}",
+                "it reads tensor values, so it runs on real tensors, but its inputs take "
+                f"{declared_bytes:,} bytes, above the {CUSTOM_REAL_BYTES:,} allowed "
+                "(CUSTOM_REAL_BYTES in solar/definitions.py); lower the sizes with --dim",
+            )
+    import torch
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+    with unset_fake_temporarily(), _without_function_modes():
+        made = entrypoint(axes_and_scalars, "cpu")
+    return {k: fake.from_tensor(v) if isinstance(v, torch.Tensor) else v for k, v in made.items()}
+
+
+@contextlib.contextmanager
+def _without_function_modes():
+    """The capture's TorchFunctionModes (small ranges made fake tensors) set aside, a device
+    "cuda" still made the CPU: what a generator builds here is real."""
+    import torch
+    from torch.overrides import _get_current_function_mode_stack
+
+    from .frontend.capture import _cuda_as_cpu
+
+    stack = _get_current_function_mode_stack()
+    for _ in stack:
+        torch._C._pop_torch_function_stack()
+    try:
+        with _cuda_as_cpu():
+            yield
+    finally:
+        for mode in stack:
+            torch._C._push_on_torch_function_stack(mode)
+
+
+def _reads_a_value(e: BaseException) -> bool:
+    """An error of fake tensors asked for a value they do not have."""
+    from torch._subclasses.fake_tensor import (
+        DataDependentOutputException,
+        DynamicOutputShapeException,
+    )
+    from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+
+    kinds = (DataDependentOutputException, DynamicOutputShapeException)
+    return isinstance(e, (*kinds, GuardOnDataDependentSymNode))
+
+
+def load_safetensor(path: str, key: str, where: str = "", name: str = ""):
+    """Tensor `key` of a safetensors file, for a workload's `safetensors` input `name` of the
+    workload at `where` (file:line). A file that is not there is a one-line user error naming
+    the workload, the input, the file and the key (SOL-ExecBench tasks 221-229 read blobs
+    that are not published with the problems). The file is
     read for real even inside a capture's fake mode (safetensors builds tensors over an
     untyped storage, which a fake mode cannot make), and the tensor is made a fake of that
     mode there: the capture sees its shape and dtype, a value-specialised capture and
@@ -473,6 +583,11 @@ def load_safetensor(path: str, key: str):
     from torch._guards import detect_fake_mode
     from torch._subclasses.fake_tensor import unset_fake_temporarily
 
+    if not Path(path).is_file():
+        _fail(
+            where or path,
+            f"input '{name}' reads the safetensors blob {path} (key '{key}'), which is not there",
+        )
     fake = detect_fake_mode()
     with unset_fake_temporarily():
         tensor = load_file(path)[key]

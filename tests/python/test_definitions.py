@@ -56,7 +56,7 @@ def test_the_problem_file_of_a_workload():
     assert "    def forward(self, A, B, a_scale, b_scale):" in text
     assert "        return _reference_run(A, B, a_scale, b_scale, 0.25)" in text  # scalar in place
     assert "_reference_inputs = make_inputs" in text
-    assert "made = _reference_inputs({'M': M, 'N': N, 'K': K" in text
+    assert "made = custom_inputs(_reference_inputs, {'M': M, 'N': N, 'K': K" in text
 
 
 def test_each_workload_gets_its_bound():

@@ -81,8 +81,20 @@ class Band:
 
 
 def _shape(node):
+    """The sizes of a node's value; None when it has none, or when a size is not a number (an
+    unbacked size a data-dependent operator leaves, `u0` of a `nonzero`: reading it as an int
+    raised inside the capture's shape environment; SOL-ExecBench task 106)."""
     val = node.meta.get("val") if hasattr(node, "meta") else None
-    return tuple(int(s) for s in val.shape) if hasattr(val, "shape") else None
+    if not hasattr(val, "shape"):
+        return None
+    sizes = []
+    for s in val.shape:
+        if not isinstance(s, int):
+            s = s.node.maybe_as_int() if hasattr(s, "node") else None
+            if s is None:
+                return None
+        sizes.append(int(s))
+    return tuple(sizes)
 
 
 def _numel(shape) -> int:

@@ -2314,3 +2314,4 @@ def _const_typed(lw, value, shape, dtype):
 from .rnn import RULES as _RECURRENT_RULES  # noqa: E402
 
 RULES.update(_RECURRENT_RULES)
+from . import rules_index  # noqa: E402, F401 - bincount, strided slice_scatter

@@ -80,6 +80,7 @@ def specialise(flat, tensors: list, input_bytes: int, grad: bool = False):
         )
     real = [i for i, t in enumerate(mixed) if not isinstance(t, FakeTensor)]
     _select_positions(gm, mixed)
+    _static_bincounts(gm)
     # A read outside the dispatcher (`.tolist()`) leaves no node: then every input kept real
     # may have decided.
     read = _values_read(gm) or real
@@ -87,6 +88,38 @@ def specialise(flat, tensors: list, input_bytes: int, grad: bool = False):
     _merge_gathers(gm, {placeholders[i]: mixed[i] for i in real})
     fakes = [fake.from_tensor(t) if i in real else t for i, t in enumerate(mixed)]
     return gm, read, fakes
+
+
+def _static_bincounts(gm) -> None:
+    """`bincount(x, weights, minlength)` has max(x) + 1 (or minlength) entries, a size its
+    values decide: traced for real values the size is known, and the node becomes what it
+    computes at that size, `scatter_add` of ones (or the weights) into zeros, which torch.export
+    captures with static shapes (a MoE's tokens per expert, SOL-ExecBench tasks 58 and 106)."""
+    import torch
+
+    aten = torch.ops.aten
+    for node in list(gm.graph.nodes):
+        if node.op != "call_function" or node.target is not aten.bincount.default:
+            continue
+        val, x = node.meta.get("val"), node.args[0]
+        if not isinstance(val, torch.Tensor) or type(val.shape[0]) is not int:
+            continue  # its size unknown (computed from fake inputs): the export names it
+        weights = node.args[1] if len(node.args) > 1 else node.kwargs.get("weights")
+        graph = gm.graph
+        with graph.inserting_before(node):
+            zeros = graph.call_function(
+                aten.zeros.default, ([int(val.shape[0])],), {"dtype": val.dtype}
+            )
+            if weights is None:
+                src = graph.call_function(aten.ones_like.default, (x,), {"dtype": val.dtype})
+            else:
+                src = graph.call_function(aten._to_copy.default, (weights,), {"dtype": val.dtype})
+            new = graph.call_function(aten.scatter_add.default, (zeros, 0, x, src))
+        new.meta["val"] = val
+        node.replace_all_uses_with(new)
+        graph.erase_node(node)
+    gm.graph.eliminate_dead_code()
+    gm.recompile()
 
 
 def _first_line(e: BaseException) -> str:
