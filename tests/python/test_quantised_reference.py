@@ -90,8 +90,18 @@ def the_product(result):
 
 
 def assert_validates(result):
-    assert result.validation.status == "full", result.validation.detail
-    assert all(o.ok for o in result.validation.outputs)
+    """The lowered program's output matches PyTorch's. The tolerance model's allowance for
+    the quantisation chain (each operand rounded to fp8 before 512 products) exceeds the
+    output itself, so the validator may call its own comparison undecidable ("inconclusive");
+    the error bound here decides instead: the output, a sum of 512 products of N(0, 1)
+    values (std sqrt(512) = 23, largest of 98,304 about 4.3 std = 100), is bf16, whose spacing
+    at 64..128 is 0.5, so a correct program errs by at most 1 (two roundings), while one
+    wrong block scale (a factor 2 or more on a 128-element partial sum, std sqrt(128) = 11)
+    would err by far more."""
+    assert result.validation.status in ("full", "inconclusive"), result.validation.detail
+    for out in result.validation.outputs:
+        assert out.ok and out.mismatches == 0
+        assert out.max_abs_error <= 1.0, out.max_abs_error
 
 
 def test_per_tensor_scales_price_the_product_at_the_fp8_rate():
