@@ -292,7 +292,8 @@ class Comparison:
     norm_error: float = 0.0
     norm_allowed: float = 0.0
     response: float | None = None  # largest measured response, where it set atol
-    informative: bool = True  # False when the allowed error reaches the output's magnitude
+    informative: bool = True  # False when an all-zero output would pass too (_decide)
+    decided_wide: bool = False  # decided by the widened run (decide_against_wide)
     nan_count: int = 0
     inf_count: int = 0
     expected_nan_count: int = 0
@@ -450,16 +451,10 @@ def compare(
                 "the expected output has no nonzero finite element: there is no magnitude to "
                 "scale the allowed error by (pass --atol to allow one)"
             )
-        if a.size and scale > 0 and c.atol >= scale:
-            c.informative = False
-            c.notes.append(
-                f"the allowed error ({c.atol:.3g}) is not below the output's largest magnitude "
-                f"({scale:.3g}): at these inputs rounding alone can change this output "
-                "entirely, so the comparison cannot tell a correct result from a wrong one"
-            )
 
     sq_d = sq_e = 0.0
     finite_count = 0
+    zero_rejected = 0  # elements at which an all-zero output would fail (decisive())
     worst_ratio = -1.0
     for s in range(0, a.size, CHUNK):
         aa = a[s : s + CHUNK].astype(np.float64)
@@ -472,6 +467,7 @@ def compare(
             diff[both_nan | same_inf] = 0.0
             allowed = c.atol + c.rtol * np.where(np.isfinite(ea), np.abs(ea), 0.0)
             bad = ~(diff <= allowed)
+            zero_rejected += int(np.sum(np.isfinite(ea) & (np.abs(ea) > allowed)))
             if fin.any():
                 d = diff[fin]
                 c.max_abs_error = max(c.max_abs_error, float(d.max()))
@@ -524,7 +520,25 @@ def compare(
     else:
         c.norm_allowed = math.inf
     c.ok = c.mismatches == 0 and c.norm_error <= c.norm_allowed
+    _decide(c, scale, zero_rejected)
     return c
+
+
+def _decide(c: Comparison, scale: float, zero_rejected: int) -> None:
+    """Whether the comparison can decide (docs/execution.md, "When a comparison cannot
+    decide"): it can when an all-zero output would fail it, at some element
+    (|expected_i| > atol + rtol |expected_i|) or norm-wise (norm_allowed < 1, the relative
+    error of zeros). An expected output with no nonzero finite element is decided (zeros are
+    then the right answer, and anything else beyond atol fails)."""
+    if c.elements == 0 or scale == 0.0 or zero_rejected or c.norm_allowed < 1.0:
+        return
+    c.informative = False
+    largest = c.atol + c.rtol * scale
+    c.notes.append(
+        f"the allowed error ({largest:.3g} at the largest |expected|) is not below the "
+        f"output's largest magnitude ({scale:.3g}): an all-zero output would pass too, so the "
+        "comparison cannot tell a correct result from a wrong one"
+    )
 
 
 def _conditioned(b: float, coarsest: float, largest: float, rms: float, unit: float) -> float:
@@ -548,6 +562,7 @@ def compare_all(
     base: str = "actual",
     rtol=None,
     atol=None,
+    wide=None,
 ) -> list[Comparison]:
     """Compares every output (the lists in one order), in two stages. First each with its
     a-priori budget; then, only if some floating output failed and `rerun` is given, the
@@ -555,7 +570,9 @@ def compare_all(
     and the perturbation's unit roundoff, or None), and each failed output is compared again
     with its measured response (an ill-conditioned output's rounding errors act on that, not
     on its magnitude). `base`: which side `rerun` recomputes ("actual": the IR program,
-    "expected": the reference)."""
+    "expected": the reference). `wide`: where some output passed a comparison that cannot
+    decide (Comparison.informative false), `wide()` runs the computation widened, and those
+    outputs are compared there (decide_against_wide)."""
     results = [
         compare(n, a, e, d, b, rtol, atol)
         for n, a, e, d, b in zip(names, actuals, expecteds, dtypes, budgets, strict=True)
@@ -565,11 +582,19 @@ def compare_all(
         for i, c in enumerate(results)
         if not c.ok and c.dtype in UNIT_ROUNDOFF and c.shape == c.expected_shape
     ]
-    if not failed or rerun is None or rtol is not None or atol is not None:
-        return results
+    if failed and rerun is not None and rtol is None and atol is None:
+        _second_stage(results, failed, names, actuals, expecteds, dtypes, budgets, rerun, base)
+    if wide is not None and rtol is None and atol is None:
+        decide_against_wide(results, wide)
+    return results
+
+
+def _second_stage(results, failed, names, actuals, expecteds, dtypes, budgets, rerun, base):
+    """Compares each failed output again with its measured response to one-ulp changes of
+    the inputs (compare_all)."""
     again = rerun()
     if again is None:
-        return results
+        return
     perturbed, unit = again
     for i in failed:
         side = actuals[i] if base == "actual" else expecteds[i]
@@ -582,7 +607,44 @@ def compare_all(
             budgets[i],
             response=(largest, rms, unit),
         )
-    return results
+
+
+def decide_against_wide(results, wide) -> None:
+    """For each output that passed a comparison that cannot decide (`informative` false),
+    the comparison of the same computation widened (`wide()`: (actuals, expecteds, dtypes,
+    budgets) of the lowered program and its reference with bf16 and fp16 widened to fp32, in
+    compare_all's order, or a string saying why they cannot run so) by the same derived
+    criterion (docs/execution.md, "When a comparison cannot decide"). It replaces the first
+    when it decides, passing or failing; else the output stays undecided, with a note."""
+    pending = [
+        i for i, c in enumerate(results) if c.ok and not c.informative and c.dtype in UNIT_ROUNDOFF
+    ]
+    if not pending:
+        return
+    widened = wide()
+    if isinstance(widened, str):
+        for i in pending:
+            results[i].notes.append(f"no widened run decides ({widened})")
+        return
+    actuals, expecteds, dtypes, budgets = widened
+    for i in pending:
+        c = results[i]
+        if i >= len(actuals) or i >= len(expecteds):
+            c.notes.append("the widened run gives no such output")
+            continue
+        judged = compare(c.name, actuals[i], expecteds[i], dtypes[i], budgets[i])
+        if not judged.informative or judged.shape != c.shape:
+            c.notes.append(
+                "in the widened run too the allowed error reaches the output's magnitude"
+                if judged.shape == c.shape
+                else "the widened run's output has another shape"
+            )
+            continue
+        judged.criterion = (
+            f"widened (bf16 and fp16 computed as fp32 on both sides): {judged.criterion}"
+        )
+        judged.decided_wide = True
+        results[i] = judged
 
 
 def perturbation_unit(values) -> float:

@@ -300,7 +300,7 @@ def validate_per_kernel(capture, lowered, why, seed, backend, max_bytes, max_sec
 
     needed = {op for op in lowered.sequence if op not in _VIEW_OPS}
     ops = distinct_operators(capture.exported, needed)
-    passed, skipped = 0, []
+    passed, skipped, undecided = 0, [], []
     for key, args, kwargs, outputs, lead, _count in ops:
         if any(r in key.split(".")[1] for r in _RANDOM):
             skipped.append(f"{key} (random)")
@@ -315,6 +315,8 @@ def validate_per_kernel(capture, lowered, why, seed, backend, max_bytes, max_sec
             v, shapes = None, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
         if v is None:
             skipped.append(f"{key} ({shapes})")
+        elif v.status == "inconclusive":
+            undecided.append(f"{key} on {shapes}: {v.detail}")
         elif v.status != "full":
             return Validation("failed", f"per-kernel: {key} on {shapes}: {v.detail}", v.outputs)
         else:
@@ -324,6 +326,12 @@ def validate_per_kernel(capture, lowered, why, seed, backend, max_bytes, max_sec
             "none",
             f"not executed here ({why}); per-kernel: {passed} of {len(ops)} distinct operators "
             f"match PyTorch, {len(skipped)} could not run here: " + "; ".join(skipped[:5]),
+        )
+    if undecided:  # every operator passed, some by a comparison that cannot decide
+        return Validation(
+            "inconclusive",
+            f"per-kernel ({why}): {passed} of {len(ops)} distinct operators "
+            f"match PyTorch; undecided: " + "; ".join(undecided[:3]),
         )
     return Validation(
         "per-kernel",

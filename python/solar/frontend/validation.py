@@ -20,7 +20,7 @@ VALIDATION_MAX_SECONDS = 15.0  # per program: estimated IR execution time (conse
 
 @dataclass
 class Validation:
-    status: str  # full | scaled | per-kernel | none | failed
+    status: str  # full | scaled | per-kernel | inconclusive | none | failed
     detail: str
     outputs: list = field(default_factory=list)  # Comparison per output
     backend: str = ""  # the executor backend that ran the IR ("" when nothing ran)
@@ -99,12 +99,24 @@ def on_best_backend(attempt, backend: str) -> Validation:
 
 
 def compared(results: list, framework: str, sizes: str, backend: str) -> Validation:
-    """The outcome of comparing every output (solar.tolerance Comparisons): `full` with what
-    the comparison noted (ill-conditioned outputs, uninformative ones), else `failed` with
-    the first mismatching output's summary."""
+    """The outcome of comparing every output (solar.tolerance Comparisons): `failed` with the
+    first mismatching output's summary; else `inconclusive` when some floating output passed
+    a comparison that cannot decide (an all-zero output would have passed too, even in the
+    widened run: docs/execution.md, "When a comparison cannot decide"), naming it and why;
+    else `full`, with what the comparison noted (ill-conditioned outputs, outputs decided by
+    the widened run)."""
     bad = next((c for c in results if not c.ok), None)
     if bad is not None:
         return Validation("failed", bad.summary(sizes), results)
+    undecided = [c for c in results if not c.informative]
+    if undecided:
+        detail = (
+            f"{len(results)} output(s) match {framework} {sizes} ({backend} backend), but "
+            f"{len(undecided)} by a comparison that cannot decide"
+        )
+        for c in undecided:
+            detail += f"; {c.name}: " + "; ".join(c.notes)
+        return Validation("inconclusive", detail, results)
     detail = f"{len(results)} output(s) match {framework} {sizes} ({backend} backend)"
     for c in results:
         if c.response is not None:
@@ -112,6 +124,9 @@ def compared(results: list, framework: str, sizes: str, backend: str) -> Validat
                 f"; {c.name} is ill-conditioned (one-ulp changes of the inputs move it "
                 f"by up to {c.response:.3g}): allowed error {c.atol:.3g}"
             )
-        if not c.informative:
-            detail += f"; {c.name}: {c.notes[-1]}"
+        if c.decided_wide:
+            detail += (
+                f"; {c.name} decided by the widened run, bf16 and fp16 computed as fp32 on "
+                "both sides (at its own formats an all-zero output would have passed too)"
+            )
     return Validation("full", detail, results)

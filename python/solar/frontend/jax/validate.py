@@ -138,7 +138,8 @@ def _validate(capture, lowered, program, graph, seed, backend, max_bytes, max_se
             f"at reduced sizes ({scaled}; the same {len(structure(low))} computing "
             "primitives as at full size)",
         )
-        return Validation("scaled" if v.status == "full" else "failed", v.detail, v.outputs)
+        status = {"full": "scaled", "inconclusive": "inconclusive"}.get(v.status, "failed")
+        return Validation(status, v.detail, v.outputs)
 
     text = Path(capture.source).read_text()
     found, sizes = scaled_run(text, graph, backend, max_seconds, step)
@@ -216,7 +217,7 @@ def validate_per_kernel(capture, why: str, seed, backend, max_bytes, max_seconds
     from .lower import _is_literal
 
     eqns = distinct_equations(capture.jaxpr.jaxpr)
-    passed, skipped = 0, []
+    passed, skipped, undecided = 0, [], []
     for eqn, _count in eqns:
         name = eqn.primitive.name
         literals = {i: v.val for i, v in enumerate(eqn.invars) if _is_literal(v)}
@@ -244,8 +245,11 @@ def validate_per_kernel(capture, why: str, seed, backend, max_bytes, max_seconds
                 raise
             skipped.append(f"{name} ({e.diagnostics[0].message.splitlines()[0]})")
             continue
+        shapes = ", ".join(str(x.aval) for x in eqn.invars)
+        if v.status == "inconclusive":
+            undecided.append(f"{name} on {shapes}: {v.detail}")
+            continue
         if v.status != "full":
-            shapes = ", ".join(str(x.aval) for x in eqn.invars)
             return Validation("failed", f"per-kernel: {name} on {shapes}: {v.detail}", v.outputs)
         passed += 1
     if skipped:
@@ -253,6 +257,12 @@ def validate_per_kernel(capture, why: str, seed, backend, max_bytes, max_seconds
             "none",
             f"not executed here ({why}); per-kernel: {passed} of {len(eqns)} distinct "
             f"equations match JAX, {len(skipped)} could not run here: " + "; ".join(skipped[:5]),
+        )
+    if undecided:  # every equation passed, some by a comparison that cannot decide
+        return Validation(
+            "inconclusive",
+            f"per-kernel ({why}): {passed} of {len(eqns)} distinct equations match JAX; "
+            "undecided: " + "; ".join(undecided[:3]),
         )
     return Validation(
         "per-kernel",
