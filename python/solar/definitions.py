@@ -393,6 +393,29 @@ def _without_value_asserts(reference: str) -> str:
     return "\n".join(lines)
 
 
+def _on_the_cpu(reference: str) -> str:
+    """The reference with each string literal naming a CUDA device (`torch.device('cuda')`,
+    `device="cuda:0"`) made "cpu", in place: a reference that hard-codes its device (SOL-ExecBench
+    tasks 16 and 28) is captured and validated on the CPU like the others, whose device
+    follows their inputs'. Other text is untouched (tokens, not a search of the text)."""
+    import io
+    import tokenize
+
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(reference).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return reference  # the front end reports it with its line
+    lines = reference.splitlines(keepends=True)
+    for tok in reversed(tokens):
+        if tok.type != tokenize.STRING or tok.start[0] != tok.end[0]:
+            continue
+        if not re.fullmatch(r"""[rRbBuU]?(['"])cuda(:\d+)?\1""", tok.string):
+            continue
+        row, (c0, c1) = tok.start[0] - 1, (tok.start[1], tok.end[1])
+        lines[row] = lines[row][:c0] + '"cpu"' + lines[row][c1:]
+    return "".join(lines)
+
+
 def problem_text(d: Definition, w: Workload, axes: dict) -> str:
     """The PyTorch problem file of one workload of a definition."""
     tensors = [n for n, s in d.inputs.items() if s.get("shape") is not None]
@@ -419,7 +442,7 @@ def problem_text(d: Definition, w: Workload, axes: dict) -> str:
         "import torch.nn as nn",
         "",
         "# --- the definition's reference ---",
-        _without_value_asserts(d.reference).rstrip(),
+        _on_the_cpu(_without_value_asserts(d.reference)).rstrip(),
         "# --- end of the reference ---",
         # The reference's own names may be the file's (a custom entrypoint called
         # `get_inputs`, NVIDIA's moe_index_add sample): the file calls them by these.

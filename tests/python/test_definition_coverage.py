@@ -309,3 +309,22 @@ def test_a_strided_slice_scatter_is_a_scatter(tmp_path):
     )
     assert r.validation.status == "full"
     assert r.graph.total_flops == 40
+
+
+def test_a_reference_that_names_a_cuda_device_runs_on_the_cpu(tmp_path):
+    """SOL-ExecBench task 28 builds its masks on `torch.device('cuda')`, which torch.export
+    refused on a machine without CUDA ("PyTorch is not linked with support for cuda
+    devices"). The literal becomes "cpu" in the problem file (a comment naming 'cuda' is
+    untouched): y = x * ones [8, 16] is 128 multiplies, validated."""
+    reference = (
+        "import torch\n\n"
+        "def run(x):\n"
+        "    device = torch.device('cuda')  # not 'cuda' here\n"
+        "    return x * torch.ones(x.shape, device=device)\n"
+    )
+    d = {**DOUBLE, "reference": reference}
+    problem = _file_of(tmp_path, _write(tmp_path / "p", d, [{"uuid": "w", "axes": {"N": 8}}]))
+    assert "device = torch.device(\"cpu\")  # not 'cuda' here" in Path(problem).read_text()
+    r = _analysed(problem)
+    assert r.graph.total_flops == 128
+    assert r.validation.status == "full"

@@ -24,12 +24,23 @@ import warnings
 
 from ..errors import UserError
 
+# The caps below are set from measured peaks (resident set of the capture process, torch's
+# ~0.35 GB included; 2-core development machine shared with three other jobs):
+# - building the inputs for real and tracing with the floating ones fake: 1,073,741,832 B of
+#   inputs (a [16384, 16384] fp32 weight and an index) peaked at 1.41 GB, 26 s;
+# - tracing on all inputs for real (computing the program): SOL-ExecBench task 102 (MoE
+#   routing, 1,212,678,144 B) peaked at 1.65 GB in 301 s; task 103 (a decoder layer,
+#   2,524,463,904 B) at 3.69 GB in 392 s.
+# So the peak is under 0.35 GB + 1.33 x the inputs, and the time grows by about 70 s per GB
+# above a fixed ~215 s. Under the 16 GiB memory limit of an analysis (solar/contain.py) the
+# inputs could reach ~11.7 GiB; the caps leave a third of that for larger intermediates, and
+# the real trace is capped where it would pass the 600 s timeout of a batch entry.
 # The real inputs a specialised capture builds (the floating ones are freed once their fake
 # copies exist) may take at most this many bytes.
-SPECIALISE_MAX_BYTES = 2 << 30
+SPECIALISE_MAX_BYTES = 8 << 30
 # A program whose control flow also reads floating values is traced on all its inputs, for
 # real (computing it), when they take at most this many bytes.
-SPECIALISE_REAL_BYTES = 1 << 30
+SPECIALISE_REAL_BYTES = 4 << 30
 # The traced graph may have at most this many nodes (a loop over requests and heads unrolls).
 # Exporting and decomposing it is the slow part: on a 2-core machine the ragged decode over
 # 32 requests x 8 heads (9,670 core ATen operators) takes 2 minutes.
