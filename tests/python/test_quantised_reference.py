@@ -168,3 +168,74 @@ def test_scales_finer_than_an_fp8_mma_stay_at_the_contract_rate(recipe, why):
     assert sol.matrix_seconds == pytest.approx(2 * MACS / BF16_FLOPS_PER_SECOND, rel=1e-12)
     assert not any("block-scaled" in n for n in r.notes)
     assert_validates(r)
+
+
+# A SOL-ExecBench-style definition: bf16 in, the reference quantises with 1x128 activation and
+# 128x128 weight block scales and multiplies the dequantised values. A definition's bf16 data
+# sets --fp32-math bf16 (docs/definitions.md, "Math mode"); the product's operands hold fp8
+# values, so it is priced at the fp8 rate under that mode too.
+_REFERENCE = """import torch
+
+def _q(x, bm, bk):
+    r, k = x.shape
+    blocks = (r // bm, bm, k // bk, bk)
+    s = x.reshape(blocks).abs().amax(dim=3).amax(dim=1).clamp(min=1e-12) / 448.0
+    c = (x.reshape(blocks) / s.unsqueeze(1).unsqueeze(3)).clamp(-448, 448)
+    c = c.reshape(r, k).to(torch.float8_e4m3fn)
+    d = c.to(torch.float32).reshape(blocks) * s.unsqueeze(1).unsqueeze(3)
+    return d.reshape(r, k)
+
+@torch.no_grad()
+def run(x, w):
+    return (_q(x.float(), 1, 128) @ _q(w.float(), 128, 128).T).to(torch.bfloat16)
+"""
+
+
+def test_a_definition_quantising_in_its_reference_is_priced_at_the_fp8_rate(tmp_path):
+    """M = 256, N = 384, K = 512 as above: the product's matrix seconds are 2 * 50,331,648 /
+    4.5e15 = 2.2369621e-8 s under the definition's --fp32-math bf16 (at bf16 they were
+    4.4739243e-8 s)."""
+    import json
+    import subprocess
+    import sys
+
+    definition = {
+        "name": "fp8_blockwise_linear",
+        "op_type": "gemm",
+        "axes": {
+            "M": {"type": "var"},
+            "N": {"type": "const", "value": N},
+            "K": {"type": "const", "value": K},
+        },
+        "inputs": {
+            "x": {"shape": ["M", "K"], "dtype": "bfloat16"},
+            "w": {"shape": ["N", "K"], "dtype": "bfloat16"},
+        },
+        "outputs": {"y": {"shape": ["M", "N"], "dtype": "bfloat16"}},
+        "reference": _REFERENCE,
+    }
+    workload = {
+        "uuid": "m256",
+        "axes": {"M": M},
+        "inputs": {"x": {"type": "random"}, "w": {"type": "random"}},
+        "tolerance": {"max_atol": 0.005, "max_rtol": 0.02, "required_matched_ratio": 0.99},
+    }
+    path = tmp_path / "fp8_blockwise_linear.json"
+    path.write_text(json.dumps(definition))
+    path.with_suffix(".jsonl").write_text(json.dumps(workload) + "\n")
+    out = tmp_path / "a.json"
+    r = subprocess.run(
+        [sys.executable, "-m", "solar.cli", "analyze", str(path), "--workload", "m256"]
+        + ["--arch", "B200", "--no-cache-aware", "--json", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    assert doc["math_modes"][0]["mode"] == "fp8"
+    (node,) = [n for n in doc["nodes"] if n["macs"]]
+    assert node["macs"] == MACS
+    assert node["seconds"]["matrix"] == pytest.approx(2 * MACS / FP8_FLOPS_PER_SECOND, rel=1e-12)
+    assert "1x128 block scales" in r.stdout and "128x128 block scales" in r.stdout
+    assert doc["validation"]["status"] in ("full", "inconclusive"), doc["validation"]
+    assert doc["validation"]["detail"].startswith("1 output(s) match PyTorch")
