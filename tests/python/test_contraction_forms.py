@@ -109,6 +109,19 @@ def test_a_sum_over_a_dim_one_factor_spans_is_left_as_a_product_and_a_sum():
     assert r.validation.status == "full", r.validation.detail
 
 
+class SumOfSquares(torch.nn.Module):
+    def forward(self, x):
+        return (x * x).sum(-1)
+
+
+def test_a_sum_of_squares_stays_vector_work():
+    # x [4, 8]: (x * x).sum(-1) squares 32 elements and adds them: 0 MACs, as x.pow(2).sum(-1)
+    # (docs/pytorch-operators.md: sums of squares are vector work).
+    r = analyze(SumOfSquares(), (4, 8))
+    assert r.graph.total_macs == 0
+    assert r.validation.status == "full", r.validation.detail
+
+
 class Transposed(torch.nn.Module):
     def forward(self, a, b):
         return torch.einsum("bkm,bnk->bmn", a, b)

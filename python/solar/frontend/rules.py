@@ -850,6 +850,8 @@ def _summed_product(lw, a, b):
         return None
     if not (is_tensor(a) and is_tensor(b)) or len(node.args) != 2 or node.kwargs:
         return None
+    if node.args[0] is node.args[1]:
+        return None  # a sum of squares stays vector work (module docstring)
     total = users[0]
     shape = lw.out_shape()
     dtype = lw.out_dtype()
