@@ -1607,8 +1607,8 @@ NOTES = {
     "(align_corners either way)",
     "aten.repeat.default": "a broadcast view (a reader fetches the source once)",
     "aten.slice_scatter.default": "in place (`update`) where eager PyTorch assigns in place "
-    "(docs/pytorch.md, In-place updates); otherwise, step 1 only, the untouched slices and the "
-    "source concatenated",
+    "(docs/pytorch.md, In-place updates); otherwise, step 1, the untouched slices and the "
+    "source concatenated; another step, a `scatter` at start + step j (rules_index.py)",
     "aten.select_scatter.default": "as slice_scatter with one index",
     "aten.copy.default": "the source broadcast to the destination's shape and dtype",
     "aten.empty.memory_format": "zeros (the values are overwritten before use)",

@@ -24,6 +24,7 @@ from .builder import Builder as Lowerer
 from .builder import Value
 from .contract import contract, einsum_refusal, lower_einsum
 from .narrow import try_block_scaled
+from .rules_index import strided_slice_scatter
 from .values import Transposed, _axis, _concat, _Unused, is_tensor, tensor
 
 RULES: dict = {}
@@ -2135,7 +2136,7 @@ def _slice_scatter(lw, base, src, dim=0, start=None, end=None, step=1):
     if _in_place(lw):
         return _update(lw, base, src, axis, start, step)
     if step != 1:
-        lw.fail("slice_scatter with a step other than 1 is not supported yet")
+        return strided_slice_scatter(lw, base, src, axis, start, step)
     parts = [
         _slice_view(lw, base, axis, 0, start),
         lw.cast(src, base.dtype),
@@ -2316,4 +2317,3 @@ def _const_typed(lw, value, shape, dtype):
 from .rnn import RULES as _RECURRENT_RULES  # noqa: E402
 
 RULES.update(_RECURRENT_RULES)
-from . import rules_index  # noqa: E402, F401 - bincount, strided slice_scatter
