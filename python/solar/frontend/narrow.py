@@ -30,6 +30,7 @@ import math
 from dataclasses import dataclass
 
 from .builder import Value
+from .values import Transposed
 
 # The narrow code dtypes (torch's names) a scale may multiply, and the smallest K-block over
 # which the scale must be constant for a narrow MMA to run between rescales: the K of one
@@ -293,8 +294,6 @@ def _describe(op: NarrowOperand, which: str) -> str:
 def try_block_scaled(lw, a, b) -> Value | None:
     """The mm `lw.node` (its FX operands; `a`, `b` lowered, a Transposed second one read
     [n, k]) as a block-scaled narrow GEMM where both operands are dequantised narrow codes."""
-    from .values import Transposed
-
     node = lw.node
     if getattr(node, "op", "") != "call_function" or len(node.args) < 2:
         return None
