@@ -194,53 +194,75 @@ def _split(out: tuple, scale: tuple, rows: int, k: int):
 
 
 def _scale_view(lw, op: NarrowOperand, kb: int) -> Value:
-    """The scale as [R groups..., kb], broadcast (a view) where it is constant."""
-    varying = [size if vary else 1 for size, vary in op.groups]
-    own_kb = op.kb
-    s = lw.reshape(op.scale, (*varying, own_kb))
-    return lw.broadcast_to(s, (*(size for size, _ in op.groups), kb))
+    """The scale as [its varying R groups..., kb], broadcast (a view) along K where it is
+    constant there."""
+    varying = [size for size, vary in op.groups if vary]
+    s = lw.reshape(op.scale, (*varying, op.kb))
+    return lw.broadcast_to(s, (*varying, kb))
 
 
-def _kernel_text(ga: int, gb: int, dtype: str) -> str:
-    a = [f"a{i}" for i in range(ga)]
-    b = [f"b{i}" for i in range(gb)]
+def _kernel_text(a_vary: list, b_vary: list, dtype: str) -> str:
+    """The block-scaled GEMM over A [a groups..., KB, KI] and B [b groups..., KB, KI] with
+    scales SA [A's varying groups..., KB] and SB [B's..., KB] (`a_vary`, `b_vary`: per group,
+    whether its scale varies along it)."""
+    a = [f"a{i}" for i in range(len(a_vary))]
+    b = [f"b{i}" for i in range(len(b_vary))]
+    av = [d for d, v in zip(a, a_vary, strict=True) if v]
+    bv = [d for d, v in zip(b, b_vary, strict=True) if v]
     out = a + b
-    sizes = ", ".join(
-        [f"{d}=A.shape[{i}]" for i, d in enumerate(a)]
-        + [f"{d}=B.shape[{i}]" for i, d in enumerate(b)]
-    )
+    size = {d: f"A.shape[{i}]" for i, d in enumerate(a)} | {
+        d: f"B.shape[{i}]" for i, d in enumerate(b)
+    }
+    size["KB"] = f"A.shape[{len(a)}]"
+
+    def new(name: str, dims: list, dt: str) -> str:
+        sizes = ", ".join(f"{d}={size[d]}" for d in dims)
+        return f'    {name} = Tensor({sizes}, dtype="{dt}")'
+
+    def spec(dims: list) -> str:
+        return ",".join(dims)
+
     lines = [
         "@kernel",
-        f'def {{name}}(A: Tensor("{",".join([*a, "KB", "KI"])}"), '
-        f'B: Tensor("{",".join([*b, "KB", "KI"])}"), SA: Tensor("{",".join([*a, "KB"])}"), '
-        f'SB: Tensor("{",".join([*b, "KB"])}")) -> Tensor("{",".join(out)}", dtype="{dtype}"):',
-        f'    P = Tensor({sizes}, KB=A.shape[{ga}], dtype="fp32")',
-        f'    C = Tensor({sizes}, dtype="{dtype}")',
+        f'def {{name}}(A: Tensor("{spec([*a, "KB", "KI"])}"), '
+        f'B: Tensor("{spec([*b, "KB", "KI"])}"), '
+        f'SA: Tensor("{spec([*av, "KB"])}"), SB: Tensor("{spec([*bv, "KB"])}")) '
+        f'-> Tensor("{spec(out)}", dtype="{dtype}"):',
+        new("P", [*out, "KB"], "fp32"),
+        new("S", [*av, *bv, "KB"], "fp32"),
+        new("C", out, dtype),
     ]
 
-    def nest(body: list[str], inner: list[tuple[str, bool]]) -> list[str]:
+    def nest(dims: list, inner: list[tuple[str, bool]], body: str) -> list[str]:
         text, pad = [], "    "
-        for d in out:
-            text.append(f'{pad}for {d.lower()}_ in Dim("{d}", parallel=True):')
-            pad += "    "
-        for d, parallel in inner:
+        for d, parallel in [(d, True) for d in dims] + inner:
             flag = ", parallel=True" if parallel else ""
             text.append(f'{pad}for {d.lower()}_ in Dim("{d}"{flag}):')
             pad += "    "
-        return text + [pad + line for line in body]
+        return [*text, pad + body]
 
-    ia = ", ".join(f"{d}_" for d in a)
-    ib = ", ".join(f"{d}_" for d in b)
-    io = ", ".join(f"{d}_" for d in out)
+    def ix(dims: list) -> str:
+        return ", ".join(f"{d.lower()}_" for d in dims)
+
+    # The products: each K-block's partial sums, at the codes' rate (a MAC statement).
     lines += nest(
-        [f"P[{io}, kb_] += A[{ia}, kb_, ki_] * B[{ib}, kb_, ki_]"],
+        out,
         [("KB", True), ("KI", False)],
+        f"P[{ix([*out, 'KB'])}] += A[{ix([*a, 'KB', 'KI'])}] * B[{ix([*b, 'KB', 'KI'])}]",
     )
-    # The rescale: a product without `+=` and a plain sum are vector work (docs/ir.md §7.2);
-    # `C += P * SA * SB` would count as a second contraction.
-    rescale = f"P[{io}, kb_] = P[{io}, kb_] * (SA[{ia}, kb_] * SB[{ib}, kb_])"
-    lines += nest([rescale], [("KB", True)])
-    lines += nest([f"C[{io}] += P[{io}, kb_]"], [("KB", False)])
+    # The scales' product, once per varying row group, column group and block.
+    lines += nest(
+        [*av, *bv, "KB"],
+        [],
+        f"S[{ix([*av, *bv, 'KB'])}] = SA[{ix([*av, 'KB'])}] * SB[{ix([*bv, 'KB'])}]",
+    )
+    # The rescale: one multiply-add per block and output, vector work (`C = C + ...` is no
+    # MAC statement: docs/ir.md §7.2).
+    lines += nest(
+        out,
+        [("KB", False)],
+        f"C[{ix(out)}] = C[{ix(out)}] + P[{ix([*out, 'KB'])}] * S[{ix([*av, *bv, 'KB'])}]",
+    )
     lines.append("    return C")
     return "\n".join(lines) + "\n"
 
@@ -263,7 +285,9 @@ def block_scaled_mm(lw, a: NarrowOperand, b: NarrowOperand, m: int, n: int, k: i
     sa = _scale_view(lw, a, kb)
     sb = _scale_view(lw, b, kb)
     dtype = lw.out_dtype()
-    name = lw.add_kernel(_kernel_text(len(ga), len(gb), dtype), "mm_block_scaled")
+    a_vary = [vary for _, vary in a.groups]
+    b_vary = [vary for _, vary in b.groups]
+    name = lw.add_kernel(_kernel_text(a_vary, b_vary, dtype), "mm_block_scaled")
     c = lw.call_kernel(name, [codes_a.var, codes_b.var, sa.var, sb.var], (*ga, *gb), dtype)
     lw.notes.append(
         f"{lw.node.name}: {_describe(a, 'first')} and {_describe(b, 'second')}: a block-scaled "
