@@ -298,20 +298,22 @@ def block_scaled_mm(lw, a: NarrowOperand, b: NarrowOperand, m: int, n: int, k: i
 
 
 def _describe(op: NarrowOperand, which: str) -> str:
+    """e.g. "first operand fp8 e4m3fn codes x 1x128 block scales"."""
     code = op.code_dtype.replace("torch.float8_", "fp8 ")
-    rows = "per row" if any(v for _, v in op.groups) else ""
-    if op.kb == 1:
-        how = "a per-row scale" if rows else "a per-tensor scale"
+    # Rows sharing a scale: the constant R groups after the last varying one (all rows when
+    # none varies).
+    shared = 1
+    for size, vary in reversed(op.groups):
+        if vary:
+            break
+        shared *= size
+    varies = any(vary for _, vary in op.groups)
+    if op.kb > 1:
+        how = f"{shared}x{op.bk} block scales"
+    elif not varies:
+        how = "a per-tensor scale"
     else:
-        bm = 1
-        if rows:
-            # rows sharing a scale: the product of the constant R runs after the last varying
-            bm = 1
-            for size, vary in reversed(op.groups):
-                if vary:
-                    break
-                bm *= size
-        how = f"{bm}x{op.bk} block scales"
+        how = "a per-row scale" if shared == 1 else f"a scale per {shared} rows"
     return f"{which} operand {code} codes x {how}"
 
 
