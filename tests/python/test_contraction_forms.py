@@ -109,6 +109,20 @@ def test_a_sum_over_a_dim_one_factor_spans_is_left_as_a_product_and_a_sum():
     assert r.validation.status == "full", r.validation.detail
 
 
+class BatchedDot(torch.nn.Module):
+    def forward(self, x, y):
+        return (x * torch.sigmoid(y)).sum(-1)
+
+
+def test_a_batched_dot_stays_vector_work():
+    # x, y [4, 8]: no dim one factor alone spans (no M or N), so no matrix product: 32
+    # multiplies and 32 adds stay vector work, 0 MACs (as JAX's twin counts
+    # jnp.sum(x * y, -1)).
+    r = analyze(BatchedDot(), (4, 8), (4, 8))
+    assert r.graph.total_macs == 0
+    assert "mul" in ops(r) and "sum_mid" in ops(r)
+
+
 class SumOfSquares(torch.nn.Module):
     def forward(self, x):
         return (x * x).sum(-1)

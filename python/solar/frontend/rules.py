@@ -844,7 +844,11 @@ def _unbroadcast(lw, arg, rank: int):
 
 
 def _summed_product(lw, a, b):
-    """A _Product when the current mul is a contraction (module comment), else None."""
+    """A _Product when the current mul is a contraction (module comment), else None: the
+    sum's dims include one both factors span (K), every summed dim is spanned by both, and a
+    kept dim is spanned by one factor alone (M or N: a matrix product or a matrix-vector
+    one; `(x * y).sum(-1)` of equal shapes, a batched dot, stays a product and a sum, as a
+    sum of squares does)."""
     node = lw.node
     users = list(node.users)
     if len(users) != 1 or str(users[0].target) not in _SUMS or users[0].args[0] is not node:
@@ -882,6 +886,8 @@ def _summed_product(lw, a, b):
         return None  # no dim both factors span is summed: no contraction
     if any((d in spans[0]) != (d in spans[1]) for d in big):
         return None  # a summed dim only one factor spans: left as a product and a sum
+    if not (spans[0] ^ spans[1]) - summed:
+        return None  # no dim one factor alone spans: a batched dot, elementwise work
     return _Product(factors, shape)
 
 
