@@ -118,21 +118,24 @@ def test_the_widened_run_decides_a_bf16_gemm_and_catches_a_wrong_lowering():
     assert "widened (bf16 and fp16 computed as fp32 on both sides)" in v.detail
 
 
-class MatMulFp8(torch.nn.Module):
-    """Rounds its weight through fp8 e4m3: the lowered program reads fp8 values, which a
-    widened run would change, so nothing widens it."""
+class MatMulBits(torch.nn.Module):
+    """Passes its weight through its bits (bf16 -> int16 -> bf16, unchanged): the lowered
+    program bitcasts, which a widened run would change, so nothing widens it."""
 
     def forward(self, x, w):
-        return x @ w.to(torch.float8_e4m3fn).to(torch.bfloat16)
+        return x @ (w.view(torch.int16) & -1).view(torch.bfloat16)
 
 
 def test_without_a_widened_run_an_undecided_output_is_inconclusive():
     inputs = _bf16_gemm()  # as above: allowed 2.41 S >= S
-    capture, lowered = lower_pytorch(MatMulFp8(), inputs)
+    capture, lowered = lower_pytorch(MatMulBits(), inputs)
     program = load_lowered(lowered)
     v = validate(capture, lowered, program, _core.trace(program, []), backend="interpreter")
     assert v.status == "inconclusive", v.detail
-    assert "no widened run decides (the lowered program reads fp8/fp4 codes or bits)" in v.detail
+    assert (
+        "no widened run decides (the lowered program reinterprets a value's bits (bitcast))"
+        in v.detail
+    )
 
 
 def _definition(folder, name, reference, dtype, k):
@@ -166,14 +169,14 @@ def _definition(folder, name, reference, dtype, k):
 
 def test_definitions_report_inconclusive_apart_in_json_and_batch(tmp_path):
     folder = tmp_path / "defs"
-    # bf16, K = 1024, the weight rounded through fp8 by the reference: undecided (allowed
-    # 2.41 S >= S, as above) and not widened (fp8 codes): inconclusive. (The workload's
+    # bf16, K = 1024, the weight passed through its bits by the reference: undecided (allowed
+    # 2.41 S >= S, as above) and not widened (a bitcast): inconclusive. (The workload's
     # tolerance, rtol 1, is an accuracy contract: it does not enter validation.)
     undecided = _definition(
         folder,
         "mm_bf16",
         "import torch\n\ndef run(x, w):\n"
-        "    return x @ w.to(torch.float8_e4m3fn).to(torch.bfloat16)\n",
+        "    return x @ (w.view(torch.int16) & -1).view(torch.bfloat16)\n",
         "bfloat16",
         1024,
     )
