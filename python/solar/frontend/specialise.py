@@ -91,10 +91,10 @@ def specialise(flat, tensors: list, input_bytes: int, grad: bool = False):
         )
     real = [i for i, t in enumerate(mixed) if not isinstance(t, FakeTensor)]
     _select_positions(gm, mixed)
-    _static_bincounts(gm)
     # A read outside the dispatcher (`.tolist()`) leaves no node: then every input kept real
     # may have decided.
     read = _values_read(gm) or real
+    _static_bincounts(gm)
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     _merge_gathers(gm, {placeholders[i]: mixed[i] for i in real})
     fakes = [fake.from_tensor(t) if i in real else t for i, t in enumerate(mixed)]
@@ -129,8 +129,7 @@ def _static_bincounts(gm) -> None:
         new.meta["val"] = val
         node.replace_all_uses_with(new)
         graph.erase_node(node)
-    gm.graph.eliminate_dead_code()
-    gm.recompile()
+        gm.recompile()
 
 
 def _first_line(e: BaseException) -> str:
