@@ -652,6 +652,16 @@ constexpr const char* kColdAssumption =
     "inputs and weights start in DRAM (caches flushed between runs, as SOL-ExecBench's "
     "protocol does)";
 
+// 132644864 -> "132,644,864".
+std::string with_commas(int64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-') out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 // The starting state (StartingState): cold unless `warm` is asked and the spec has a cache
 // level; `in_place` the bytes written into inputs' memory (each such resident byte saves two
 // transfers).
@@ -673,7 +683,7 @@ StartingState starting_state(const ArchSpec& arch, const CacheLevel& cache, bool
   }
   const auto c = static_cast<int64_t>(cache.capacity_bytes);
   out.served_max_bytes = saturating_add(c, std::min(c, in_place));
-  out.assumption = "warm: a kernel repeated without flushing; up to " + std::to_string(c) +
+  out.assumption = "warm: a kernel repeated without flushing; up to " + with_commas(c) +
                    " B (the capacity of " + cache.level +
                    ") of the inputs, weights and outputs stay on chip between runs and are "
                    "served by " +

@@ -128,6 +128,68 @@ TEST(StartingState, WarmWithoutABandwidthChargesTheCacheNoTime) {
   EXPECT_NE(a.starting_state.assumption.find("no L2 bandwidth"), std::string::npos);
 }
 
+TEST(StartingState, InPlaceBytesAreSavedTwice) {
+  // A 256-element fp32 cache (1,024 B, an input) updated in place at 64 elements from src
+  // (256 B, an input), then read whole by a sum into s (4 B, the output). Fused bytes
+  // (docs/sol-modes.md, "In-place updates"): src 256 + the cache's reads less the written
+  // elements 1,024 - 256 = 768 + the written elements W = 256 + s 4 = 1,284 B.
+  Graph g;
+  auto tensor = [&](const std::string& name, Shape shape, Role role) {
+    TensorInfo t;
+    t.id = static_cast<TensorId>(g.tensors.size());
+    t.name = name;
+    t.shape = std::move(shape);
+    t.dtype = DType::kFp32;
+    t.role = role;
+    t.storage = t.id;
+    g.tensors.push_back(t);
+    if (role == Role::kInput || role == Role::kWeight) g.inputs.push_back(t.id);
+    return t.id;
+  };
+  const TensorId cache = tensor("cache", {256}, Role::kInput);
+  const TensorId src = tensor("src", {64}, Role::kInput);
+  const TensorId updated = tensor("updated", {256}, Role::kActivation);
+  const TensorId s = tensor("s", {1}, Role::kActivation);
+  g.tensors[static_cast<size_t>(updated)].storage = cache;  // written into cache's memory
+  Node update;
+  update.id = 0;
+  update.name = "update#0";
+  update.kind = NodeKind::kDataMovement;
+  update.inputs = {src};
+  update.input_bytes = {256};
+  update.outputs = {updated};
+  update.bytes_read = 256;
+  update.bytes_written = 256;
+  g.tensors[static_cast<size_t>(updated)].producer = 0;
+  g.nodes.push_back(update);
+  Node sum;
+  sum.id = 1;
+  sum.name = "sum#0";
+  sum.inputs = {updated};
+  sum.input_bytes = {1024};
+  sum.outputs = {s};
+  sum.bytes_read = 1024;
+  sum.bytes_written = 4;
+  sum.flops.add = 256;
+  g.tensors[static_cast<size_t>(s)].producer = 1;
+  g.nodes.push_back(sum);
+  g.tensors[static_cast<size_t>(s)].is_output = true;
+  g.outputs.push_back(s);
+  AnalysisOptions cold;
+  cold.cache_aware = false;
+  EXPECT_EQ(analyze(g, spec_with_l2(512, 4e12), cold).fused.bytes, 1284);
+  // C = 512 B: each resident byte of the updated cache saves its read and its write, so at
+  // most C + min(C, W) = 512 + 256 = 768 B are served; DRAM 1,284 - 768 = 516 B.
+  AnalysisOptions o = warm();
+  o.cache_aware = false;
+  const Analysis a = analyze(g, spec_with_l2(512, 4e12), o);
+  EXPECT_EQ(a.starting_state.served_max_bytes, 768);
+  EXPECT_EQ(a.fused.llc_bytes, 768);
+  EXPECT_EQ(a.fused.bytes, 516);
+  // The assumption prints the capacity with separators.
+  EXPECT_NE(a.starting_state.assumption.find("up to 512 B"), std::string::npos);
+}
+
 TEST(StartingState, WarmWithoutACacheLevelIsUnchanged) {
   ArchSpec spec = spec_with_l2(4096, 4e12);
   spec.on_chip.clear();
