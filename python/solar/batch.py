@@ -327,7 +327,7 @@ def run_batch(
     jobs: int = 0,
     timeout: float = 600,
     extra: list[str] | None = None,
-    stream=sys.stderr,
+    stream=None,
     workers: str = "warm",
     engine: str = "local",
     address: str | None = None,
@@ -337,7 +337,9 @@ def run_batch(
     and raises KeyboardInterrupt. `workers`: "warm" (a zygote imports the frameworks once
     and forks a child per workload; solar/zygote.py) or "cold" (a fresh process each).
     `engine`: "local" (threads on this machine) or "ray" (Ray tasks on the cluster at
-    `address`, a local one when None; solar/ray_engine.py), the same results either way."""
+    `address`, a local one when None; solar/ray_engine.py), the same results either way.
+    Progress goes to `stream`, by default the sys.stderr of the call (not of the import)."""
+    stream = sys.stderr if stream is None else stream
     files = collect(paths)
     named_files = _named(paths)
     agent_only = {f: agent_language(f) for f in files if f not in named_files}

@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from .timings import named, read, time_of
+from .timings import match_source, named, read, time_of, timings_line
 
 
 @dataclass
@@ -43,19 +43,6 @@ class Score:
     @property
     def headroom(self) -> float:
         return self.t_kernel / self.t_sol if self.t_sol > 0 else math.inf
-
-
-def timings_line(warm: bool) -> str:
-    """Which runs the imported timings must come from, given the bounds' starting state."""
-    if warm:
-        return (
-            "timings: the bounds are --warm (inputs, weights and outputs in the last-level "
-            "cache up to its capacity): they hold for a kernel repeated without flushing"
-        )
-    return (
-        "timings: the bounds assume inputs and weights start in DRAM: time with caches flushed "
-        "between runs (SOL-ExecBench's protocol); for runs without flushing, batch with --warm"
-    )
 
 
 def sol_score(t_kernel: float, t_baseline: float, t_sol: float) -> tuple[float | None, str]:
@@ -81,8 +68,6 @@ def load_timings(path: str) -> dict[str, tuple[float, float]]:
 
 def score_results(results: list[dict], timings: dict, mode: str = "fused") -> tuple[list, list]:
     """(Scores of the results that have timings, names of timings with no result)."""
-    from .suite_report import match_source
-
     scores, used = [], set()
     for r in results:
         if r.get("status") != "ok":

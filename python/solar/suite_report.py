@@ -34,7 +34,7 @@ from pathlib import Path
 
 from .errors import argument_error
 from .json_input import loads
-from .timings import named, read, time_of
+from .timings import match_source, named, read, time_of, timings_line
 
 FIDELITIES = ("unfused", "fused", "cache_aware")
 # The bounds every correct implementation must respect. The unfused bound holds only for
@@ -187,17 +187,6 @@ def load_runtimes(path: str) -> dict[str, Runtime]:
     }
 
 
-def match_source(source: str, runtimes: dict):
-    """The key of `runtimes` naming a result's source: its path, file name or stem, or a
-    definition's workload uuid (`def.json#uuid`); None if none does."""
-    p = Path(source.partition("#")[0])
-    workload = source.partition("#")[2]
-    for key in (source, p.name, p.stem, workload, f"{p.stem}#{workload}" if workload else ""):
-        if key and key in runtimes:
-            return key
-    return None
-
-
 def join(results: list[dict], runtimes: dict) -> tuple[list[Row], list[str]]:
     """(rows of the measured workloads, timing names with no result)."""
     rows, used = [], set()
@@ -347,8 +336,6 @@ def text_report(rows: list[Row], unmatched: list[str], mode: str = "fused") -> s
         )
     if unmatched:
         lines.append(f"no result for {len(unmatched)} timing(s): {', '.join(unmatched[:5])}")
-    from .score import timings_line
-
     lines.append(timings_line(any(r.warm for r in rows)))
     return "\n".join(lines)
 

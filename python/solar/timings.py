@@ -127,3 +127,27 @@ def named(data, path: str) -> list[dict]:
 
 def _entry(n: int, lines: list) -> str:
     return f"entry {n}, line {lines[n - 1]}" if lines[n - 1] else f"entry {n}"
+
+
+def match_source(source: str, runtimes: dict):
+    """The key of `runtimes` naming a result's source: its path, file name or stem, or a
+    definition's workload uuid (`def.json#uuid`); None if none does."""
+    p = Path(source.partition("#")[0])
+    workload = source.partition("#")[2]
+    for key in (source, p.name, p.stem, workload, f"{p.stem}#{workload}" if workload else ""):
+        if key and key in runtimes:
+            return key
+    return None
+
+
+def timings_line(warm: bool) -> str:
+    """Which runs the imported timings must come from, given the bounds' starting state."""
+    if warm:
+        return (
+            "timings: the bounds are --warm (inputs, weights and outputs in the last-level "
+            "cache up to its capacity): they hold for a kernel repeated without flushing"
+        )
+    return (
+        "timings: the bounds assume inputs and weights start in DRAM: time with caches flushed "
+        "between runs (SOL-ExecBench's protocol); for runs without flushing, batch with --warm"
+    )

@@ -14,7 +14,8 @@ import sys
 
 import pytest
 import solar
-from solar.score import Score, report, timings_line
+from solar.score import Score, report
+from solar.timings import timings_line
 
 RELU = """from solar.ir import kernel, Tensor, Dim
 

@@ -11,7 +11,7 @@
 namespace solar {
 
 struct ValidationInfo {
-  std::string status = "none";  // full | scaled | per-kernel | none | failed
+  std::string status = "none";  // full | scaled | per-kernel | inconclusive | none | failed
   std::string detail;
 };
 

@@ -7,6 +7,7 @@ per-kernel validation (validate.py, per_kernel.py) run it at other sizes or per 
 from __future__ import annotations
 
 import contextlib
+import re
 
 from .. import _core
 from ..errors import UserError
@@ -468,12 +469,119 @@ def validate_full(
         budgets,
         perturbed,
         "expected",
-        wide=lambda: _widened(capture, lowered, seed, backend, max_seconds),
+        wide=lambda: widened_run(capture, lowered, seed, backend, max_seconds),
     )
     return compared(results, "PyTorch", sizes, backend)
 
 
-def _widened(capture, lowered, seed, backend, max_seconds):
-    from .validate import widened_run  # validate.py imports this module
+# Formats a widened run computes as fp32 (docs/execution.md, "When a comparison cannot
+# decide"); a lowered program that names any of _KEPT is not widened (it reads a value's
+# bits, which widening changes). fp8 and fp4 casts and codes stay as they are on both sides.
+_WIDENED = ("bf16", "fp16")
+_KEPT = ("bitcast",)
 
-    return widened_run(capture, lowered, seed, backend, max_seconds)
+
+def widened_text(text: str) -> str:
+    """The lowered IR text with every bf16 and fp16 format written fp32; "" when it names a
+    format or builtin whose bits matter (_KEPT) or has nothing to widen."""
+    if any(k in text for k in _KEPT):
+        return ""
+    wide = re.sub(r"([\"'])(" + "|".join(_WIDENED) + r")\1", r"\1fp32\1", text)
+    return wide if wide != text else ""
+
+
+def widened_run(capture: Capture, lowered: LoweredProgram, seed: int, backend: str, max_seconds):
+    """The lowered program and the PyTorch program with every bf16 and fp16 value computed
+    as fp32: (actuals, expecteds, dtypes, budgets) in validate_full's output order, or a
+    string saying why they cannot run so. The IR's formats are rewritten (widened_text) and
+    its bf16/fp16 inputs widened exactly; PyTorch runs on widened inputs, parameters and
+    buffers under a mode that turns every bf16 or fp16 dtype its code names (`.to`,
+    `dtype=`, `.half()`, `.bfloat16()`) into fp32. Both sides then compute the same function
+    as the original, in fp32, where the comparison decides."""
+    import torch
+    from torch.func import functional_call
+
+    from ..execution import run
+
+    if capture.training:
+        return "a training step is not widened"
+    text = widened_text(lowered.text)
+    if not text:
+        return (
+            "the lowered program has no bf16 or fp16 to widen"
+            if not any(k in lowered.text for k in _KEPT)
+            else "the lowered program reinterprets a value's bits (bitcast)"
+        )
+    try:
+        program = _core.load_program_source(text, lowered.source or "<widened module>")
+        model, inputs, _, before = golden_run(capture, seed, lowered.buffer_outputs)
+        feeds = ir_inputs(lowered, capture, model, inputs, before)
+        feeds = {k: _widen(v) for k, v in feeds.items()}
+        outs = run(
+            program,
+            feeds,
+            backend=backend,
+            bounds_check=False,
+            max_seconds=max_seconds,
+            max_bytes=1 << 62,
+        )
+        del feeds
+        state = {k: _widen(v) for k, v in model.named_parameters()}
+        state.update({k: _widen(v) for k, v in model.named_buffers()})
+        drawn = [_widen(v) for k, v in before.items() if k.startswith(RANDOM_KEY)]
+        state.update({k: _widen(v) for k, v in before.items() if not k.startswith(RANDOM_KEY)})
+        wide = [_widen(t.clone()) if isinstance(t, torch.Tensor) else t for t in inputs]
+        grad = torch.enable_grad() if capture.autograd else torch.no_grad()
+        with grad, dropout_at_expectation(), random_tape(replay=drawn), _Widening():
+            out = functional_call(model, state, tuple(wide))
+    except Exception as e:  # noqa: BLE001 - a program that cannot run widened: nothing decides
+        first = str(e).splitlines()[0] if str(e) else ""
+        return f"the widened run failed: {type(e).__name__}: {first}"[:300]
+    expecteds = [
+        t.detach() if isinstance(t, torch.Tensor) else t
+        for t in (out if isinstance(out, (tuple, list)) else [out])
+    ]
+    expecteds += [state[k] for k in lowered.buffer_outputs if k in state]
+    graph = _core.trace(program, [])
+    dtypes = [graph.tensors[t].dtype for t in graph.outputs]
+    actuals = [outs[f"out{i}"] for i in range(min(len(expecteds), len(dtypes)))]
+    return actuals, expecteds, dtypes, output_budgets(graph)
+
+
+def _widen(t):
+    """A bf16 or fp16 tensor as fp32 (exactly), anything else detached as it is."""
+    import torch
+
+    if isinstance(t, torch.Tensor):
+        t = t.detach()
+        return t.float() if t.dtype in (torch.bfloat16, torch.float16) else t
+    return t
+
+
+def _wide_dtype(a):
+    import torch
+
+    if isinstance(a, torch.dtype) and a in (torch.bfloat16, torch.float16):
+        return torch.float32
+    return a
+
+
+class _Widening:
+    """A TorchFunctionMode (built on first use: torch is imported lazily) under which every
+    bf16 or fp16 dtype an operator is given is fp32, and `.half()`/`.bfloat16()` are
+    `.float()`."""
+
+    def __new__(cls):
+        from torch.overrides import TorchFunctionMode
+
+        class Widening(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                import torch
+
+                if func in (torch.Tensor.half, torch.Tensor.bfloat16):
+                    func = torch.Tensor.float
+                args = tuple(_wide_dtype(a) for a in args)
+                kwargs = {k: _wide_dtype(v) for k, v in (kwargs or {}).items()}
+                return func(*args, **kwargs)
+
+        return Widening()
