@@ -16,6 +16,7 @@ torch = pytest.importorskip("torch")
 
 import solar.cli  # noqa: E402
 from solar import _core  # noqa: E402
+from solar.errors import UserError  # noqa: E402
 from solar.frontend.validate import validate  # noqa: E402
 from solar.frontend.validation import load_lowered  # noqa: E402
 from solar.pytorch import analyze_pytorch, lower_pytorch  # noqa: E402
@@ -208,3 +209,32 @@ def test_validation_stays_inside_its_memory_budget(tmp_path, name):
     result = json.loads(r.stdout.strip().splitlines()[-1])
     assert result["status"] == "per-kernel", result["detail"]
     assert result["growth"] <= budget, f"{result['growth'] / 2**20:.0f} MiB: {result['detail']}"
+
+
+def test_an_empty_output_is_left_out_of_the_comparison():
+    """forward() returns (x * 2, y + 1) with y of shape [0, 4]: the second output has no
+    data, so the lowered program returns only the first (8 x 4 = 32 values) and full
+    validation compares that one. Before: KeyError 'out1' (the comparison read one IR output
+    per PyTorch output)."""
+
+    class TwoOutputs(torch.nn.Module):
+        def forward(self, x, y):
+            return x * 2, y + 1
+
+    capture, lowered = lower_pytorch(TwoOutputs(), [torch.randn(8, 4), torch.randn(0, 4)])
+    program = load_lowered(lowered)
+    v = validate(capture, lowered, program, _core.trace(program, []), backend="interpreter")
+    assert v.status == "full", v.detail
+    assert v.detail.startswith("1 output(s) match PyTorch"), v.detail
+
+
+def test_a_program_whose_every_output_is_empty_is_refused():
+    class Empty(torch.nn.Module):
+        def forward(self, y):
+            return y + 1
+
+    with pytest.raises(UserError) as e:
+        lower_pytorch(Empty(), [torch.randn(0, 4)])
+    assert "every tensor forward() returns is empty (a dim of 0): nothing to analyse" in str(
+        e.value
+    )

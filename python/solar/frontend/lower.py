@@ -400,6 +400,14 @@ class Lowerer(Builder):
                     "lower", f"buffer update '{name}' is not a tensor", file=self.source
                 )
             outs.append(v.var)
+        if outs and not any(outs):
+            raise frontend_error(
+                "capture",
+                "every tensor forward() returns is empty (a dim of 0): nothing to analyse",
+                "give the program sizes at which its outputs hold data",
+                self.source,
+            )
+        outs = [o for o in outs if o]  # an empty output ("": a dim of 0) has no data
         if not outs:
             raise frontend_error(
                 "capture",
