@@ -450,8 +450,11 @@ def validate_full(
     def perturbed():
         buffers = lowered.buffer_outputs
         again, again_inputs, _, start = golden_run(capture, seed, buffers)
-        values = perturbed_golden(capture, again, again_inputs, seed, start, buffers)
-        return [values[i] for i in kept]
+        moved = perturbed_golden(capture, again, again_inputs, seed, start, buffers)
+        if moved is None:
+            return None
+        values, unit = moved
+        return [values[i] for i in kept], unit
 
     first_buffer = len(golden) - len(lowered.buffer_outputs)
     user_names = list(capture.output_names)
