@@ -50,7 +50,9 @@ def run_one(problem: Path, uuid: str, arch: str, accuracy: str | None, timeout: 
         seconds = time.perf_counter() - start
         if r.returncode != 0 or not out.exists():
             lines = (r.stderr or r.stdout).strip().splitlines()
-            return {"error": lines[-1] if lines else f"exit {r.returncode}"}, seconds
+            errors = [ln for ln in lines if "error" in ln and not ln.lstrip().startswith("hint:")]
+            why = (errors or lines)[-1] if lines else f"exit {r.returncode}"
+            return {"error": why}, seconds
         return json.loads(out.read_text()), seconds
 
 
