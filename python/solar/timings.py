@@ -1,6 +1,7 @@
 """Reading the timing files users bring (`solar score`, `solar headroom`): CSV, a JSON
 document or JSON lines, and one time given in seconds, milliseconds, microseconds or
-nanoseconds (docs/measure.md, docs/reports.md)."""
+nanoseconds (docs/measure.md, docs/reports.md); which result a timing names (match_source)
+and which runs the timings must come from (timings_line)."""
 
 from __future__ import annotations
 
