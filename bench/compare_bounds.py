@@ -48,6 +48,13 @@ def _get(r: dict, *keys):
     return r
 
 
+def _seconds(r: dict, mode: str) -> str:
+    """A bound as printed: seconds, or "none" where the result has none (a revision that did
+    not compute the cache-aware bound writes null)."""
+    s = _get(r, "totals", "seconds", mode)
+    return "none" if s is None else f"{s:.4g} s"
+
+
 def _modes(r: dict) -> str:
     groups = r.get("math_modes") or []
     return "; ".join(f"{g.get('mode')} ({g.get('reason') or 'data format'})" for g in groups)
@@ -78,9 +85,15 @@ def causes(before: dict, after: dict, tol: float) -> list[tuple[str, str]]:
             out.append((key.replace("_", " "), f"{b:.4g} -> {a:.4g}"))
     for mode in FIDELITIES:
         b, a = _get(before, "totals", "bytes", mode), _get(after, "totals", "bytes", mode)
-        if _changed(b, a, tol):
+        if b is None and a is not None:
+            # The before-revision had no cache-aware bound here (its spec listed no on-chip
+            # level).
+            out.append((f"{mode} bound now computed", ""))
+        elif _changed(b, a, tol):
             out.append((f"{mode} bytes", f"{b} -> {a}"))
-    if before.get("peaks") != after.get("peaks"):
+    # The peaks a result prints include the matrix rate of the format priced: a change of
+    # math modes changes them too, and is the cause named.
+    if before.get("peaks") != after.get("peaks") and _modes(before) == _modes(after):
         out.append(("platform peaks", ""))
     return out or [("other", "no counted quantity changed (a schedule or a rate)")]
 
@@ -101,7 +114,7 @@ def main() -> int:
             continue
         b, a = before[source], after[source]
         moved = [
-            f"{m} {_get(b, 'totals', 'seconds', m):.4g} -> {_get(a, 'totals', 'seconds', m):.4g} s"
+            f"{m} {_seconds(b, m)} -> {_seconds(a, m)}"
             for m in FIDELITIES
             if b.get("status") == a.get("status") == "ok"
             and _changed(
