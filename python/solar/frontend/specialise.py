@@ -7,7 +7,9 @@ gathers they select. This module traces that graph.
 The inputs are built for real (get_inputs() with the seed validation uses, so the
 validated run sees the same values); the integer and boolean ones stay real and the
 floating ones become fake, and the trace (make_fx in real mode, which reads a real tensor's
-value where the program asks for it) never computes on them. A program that also reads a
+value where the program asks for it) never computes on them. Inputs above the budget
+(SPECIALISE_MAX_BYTES) are built with the floating ones fake from the start
+(floating_fake). A program that also reads a
 floating value (a routing weight read with `.item()`) is traced on all its inputs for real
 where they are small enough (SPECIALISE_REAL_BYTES). The traced graph no longer reads
 values, so torch.export captures it as any program. The bound holds for these values, and
@@ -51,16 +53,21 @@ class Refused(Exception):
     """The specialised trace cannot be made; the message says why."""
 
 
-def specialise(flat, tensors: list, input_bytes: int, grad: bool = False):
+def specialise(flat, tensors: list, input_bytes: int, grad: bool = False, fake=None):
     """(graph, positions of the inputs whose values decided, the inputs to export it with)
     of the flat module `flat` traced for the values of the real `tensors` (the module doc).
     `grad`: traced with autograd on, for a forward pass that computes gradients itself
     (`y.backward(dy)` in a backward kernel's reference): the graph holds the operators the
-    backward pass ran. Raises Refused with the reason where it cannot be made."""
+    backward pass ran. `fake`: the FakeTensorMode of the inputs built fake already
+    (`floating_fake`); they are never computed on. Raises Refused with the reason where it
+    cannot be made."""
     from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 
-    fake = FakeTensorMode(allow_non_fake_inputs=True)
-    mixed = [t if _decides(t) else fake.from_tensor(t) for t in tensors]
+    built_fake = fake is not None and any(isinstance(t, FakeTensor) for t in tensors)
+    fake = fake or FakeTensorMode(allow_non_fake_inputs=True)
+    mixed = [
+        t if _decides(t) or isinstance(t, FakeTensor) else fake.from_tensor(t) for t in tensors
+    ]
     try:
         gm = _trace(flat, mixed, grad)
     except UserError:
@@ -68,6 +75,13 @@ def specialise(flat, tensors: list, input_bytes: int, grad: bool = False):
     except Exception as e:  # noqa: BLE001 - any failure of the trace is the program's
         # It reads floating values too (a routing weight read with .item()): traced on the
         # real inputs, which computes the program for real, where they are small enough.
+        if built_fake:
+            raise Refused(
+                "capturing it for the values of its integer and boolean inputs failed too "
+                f"({_first_line(e)}), and its floating inputs ({input_bytes:,} bytes with "
+                "the others) were never built: they are above the "
+                f"{SPECIALISE_MAX_BYTES:,} within which inputs are built for real"
+            ) from None
         if input_bytes > SPECIALISE_REAL_BYTES:
             raise Refused(
                 "capturing it for the values of its integer and boolean inputs failed too "
@@ -99,6 +113,62 @@ def specialise(flat, tensors: list, input_bytes: int, grad: bool = False):
     _merge_gathers(gm, {placeholders[i]: mixed[i] for i in real})
     fakes = [fake.from_tensor(t) if i in real else t for i, t in enumerate(mixed)]
     return gm, read, fakes
+
+
+@contextlib.contextmanager
+def floating_fake(fake):
+    """Inside, a floating or complex tensor made from no tensor (`torch.randn`, `zeros`,
+    `empty` of a float dtype) is a fake tensor of the FakeTensorMode `fake`, and so is
+    everything computed from a fake one; integer and boolean tensors made from real ones are
+    real. An input generator run inside builds its integer inputs (expert ids, lengths,
+    indices) for real and never allocates its floating ones: a MoE's 22 GB of expert weights
+    (SOL-ExecBench task 44) cost nothing, while the routing the program's control flow reads
+    has values. Two differences from a real run, said where this is used: a fake random
+    tensor draws nothing from the generator, so random integers drawn after one differ from
+    those a real run with the same seed draws (same distribution, other values); and an
+    integer computed from a fake floating tensor (`logits.topk(k).indices`) is fake, so the
+    program cannot read its values (the trace then fails and says so). A real tensor that an
+    operator would overwrite with values computed from a fake one raises Refused rather than
+    keep stale values."""
+    import torch
+    from torch._subclasses.fake_tensor import FakeTensor
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._pytree import tree_leaves
+
+    def floating(out) -> bool:
+        return any(
+            isinstance(o, torch.Tensor) and (o.is_floating_point() or o.is_complex())
+            for o in tree_leaves(out)
+        )
+
+    class FloatingFake(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            tensors = [a for a in tree_leaves((args, kwargs)) if isinstance(a, torch.Tensor)]
+            if any(isinstance(t, FakeTensor) for t in tensors):
+                written = [
+                    a
+                    for a, spec in zip(args, func._schema.arguments, strict=False)
+                    if spec.alias_info is not None and spec.alias_info.is_write
+                ]
+                if any(
+                    isinstance(w, torch.Tensor) and not isinstance(w, FakeTensor) for w in written
+                ):
+                    raise Refused(
+                        f"its input generator writes values computed from a floating tensor "
+                        f"into a real one ({func}), which is built only where the inputs fit"
+                    )
+                with fake:
+                    return func(*args, **kwargs)
+            if not tensors:
+                with fake:
+                    out = func(*args, **kwargs)  # shapes and dtypes only: nothing allocated
+                if floating(out):
+                    return out
+            return func(*args, **kwargs)
+
+    with FloatingFake():
+        yield fake
 
 
 def _static_bincounts(gm) -> None:
