@@ -475,6 +475,32 @@ def test_a_numpy_read_is_captured_for_its_values(tmp_path):
     assert [list(v.meta["val"].shape) for v in output.args[0]] == [[3, 4]]
 
 
+def test_a_floating_input_selected_by_an_integer_mask_is_traced_without_its_values(
+    tmp_path, monkeypatch
+):
+    """`x[n > 1]` with x floating (fake in the specialised trace) and n an integer input
+    (real): x is indexed by the mask's true positions, computed for real (SOL-ExecBench task
+    106 selects its routing weights by a capacity mask so). n = [0, 2, 3, 1] selects rows 1
+    and 2 of x [4, 3]: the output is [2, 3]. Before, the fake mode turned the mask fake and
+    failed on its unknown size, and only a trace on all the inputs for real (refused here:
+    SPECIALISE_REAL_BYTES = 0, as for inputs above it) could capture it."""
+    from solar.frontend import specialise
+    from solar.frontend.capture import capture_problem
+
+    monkeypatch.setattr(specialise, "SPECIALISE_REAL_BYTES", 0)
+    masked = _problem(
+        tmp_path,
+        "masked",
+        "class Model(nn.Module):\n    def forward(self, x, n):\n"
+        "        return x[n > 1] * 2\n\n\n"
+        "def get_inputs():\n    return [torch.randn(4, 3), torch.tensor([0, 2, 3, 1])]\n",
+    )
+    capture = capture_problem(masked)
+    assert "read the values of its inputs (n)" in capture.notes[0]
+    output = next(n for n in capture.exported.graph.nodes if n.op == "output")
+    assert [list(v.meta["val"].shape) for v in output.args[0]] == [[2, 3]]
+
+
 def test_inputs_above_the_budget_are_built_with_their_floating_ones_fake(tmp_path, monkeypatch):
     """A MoE's expert weights (22.6 GB in SOL-ExecBench task 44) are never built: above the
     budget only the integer and boolean inputs are built for real, the floating ones fake

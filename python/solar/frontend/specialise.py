@@ -217,14 +217,54 @@ def _trace(flat, mixed, grad: bool = False):
     import torch
     from torch.fx.experimental.proxy_tensor import make_fx
 
+    def traced(*args):
+        with _masks_as_positions():
+            return flat(*args)
+
     try:
         logging.disable(logging.CRITICAL)
         with torch.enable_grad() if grad else torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            gm = make_fx(flat, tracing_mode="real", _error_on_data_dependent_ops=False)(*mixed)
+            gm = make_fx(traced, tracing_mode="real", _error_on_data_dependent_ops=False)(*mixed)
     finally:
         logging.disable(logging.NOTSET)
     return gm
+
+
+@contextlib.contextmanager
+def _masks_as_positions():
+    """Inside, a fake tensor indexed by a real boolean mask (`weights[valid]`, where `valid`
+    comes from the integer routing: SOL-ExecBench task 106's capacity mask) is indexed by the
+    mask's true positions instead, `nonzero(mask)` computed for real: the same elements, a
+    size the values give. Indexed by the mask itself, the fake mode would turn the mask fake
+    and fail on a size it cannot know (aten.nonzero). The positions' `nonzero` stays in the
+    graph, where _select_positions burns its value in."""
+    import torch
+    from torch._subclasses.fake_tensor import FakeTensor
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    aten = torch.ops.aten
+    indexing = {aten.index.Tensor, aten.index_put.default, aten.index_put_.default}
+
+    def real_mask(i) -> bool:
+        return (
+            isinstance(i, torch.Tensor) and not isinstance(i, FakeTensor) and i.dtype == torch.bool
+        )
+
+    class Positions(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if func in indexing and isinstance(args[0], FakeTensor):
+                if any(real_mask(i) for i in args[1]):
+                    indices = []
+                    for i in args[1]:
+                        # A mask of k dims selects along k dims: k index tensors.
+                        indices.extend(aten.nonzero.default(i).unbind(1) if real_mask(i) else [i])
+                    args = (args[0], indices, *args[2:])
+            return func(*args, **kwargs)
+
+    with Positions():
+        yield
 
 
 # The read-backs a specialised trace leaves in the graph: their values are burnt in, so
