@@ -503,7 +503,8 @@ def test_a_floating_input_selected_by_an_integer_mask_is_traced_without_its_valu
 
 def test_inputs_above_the_budget_are_built_with_their_floating_ones_fake(tmp_path, monkeypatch):
     """A MoE's expert weights (22.6 GB in SOL-ExecBench task 44) are never built: above the
-    budget only the integer and boolean inputs are built for real, the floating ones fake
+    budget only the integer and boolean inputs, and the floating ones of at most
+    SPECIALISE_REAL_TENSOR_BYTES each (0 here), are built for real, the others fake
     (specialise.floating_fake). x [8, 4] fp32 (128 B) and n = [3] int64 (8 B): 136 B, above
     a budget of 100; captured for n = [3], the output x[:3] * 2 is [3, 4]. An integer input
     computed from a floating one has no value then, and a generator that writes such a value
@@ -512,6 +513,7 @@ def test_inputs_above_the_budget_are_built_with_their_floating_ones_fake(tmp_pat
     from solar.frontend.capture import capture_problem
 
     monkeypatch.setattr(specialise, "SPECIALISE_MAX_BYTES", 100)
+    monkeypatch.setattr(specialise, "SPECIALISE_REAL_TENSOR_BYTES", 0)
     model = (
         "class Model(nn.Module):\n    def forward(self, x, n):\n"
         "        return x[: int(n[0].item())] * 2\n\n\n"
@@ -532,7 +534,7 @@ def test_inputs_above_the_budget_are_built_with_their_floating_ones_fake(tmp_pat
         model + "def get_inputs():\n"
         "    return [torch.randn(8, 4), torch.randn(1).abs().long() + 3]\n",
     )
-    with pytest.raises(UserError, match=r"floating inputs \(136 bytes with the others\) were"):
+    with pytest.raises(UserError, match="a trace on its floating inputs of at most 0 bytes each"):
         capture_problem(from_float)
     written = _problem(
         tmp_path,
@@ -542,6 +544,32 @@ def test_inputs_above_the_budget_are_built_with_their_floating_ones_fake(tmp_pat
     )
     with pytest.raises(UserError, match="writes values computed from a floating tensor into"):
         capture_problem(written)
+
+
+def test_small_floating_inputs_decide_while_large_ones_stay_fake(tmp_path, monkeypatch):
+    """A router's logits decide a MoE's routing, its expert weights only its arithmetic
+    (SOL-ExecBench task 123): above the budgets, a floating input of at most
+    SPECIALISE_REAL_TENSOR_BYTES (64 here) is built and traced for real, a larger one fake.
+    w [8, 4] fp32 (128 B, fake) and s = [1, -1] fp32 (8 B, real): 136 B, above a budget of
+    100 and a real-trace budget of 100; one element of s is positive, so the output
+    w[: 1 + 1] * 2 is [2, 4]."""
+    from solar.frontend import specialise
+    from solar.frontend.capture import capture_problem
+
+    monkeypatch.setattr(specialise, "SPECIALISE_MAX_BYTES", 100)
+    monkeypatch.setattr(specialise, "SPECIALISE_REAL_BYTES", 100)
+    monkeypatch.setattr(specialise, "SPECIALISE_REAL_TENSOR_BYTES", 64)
+    routed = _problem(
+        tmp_path,
+        "routed",
+        "class Model(nn.Module):\n    def forward(self, w, s):\n"
+        "        return w[: int((s > 0).sum().item()) + 1] * 2\n\n\n"
+        "def get_inputs():\n    return [torch.randn(8, 4), torch.tensor([1.0, -1.0])]\n",
+    )
+    capture = capture_problem(routed)
+    assert "read the values of its inputs (s)" in capture.notes[0]
+    output = next(n for n in capture.exported.graph.nodes if n.op == "output")
+    assert [list(v.meta["val"].shape) for v in output.args[0]] == [[2, 4]]
 
 
 def test_safetensors_inputs_give_their_values_to_the_capture(tmp_path):

@@ -764,8 +764,9 @@ def specialised_capture(
     if fake is not None:
         notes.append(
             f"its inputs ({input_bytes:,} bytes) are above the {sp.SPECIALISE_MAX_BYTES:,} "
-            "bytes built for real: only its integer and boolean inputs were, its floating ones "
-            "fake, so random integers drawn after a floating input differ from a real run's "
+            "bytes built for real: its integer and boolean inputs were, and its floating ones "
+            f"of at most {sp.SPECIALISE_REAL_TENSOR_BYTES:,} bytes; the others are fake, so "
+            "random values drawn after one differ from a real run's "
             '(docs/pytorch.md, "Data-dependent control flow and sizes")'
         )
     return Capture(

@@ -43,6 +43,12 @@ SPECIALISE_MAX_BYTES = 8 << 30
 # A program whose control flow also reads floating values is traced on all its inputs, for
 # real (computing it), when they take at most this many bytes.
 SPECIALISE_REAL_BYTES = 4 << 30
+# Above SPECIALISE_REAL_BYTES, the floating inputs of at most this many bytes each are
+# still traced for real (smallest first, within SPECIALISE_REAL_BYTES together), the larger
+# ones fake: a router's logits or hidden states (SOL-ExecBench task 123: 2048 tokens x 7,168
+# bf16, 29 MB) decide a MoE's routing, its expert weights (256 x 2,048 x 7,168 x 3 bf16,
+# 22.5 GB) only its arithmetic.
+SPECIALISE_REAL_TENSOR_BYTES = 256 << 20
 # The traced graph may have at most this many nodes (a loop over requests and heads unrolls).
 # Exporting and decomposing it is the slow part: on a 2-core machine the ragged decode over
 # 32 requests x 8 heads (9,670 core ATen operators) takes 2 minutes.
@@ -63,7 +69,6 @@ def specialise(flat, tensors: list, input_bytes: int, grad: bool = False, fake=N
     cannot be made."""
     from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 
-    built_fake = fake is not None and any(isinstance(t, FakeTensor) for t in tensors)
     fake = fake or FakeTensorMode(allow_non_fake_inputs=True)
     mixed = [
         t if _decides(t) or isinstance(t, FakeTensor) else fake.from_tensor(t) for t in tensors
@@ -73,29 +78,25 @@ def specialise(flat, tensors: list, input_bytes: int, grad: bool = False, fake=N
     except UserError:
         raise
     except Exception as e:  # noqa: BLE001 - any failure of the trace is the program's
-        # It reads floating values too (a routing weight read with .item()): traced on the
-        # real inputs, which computes the program for real, where they are small enough.
-        if built_fake:
-            raise Refused(
-                "capturing it for the values of its integer and boolean inputs failed too "
-                f"({_first_line(e)}), and its floating inputs ({input_bytes:,} bytes with "
-                "the others) were never built: they are above the "
-                f"{SPECIALISE_MAX_BYTES:,} within which inputs are built for real"
-            ) from None
-        if input_bytes > SPECIALISE_REAL_BYTES:
-            raise Refused(
-                "capturing it for the values of its integer and boolean inputs failed too "
-                f"({_first_line(e)}), and its inputs ({input_bytes:,} bytes) are above the "
-                f"{SPECIALISE_REAL_BYTES:,} within which it is traced on all its values"
-            ) from None
-        mixed = list(tensors)
+        # It reads floating values too (a router's logits, a routing weight read with
+        # .item()): traced again on its floating inputs for real, which computes the program
+        # on them, where they are small enough (_real_within).
+        mixed = _real_within(tensors, fake)
         try:
             gm = _trace(flat, mixed, grad)
         except UserError:
             raise
-        except Exception as e:  # noqa: BLE001
+        except Exception as again:  # noqa: BLE001
+            if any(isinstance(t, FakeTensor) and not _decides(t) for t in mixed):
+                raise Refused(
+                    "capturing it for the values of its integer and boolean inputs failed too "
+                    f"({_first_line(e)}), and so did a trace on its floating inputs of at most "
+                    f"{SPECIALISE_REAL_TENSOR_BYTES:,} bytes each with the larger ones fake "
+                    f"({_first_line(again)}); its inputs ({input_bytes:,} bytes) are above the "
+                    f"{SPECIALISE_REAL_BYTES:,} within which it is traced on all its values"
+                ) from None
             raise Refused(
-                f"capturing it for its inputs' values failed too: {_first_line(e)}"
+                f"capturing it for its inputs' values failed too: {_first_line(again)}"
             ) from None
     nodes = len(gm.graph.nodes)
     if nodes > SPECIALISE_MAX_NODES:
@@ -115,21 +116,51 @@ def specialise(flat, tensors: list, input_bytes: int, grad: bool = False, fake=N
     return gm, read, fakes
 
 
+def _nbytes(t) -> int:
+    return t.numel() * t.element_size()
+
+
+def _real_within(tensors: list, fake) -> list:
+    """The inputs of a trace on real floating values: all as they are where the real ones
+    take at most SPECIALISE_REAL_BYTES; else the floating ones of at most
+    SPECIALISE_REAL_TENSOR_BYTES each stay real, smallest first while their total stays
+    within SPECIALISE_REAL_BYTES, and the others become fake (integers and booleans stay
+    real)."""
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    real = [t for t in tensors if not isinstance(t, FakeTensor)]
+    if sum(_nbytes(t) for t in real) <= SPECIALISE_REAL_BYTES:
+        return list(tensors)
+    out, total = list(tensors), 0
+    for i in sorted(range(len(tensors)), key=lambda i: _nbytes(tensors[i])):
+        t = tensors[i]
+        if isinstance(t, FakeTensor) or _decides(t):
+            continue
+        if _nbytes(t) <= SPECIALISE_REAL_TENSOR_BYTES and total + _nbytes(t) <= (
+            SPECIALISE_REAL_BYTES
+        ):
+            total += _nbytes(t)
+        else:
+            out[i] = fake.from_tensor(t)
+    return out
+
+
 @contextlib.contextmanager
 def floating_fake(fake):
     """Inside, a floating or complex tensor made from no tensor (`torch.randn`, `zeros`,
-    `empty` of a float dtype) is a fake tensor of the FakeTensorMode `fake`, and so is
-    everything computed from a fake one; integer and boolean tensors made from real ones are
-    real. An input generator run inside builds its integer inputs (expert ids, lengths,
-    indices) for real and never allocates its floating ones: a MoE's 22 GB of expert weights
-    (SOL-ExecBench task 44) cost nothing, while the routing the program's control flow reads
-    has values. Two differences from a real run, said where this is used: a fake random
-    tensor draws nothing from the generator, so random integers drawn after one differ from
-    those a real run with the same seed draws (same distribution, other values); and an
-    integer computed from a fake floating tensor (`logits.topk(k).indices`) is fake, so the
-    program cannot read its values (the trace then fails and says so). A real tensor that an
-    operator would overwrite with values computed from a fake one raises Refused rather than
-    keep stale values."""
+    `empty` of a float dtype) is a fake tensor of the FakeTensorMode `fake` where it is
+    larger than SPECIALISE_REAL_TENSOR_BYTES or the real ones made so far would pass
+    SPECIALISE_REAL_BYTES, and so is everything computed from a fake one; integer and
+    boolean tensors made from real ones are real. An input generator run inside builds its
+    integer inputs (expert ids, lengths, indices) and its small floating ones (a router's
+    hidden states) for real and never allocates its large ones: a MoE's 22 GB of expert
+    weights (SOL-ExecBench task 44) cost nothing, while the routing the program's control
+    flow reads has values. Two differences from a real run, said where this is used: a fake
+    random tensor draws nothing from the generator, so random values drawn after one differ
+    from those a real run with the same seed draws (same distribution, other values); and a
+    value computed from a fake tensor is fake, so the program cannot read it (the trace then
+    fails and says so). A real tensor that an operator would overwrite with values computed
+    from a fake one raises Refused rather than keep stale values."""
     import torch
     from torch._subclasses.fake_tensor import FakeTensor
     from torch.utils._python_dispatch import TorchDispatchMode
@@ -163,10 +194,16 @@ def floating_fake(fake):
             if not tensors:
                 with fake:
                     out = func(*args, **kwargs)  # shapes and dtypes only: nothing allocated
+                size = sum(_nbytes(o) for o in tree_leaves(out) if isinstance(o, torch.Tensor))
                 if floating(out):
-                    return out
+                    if size > SPECIALISE_REAL_TENSOR_BYTES or built[0] + size > (
+                        SPECIALISE_REAL_BYTES
+                    ):
+                        return out
+                    built[0] += size
             return func(*args, **kwargs)
 
+    built = [0]  # bytes of the floating tensors made for real
     with FloatingFake():
         yield fake
 
