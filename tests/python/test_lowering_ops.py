@@ -891,6 +891,26 @@ CASES = {
         ),
         [R(3, 4, 3), torch.tensor([2, -1, 0, 1]), torch.tensor([3, 0, -2, 1])],
     ),
+    # x[i, j] = v (or += v) with index tensors of adjacent dims: the rows of the merged dims
+    # overwritten or added to (duplicate (i, j) pairs summed with accumulate; distinct pairs
+    # where overwritten, so no winner is unspecified), broadcast indices and values, a
+    # leading full slice, three indices.
+    "index_put_rows": lambda: (
+        f(
+            lambda x, v, i, j: (
+                x.index_put((i, i), x[0, :2] * 2, accumulate=True),
+                x.index_put((torch.tensor([0, 2, 1]), torch.tensor([3, -1, 0])), v[0, :3]),
+                x.index_put((torch.tensor([[0], [2]]), torch.tensor([1, 3])), v[:2, :2]),
+                torch.ops.aten.index_put(
+                    v.view(1, 3, 4).expand(2, 3, 4).clone(), [None, i, j], v[0, :2], True
+                ),
+                torch.ops.aten.index_put(
+                    x.view(3, 2, 2), [torch.tensor([2, 0]), torch.tensor([1, 0]), j % 2], v[1, 0]
+                ),
+            )
+        ),
+        [R(3, 4), R(3, 4), I(3, 2), I(4, 2)],
+    ),
     "index_tensor_nonadjacent": lambda: (
         f(lambda x, i, j: x[i, :, j] + x[i, 1:3, :][:, :, j].sum()),
         [R(3, 4, 5), torch.tensor([2, 0, 1]), torch.tensor([4, 0, 3])],
@@ -1075,10 +1095,10 @@ ERROR_CASES = {
         lambda: (f(lambda x, i: x.scatter_reduce(1, i, x, reduce="amax")), [R(3, 4), I(4, 3, 4)]),
         "scatter_reduce with reduce='amax', include_self=True is not expressible",
     ),
-    "index_put_two_indices": (
+    "index_put_nonadjacent": (
         lambda: (
-            f(lambda x, i: x.index_put((i, i), x[0, :2] * 2, accumulate=True)),
-            [R(3, 4), I(3, 2)],
+            f(lambda x, i: torch.ops.aten.index_put(x, [i, None, i], x[0, 0, :2] * 2, True)),
+            [R(3, 4, 3), I(3, 2)],
         ),
         "with several index tensors",
     ),
@@ -1655,8 +1675,9 @@ EXTRA_UNSUPPORTED = {
     "aten.upsample_bicubic2d.vec": "not implemented yet (interpolate's 'area' mode is adaptive "
     "average pooling and is supported)",
     "aten.index_put.default (several index tensors)": "a write to data-chosen positions the "
-    "`scatter` builtins cannot express (x[bool_mask] = scalar and x[..., int_index] = v or "
-    "+= v along one dim are supported)",
+    "`scatter` builtins cannot express where the index tensors index non-adjacent dims or "
+    "more than three (x[bool_mask] = scalar, x[..., int_index] = v and x[..., i, j(, k)] = v, "
+    "or += v, are supported)",
 }
 
 

@@ -2041,10 +2041,19 @@ def _index_put(lw, x, indices, values, accumulate=False):
     (x[i], x[:, i], ...): slices of x along that dim overwritten (`scatter`) or added to
     (`scatter_add`: every slice of v, duplicate indices included), i flattened and v
     broadcast to the indexed shape; in place (`inplace=1`) where eager PyTorch writes in
-    place (_in_place). Several index tensors are not expressible."""
+    place (_in_place). Two or three integer index tensors of adjacent dims (x[i, j] = v, a
+    MoE's tokens placed in their experts' slots): _index_put_rows. Others (non-adjacent
+    dims, more than three, a mask with a tensor of values) are not expressible."""
     x, values = tensor(lw, x), tensor(lw, values)
     idx = [i for i in indices if i is not None]
     axis = len(indices) - 1
+    pos = [d for d, i in enumerate(indices) if i is not None]
+    if (
+        2 <= len(idx) <= 3
+        and pos == list(range(pos[0], pos[-1] + 1))
+        and all(tensor(lw, i).dtype != "bool" for i in idx)
+    ):
+        return _index_put_rows(lw, x, pos, [tensor(lw, i) for i in idx], values, accumulate)
     if len(idx) == 1 and indices[axis] is not None and tensor(lw, idx[0]).dtype != "bool":
         index = tensor(lw, idx[0])
         before, after = x.shape[:axis], x.shape[axis + 1 :]
@@ -2067,6 +2076,29 @@ def _index_put(lw, x, indices, values, accumulate=False):
     mask = lw.reshape(mask, tuple(mask.shape) + (1,) * (rank - len(mask.shape)))
     new = elementwise(lw, "add", [x, values]) if accumulate else values
     return elementwise(lw, "where", [mask, new, x])
+
+
+def _index_put_rows(lw, x, pos, indices, values, accumulate):
+    """x[..., i0, i1(, i2), ...] = v (or += v) with integer index tensors of the adjacent dims
+    `pos`: those dims merged into one (a view), the broadcast indices turned into rows of it
+    by the integer kernel `_index` uses (index_lin2/3, negative indices wrapped), and the rows'
+    slices overwritten (`scatter`) or added to (`scatter_add`) along it."""
+    import torch
+
+    bshape = tuple(torch.broadcast_shapes(*[t.shape for t in indices]))
+    n = math.prod(bshape)
+    sizes = [x.shape[d] for d in pos]
+    flat = [lw.flat(lw.broadcast_to(t, bshape)) for t in indices]
+    kernel = {2: "index_lin2", 3: "index_lin3"}[len(pos)]
+    rows = lw.call(kernel, [f.var for f in flat] + sizes, (n,), "int64", kernel_dtype="fp32")
+    pre, post = tuple(x.shape[: pos[0]]), tuple(x.shape[pos[-1] + 1 :])
+    x3 = lw.reshape(x, (math.prod(pre), math.prod(sizes), math.prod(post)))
+    values = lw.broadcast_to(lw.cast(values, x.dtype), pre + bshape + post)
+    values = lw.reshape(values, (math.prod(pre), n, math.prod(post)))
+    index = lw.broadcast_to(lw.reshape(rows, (1, n, 1)), values.shape)
+    builtin = "scatter_add" if accumulate else "scatter"
+    y = _scatter_into(lw, builtin, x3, 1, index, values, _in_place(lw))
+    return lw.reshape(y, x.shape)
 
 
 @rule("aten.copy.default")
