@@ -377,6 +377,18 @@ def _problem(tmp_path, name: str, body: str):
     return str(path)
 
 
+def _captured_for(path: str, read: str, shapes: list):
+    """The value-specialised capture of problem `path`: its first note names the inputs
+    `read` as those whose values decided, and its outputs have `shapes`."""
+    from solar.frontend.capture import capture_problem
+
+    capture = capture_problem(path)
+    assert f"read the values of its inputs ({read})" in capture.notes[0]
+    output = next(n for n in capture.exported.graph.nodes if n.op == "output")
+    assert [list(v.meta["val"].shape) for v in output.args[0]] == shapes
+    return capture
+
+
 def _validated(tmp_path, name: str, body: str, flops: int, note: str):
     """The analysis of problem `body` on H100 PCIe: `flops` FLOPs, validated in full, and a
     note that says `note`."""
@@ -437,10 +449,7 @@ def test_value_specialisation_says_why_it_does_not_apply(tmp_path, monkeypatch):
         "def get_inputs():\n    return [torch.randn(8, 4), torch.tensor([3])]\n",
     )
     # Within the budget it is captured for n = [3]: the output is x[:3] * 2, [3, 4].
-    capture = capture_problem(sliced)
-    assert "read the values of its inputs (n)" in capture.notes[0]
-    output = next(n for n in capture.exported.graph.nodes if n.op == "output")
-    assert [list(v.meta["val"].shape) for v in output.args[0]] == [[3, 4]]
+    _captured_for(sliced, "n", [[3, 4]])
     # Its traced graph (a slice, a multiply, the placeholders and the output) has more than
     # 2 operators.
     monkeypatch.setattr(specialise, "SPECIALISE_MAX_NODES", 2)
@@ -460,7 +469,6 @@ def test_a_numpy_read_is_captured_for_its_values(tmp_path):
     supported for tensor subclasses"), which is a value read, so the program is captured for
     n = [3] as for `.item()`: x[:3] * 2 is [3, 4]. Before, the export error ended the
     capture."""
-    from solar.frontend.capture import capture_problem
 
     numpy_read = _problem(
         tmp_path,
@@ -469,10 +477,7 @@ def test_a_numpy_read_is_captured_for_its_values(tmp_path):
         "        return x[: int(n.cpu().numpy()[0])] * 2\n\n\n"
         "def get_inputs():\n    return [torch.randn(8, 4), torch.tensor([3])]\n",
     )
-    capture = capture_problem(numpy_read)
-    assert "read the values of its inputs (n)" in capture.notes[0]
-    output = next(n for n in capture.exported.graph.nodes if n.op == "output")
-    assert [list(v.meta["val"].shape) for v in output.args[0]] == [[3, 4]]
+    _captured_for(numpy_read, "n", [[3, 4]])
 
 
 def test_a_floating_input_selected_by_an_integer_mask_is_traced_without_its_values(
@@ -485,7 +490,6 @@ def test_a_floating_input_selected_by_an_integer_mask_is_traced_without_its_valu
     failed on its unknown size, and only a trace on all the inputs for real (refused here:
     SPECIALISE_REAL_BYTES = 0, as for inputs above it) could capture it."""
     from solar.frontend import specialise
-    from solar.frontend.capture import capture_problem
 
     monkeypatch.setattr(specialise, "SPECIALISE_REAL_BYTES", 0)
     masked = _problem(
@@ -495,10 +499,7 @@ def test_a_floating_input_selected_by_an_integer_mask_is_traced_without_its_valu
         "        return x[n > 1] * 2\n\n\n"
         "def get_inputs():\n    return [torch.randn(4, 3), torch.tensor([0, 2, 3, 1])]\n",
     )
-    capture = capture_problem(masked)
-    assert "read the values of its inputs (n)" in capture.notes[0]
-    output = next(n for n in capture.exported.graph.nodes if n.op == "output")
-    assert [list(v.meta["val"].shape) for v in output.args[0]] == [[2, 3]]
+    _captured_for(masked, "n", [[2, 3]])
 
 
 def test_inputs_above_the_budget_are_built_with_their_floating_ones_fake(tmp_path, monkeypatch):
@@ -523,27 +524,25 @@ def test_inputs_above_the_budget_are_built_with_their_floating_ones_fake(tmp_pat
         "sliced",
         model + "def get_inputs():\n    return [torch.randn(8, 4), torch.tensor([3])]\n",
     )
-    capture = capture_problem(sliced)
-    assert "read the values of its inputs (n)" in capture.notes[0]
+    capture = _captured_for(sliced, "n", [[3, 4]])
     assert "its inputs (136 bytes) are above the 100 bytes built for real" in capture.notes[1]
-    output = next(n for n in capture.exported.graph.nodes if n.op == "output")
-    assert [list(v.meta["val"].shape) for v in output.args[0]] == [[3, 4]]
-    from_float = _problem(
-        tmp_path,
-        "from_float",
-        model + "def get_inputs():\n"
-        "    return [torch.randn(8, 4), torch.randn(1).abs().long() + 3]\n",
-    )
-    with pytest.raises(UserError, match="a trace on its floating inputs of at most 0 bytes each"):
-        capture_problem(from_float)
-    written = _problem(
-        tmp_path,
-        "written",
-        model + "def get_inputs():\n    n = torch.zeros(1, dtype=torch.long)\n"
-        "    n[0] = torch.randn(()).abs().long() + 3\n    return [torch.randn(8, 4), n]\n",
-    )
-    with pytest.raises(UserError, match="writes values computed from a floating tensor into"):
-        capture_problem(written)
+    refused = {
+        # n = |randn(1)| + 3, computed from a fake tensor: no value to read.
+        "from_float": (
+            "    return [torch.randn(8, 4), torch.randn(1).abs().long() + 3]\n",
+            "a trace on its floating inputs of at most 0 bytes each",
+        ),
+        # The same value written into a real n.
+        "written": (
+            "    n = torch.zeros(1, dtype=torch.long)\n"
+            "    n[0] = torch.randn(()).abs().long() + 3\n    return [torch.randn(8, 4), n]\n",
+            "writes values computed from a floating tensor into",
+        ),
+    }
+    for name, (body, message) in refused.items():
+        path = _problem(tmp_path, name, model + "def get_inputs():\n" + body)
+        with pytest.raises(UserError, match=message):
+            capture_problem(path)
 
 
 def test_small_floating_inputs_decide_while_large_ones_stay_fake(tmp_path, monkeypatch):
@@ -554,7 +553,6 @@ def test_small_floating_inputs_decide_while_large_ones_stay_fake(tmp_path, monke
     100 and a real-trace budget of 100; one element of s is positive, so the output
     w[: 1 + 1] * 2 is [2, 4]."""
     from solar.frontend import specialise
-    from solar.frontend.capture import capture_problem
 
     monkeypatch.setattr(specialise, "SPECIALISE_MAX_BYTES", 100)
     monkeypatch.setattr(specialise, "SPECIALISE_REAL_BYTES", 100)
@@ -566,10 +564,7 @@ def test_small_floating_inputs_decide_while_large_ones_stay_fake(tmp_path, monke
         "        return w[: int((s > 0).sum().item()) + 1] * 2\n\n\n"
         "def get_inputs():\n    return [torch.randn(8, 4), torch.tensor([1.0, -1.0])]\n",
     )
-    capture = capture_problem(routed)
-    assert "read the values of its inputs (s)" in capture.notes[0]
-    output = next(n for n in capture.exported.graph.nodes if n.op == "output")
-    assert [list(v.meta["val"].shape) for v in output.args[0]] == [[2, 4]]
+    _captured_for(routed, "s", [[2, 4]])
 
 
 def test_safetensors_inputs_give_their_values_to_the_capture(tmp_path):
