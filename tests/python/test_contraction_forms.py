@@ -164,6 +164,26 @@ def test_an_einsum_with_an_ellipsis():
     assert r.validation.status == "full", r.validation.detail
 
 
+class Outer(torch.nn.Module):
+    """Mamba's discretisation, `einsum("bld,dn->bldn", delta, A)`, and an elementwise
+    product written as an einsum: products without a sum."""
+
+    def forward(self, delta, a, u):
+        return torch.einsum("bld,dn->bldn", delta, a), torch.einsum("bld,bld->bld", delta, u)
+
+
+def test_an_einsum_without_a_sum_counts_one_product_an_element():
+    # delta [2, 3, 4], A [4, 5]: 2·3·4·5 = 120 outputs, one multiply each; the elementwise
+    # einsum 2·3·4 = 24 more: 144 FLOPs, one an element, no MAC (nothing is summed). The
+    # kernel once wrote `C += A * B`, counting an add per element too (288 FLOPs).
+    r = analyze(Outer(), (2, 3, 4), (4, 5), (2, 3, 4))
+    assert r.graph.total_macs == 0
+    assert r.graph.total_flops == 144
+    contracts = [n for n in r.graph.nodes if n.op.startswith("contract_")]
+    assert [n.vector_flops for n in contracts] == [120, 24]
+    assert r.validation.status == "full", r.validation.detail
+
+
 class Three(torch.nn.Module):
     def forward(self, a, b, c):
         return torch.einsum("ij,jk,kl->il", a, b, c)

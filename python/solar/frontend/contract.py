@@ -44,7 +44,11 @@ def dot_kernel(lhs, rhs, out, dtype: str, bias: str = "") -> str:
     for d in contracted:
         lines.append("    " * depth + f'for {d.lower()} in Dim("{d}"):')
         depth += 1
-    lines.append("    " * depth + f"C[{idx(out)}] += A[{idx(lhs)}] * B[{idx(rhs)}]")
+    # Without a contracted dim (an outer or elementwise product, `bld,dn->bldn`) each output
+    # is one product, written once: no sum, so no add counted (1 FLOP an element, as eager's
+    # mul), unless a bias starts it.
+    write = "+=" if contracted or bias else "="
+    lines.append("    " * depth + f"C[{idx(out)}] {write} A[{idx(lhs)}] * B[{idx(rhs)}]")
     lines.append("    return C")
     return "\n".join(lines)
 
