@@ -8,10 +8,11 @@ The inputs are built for real (get_inputs() with the seed validation uses, so th
 validated run sees the same values); the integer and boolean ones stay real and the
 floating ones become fake, and the trace (make_fx in real mode, which reads a real tensor's
 value where the program asks for it) never computes on them. Inputs above the budget
-(SPECIALISE_MAX_BYTES) are built with the floating ones fake from the start
-(floating_fake). A program that also reads a
-floating value (a routing weight read with `.item()`) is traced on all its inputs for real
-where they are small enough (SPECIALISE_REAL_BYTES). The traced graph no longer reads
+(SPECIALISE_MAX_BYTES) are built with their large floating ones fake from the start
+(floating_fake). A program that also reads a floating value (a routing weight read with
+`.item()`, a router's top-k) is traced on all its inputs for real where they are small
+enough (SPECIALISE_REAL_BYTES), else on its small floating ones for real and the large ones
+fake (_real_within). The traced graph no longer reads
 values, so torch.export captures it as any program. The bound holds for these values, and
 the report says which inputs decided the control flow (docs/pytorch.md, "Data-dependent
 control flow")."""
