@@ -455,11 +455,12 @@ def test_value_specialisation_says_why_it_does_not_apply(tmp_path, monkeypatch):
     monkeypatch.setattr(specialise, "SPECIALISE_MAX_NODES", 2)
     with pytest.raises(UserError, match=r"it unrolls to \d+ operators, above the 2 allowed"):
         capture_problem(sliced)
-    # x [8, 4] fp32 (128 B) and n int64 (8 B): 136 B, above a budget of 100, so only n is
-    # built for real (the next test); with a budget of 4, n's 8 B are above it too.
+    # x [8, 4] fp32 (128 B) and n int64 (8 B): 136 B, above a budget of 4, so only n and
+    # the floating inputs within SPECIALISE_REAL_BYTES (32 above: x's 128 B are not) are
+    # built for real (the next test), and n's 8 B are above the budget too.
     monkeypatch.setattr(specialise, "SPECIALISE_MAX_NODES", 20_000)
     monkeypatch.setattr(specialise, "SPECIALISE_MAX_BYTES", 4)
-    with pytest.raises(UserError, match="boolean inputs for real: 8 bytes, above the 4 allowed"):
+    with pytest.raises(UserError, match="floating inputs for real: 8 bytes, above the 4 allowed"):
         capture_problem(sliced)
 
 

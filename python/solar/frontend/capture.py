@@ -719,7 +719,8 @@ def specialised_capture(
     if model_bytes:
         raise refuse(weights)
     # Inputs above the budget: only the integer and boolean ones, which control flow reads,
-    # are built for real (sp.floating_fake); they must fit the budget themselves.
+    # and the small floating ones are built for real (sp.floating_fake); together they must
+    # fit the budget.
     fake = None
     try:
         if input_bytes > sp.SPECIALISE_MAX_BYTES:
@@ -730,8 +731,8 @@ def specialised_capture(
             real_bytes = tensor_bytes([t for t in signature(example)[1] if not is_fake(t)])
             if real_bytes > sp.SPECIALISE_MAX_BYTES:
                 raise sp.Refused(
-                    f"capturing it for its inputs' values builds its integer and boolean "
-                    f"inputs for real: {real_bytes:,} bytes, above the "
+                    f"capturing it for its inputs' values builds its integer, boolean and "
+                    f"small floating inputs for real: {real_bytes:,} bytes, above the "
                     f"{sp.SPECIALISE_MAX_BYTES:,} allowed; lower the sizes with --dim"
                 )
         else:
