@@ -503,6 +503,28 @@ def test_a_floating_input_selected_by_an_integer_mask_is_traced_without_its_valu
     _captured_for(masked, "n", [[2, 3]])
 
 
+def test_an_operator_without_a_cpu_kernel_is_traced_fake(tmp_path):
+    """SOL-ExecBench's NVFP4 references quantise a real input after reading a value of it
+    and multiply the fp4 codes with `torch._scaled_mm`, which has no CPU kernel for them
+    ("Invalid scaling configuration"): the specialised trace, which computes on x for real
+    (its value decides), runs the product in the fake mode, whose result has a shape and no
+    values. x [8, 8] (its codes packed: 16 fp4 values a row) and b [4, 8] packed; one fp8
+    scale per 16 elements of K in the blocked layout (128 x 4, padded: 512 each); the output
+    is [8, 4]. Before, the trace failed on the product."""
+    codes = "torch.randint(0, 256, (4, 8), dtype=torch.uint8).view(torch.float4_e2m1fn_x2)"
+    scales = "torch.ones(512).to(torch.float8_e4m3fn)"
+    fp4 = _problem(
+        tmp_path,
+        "fp4",
+        "class Model(nn.Module):\n    def forward(self, x, b, sa, sb):\n"
+        "        k = 2 if x.max() > 0 else 1\n"
+        "        a = (x.abs() * k).to(torch.uint8).view(torch.float4_e2m1fn_x2)\n"
+        "        return torch._scaled_mm(a, b.t(), sa, sb, out_dtype=torch.float32)\n\n\n"
+        f"def get_inputs():\n    return [torch.randn(8, 8), {codes}, {scales}, {scales}]\n",
+    )
+    _captured_for(fp4, "x", [[8, 4]])
+
+
 def test_inputs_above_the_budget_are_built_with_their_floating_ones_fake(tmp_path, monkeypatch):
     """A MoE's expert weights (22.6 GB in SOL-ExecBench task 44) are never built: above the
     budget only the integer and boolean inputs, and the floating ones of at most

@@ -75,7 +75,7 @@ def specialise(flat, tensors: list, input_bytes: int, grad: bool = False, fake=N
         t if _decides(t) or isinstance(t, FakeTensor) else fake.from_tensor(t) for t in tensors
     ]
     try:
-        gm = _trace(flat, mixed, grad)
+        gm = _trace(flat, mixed, fake, grad)
     except UserError:
         raise
     except Exception as e:  # noqa: BLE001 - any failure of the trace is the program's
@@ -84,7 +84,7 @@ def specialise(flat, tensors: list, input_bytes: int, grad: bool = False, fake=N
         # on them, where they are small enough (_real_within).
         mixed = _real_within(tensors, fake)
         try:
-            gm = _trace(flat, mixed, grad)
+            gm = _trace(flat, mixed, fake, grad)
         except UserError:
             raise
         except Exception as again:  # noqa: BLE001
@@ -249,14 +249,15 @@ def _decides(t) -> bool:
     return not (t.is_floating_point() or t.is_complex())
 
 
-def _trace(flat, mixed, grad: bool = False):
+def _trace(flat, mixed, fake, grad: bool = False):
     """make_fx in real mode: a real tensor's value is read where the program asks for it
-    (`.item()`, `bool(...)`, a slice bound), and burnt into the graph."""
+    (`.item()`, `bool(...)`, a slice bound), and burnt into the graph. `fake`: the
+    FakeTensorMode of the fake inputs."""
     import torch
     from torch.fx.experimental.proxy_tensor import make_fx
 
     def traced(*args):
-        with _masks_as_positions():
+        with _masks_as_positions(fake):
             return flat(*args)
 
     try:
@@ -270,19 +271,23 @@ def _trace(flat, mixed, grad: bool = False):
 
 
 @contextlib.contextmanager
-def _masks_as_positions():
+def _masks_as_positions(fake):
     """Inside, a fake tensor indexed by a real boolean mask (`weights[valid]`, where `valid`
     comes from the integer routing: SOL-ExecBench task 106's capacity mask) is indexed by the
     mask's true positions instead, `nonzero(mask)` computed for real: the same elements, a
     size the values give. Indexed by the mask itself, the fake mode would turn the mask fake
     and fail on a size it cannot know (aten.nonzero). The positions' `nonzero` stays in the
-    graph, where _select_positions burns its value in."""
+    graph, where _select_positions burns its value in. And an operator without a CPU kernel
+    for its inputs (`torch._scaled_mm` on fp4 codes: SOL-ExecBench's NVFP4 references) runs
+    in the fake mode `fake`: its result's shape is known, its values are not (a program
+    that reads them fails as on any fake value)."""
     import torch
     from torch._subclasses.fake_tensor import FakeTensor
     from torch.utils._python_dispatch import TorchDispatchMode
 
     aten = torch.ops.aten
     indexing = {aten.index.Tensor, aten.index_put.default, aten.index_put_.default}
+    no_cpu_kernel = {aten._scaled_mm.default}
 
     def real_mask(i) -> bool:
         return (
@@ -292,6 +297,9 @@ def _masks_as_positions():
     class Positions(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
+            if func in no_cpu_kernel:
+                with fake:
+                    return func(*args, **kwargs)
             if func in indexing and isinstance(args[0], FakeTensor):
                 if any(real_mask(i) for i in args[1]):
                     indices = []
