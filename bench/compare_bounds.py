@@ -86,8 +86,8 @@ def causes(before: dict, after: dict, tol: float) -> list[tuple[str, str]]:
     for mode in FIDELITIES:
         b, a = _get(before, "totals", "bytes", mode), _get(after, "totals", "bytes", mode)
         if b is None and a is not None:
-            # The before-revision had no cache-aware bound here (its spec listed no on-chip
-            # level).
+            # The before-revision wrote no such bound (null): the cache-aware bound on a spec
+            # that listed no on-chip level then.
             out.append((f"{mode} bound now computed", ""))
         elif _changed(b, a, tol):
             out.append((f"{mode} bytes", f"{b} -> {a}"))

@@ -257,7 +257,7 @@ def _trace(flat, mixed, fake, grad: bool = False):
     from torch.fx.experimental.proxy_tensor import make_fx
 
     def traced(*args):
-        with _masks_as_positions(fake):
+        with _traceable(fake):
             return flat(*args)
 
     try:
@@ -271,16 +271,17 @@ def _trace(flat, mixed, fake, grad: bool = False):
 
 
 @contextlib.contextmanager
-def _masks_as_positions(fake):
-    """Inside, a fake tensor indexed by a real boolean mask (`weights[valid]`, where `valid`
+def _traceable(fake):
+    """What the real-mode trace needs of operators that mix real and fake tensors. Inside, a
+    fake tensor indexed by a real boolean mask (`weights[valid]`, where `valid`
     comes from the integer routing: SOL-ExecBench task 106's capacity mask) is indexed by the
     mask's true positions instead, `nonzero(mask)` computed for real: the same elements, a
     size the values give. Indexed by the mask itself, the fake mode would turn the mask fake
     and fail on a size it cannot know (aten.nonzero). The positions' `nonzero` stays in the
-    graph, where _select_positions burns its value in. And an operator without a CPU kernel
-    for its inputs (`torch._scaled_mm` on fp4 codes: SOL-ExecBench's NVFP4 references) runs
-    in the fake mode `fake`: its result's shape is known, its values are not (a program
-    that reads them fails as on any fake value)."""
+    graph, where _select_positions burns its value in. And an operator that may have no CPU
+    kernel for its inputs (`torch._scaled_mm` on fp4 codes: SOL-ExecBench's NVFP4
+    references) runs in the fake mode `fake` where the real call fails: its result's shape
+    is known, its values are not (a program that reads them fails as on any fake value)."""
     import torch
     from torch._subclasses.fake_tensor import FakeTensor
     from torch.utils._python_dispatch import TorchDispatchMode
@@ -294,12 +295,15 @@ def _masks_as_positions(fake):
             isinstance(i, torch.Tensor) and not isinstance(i, FakeTensor) and i.dtype == torch.bool
         )
 
-    class Positions(TorchDispatchMode):
+    class Traceable(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             if func in no_cpu_kernel:
-                with fake:
+                try:
                     return func(*args, **kwargs)
+                except (RuntimeError, ValueError):  # none: "Invalid scaling configuration"
+                    with fake:
+                        return func(*args, **kwargs)
             if func in indexing and isinstance(args[0], FakeTensor):
                 if any(real_mask(i) for i in args[1]):
                     indices = []
@@ -309,7 +313,7 @@ def _masks_as_positions(fake):
                     args = (args[0], indices, *args[2:])
             return func(*args, **kwargs)
 
-    with Positions():
+    with Traceable():
         yield
 
 
