@@ -263,6 +263,23 @@ class GraphRun {
     SOLAR_INTERNAL_CHECK(converts || node.inputs.empty() || x.dtype == out_dtype,
                          "builtin '" + node.name + "' would copy " + dtype_name(x.dtype) +
                              " into " + dtype_name(out_dtype));
+    if (op == Builtin::kBitcast && (x.dtype == DType::kNvfp4 || out_dtype == DType::kNvfp4)) {
+      // Packed FP4 (the tracer allows only uint8 <-> nvfp4): byte j holds codes 2j (low
+      // nibble) and 2j + 1; an nvfp4 array stores one code per byte.
+      Array out = new_output(node, 0);
+      const auto* in = static_cast<const uint8_t*>(x.data);
+      auto* to = static_cast<uint8_t*>(out.data);
+      if (x.dtype == DType::kUint8) {
+        for (int64_t j = 0; j < x.elements(); ++j) {
+          to[2 * j] = in[j] & 0x0Fu;
+          to[2 * j + 1] = static_cast<uint8_t>(in[j] >> 4);
+        }
+      } else {
+        for (int64_t j = 0; j < out.elements(); ++j)
+          to[j] = static_cast<uint8_t>((in[2 * j] & 0x0Fu) | (in[2 * j + 1] & 0x0Fu) << 4);
+      }
+      return;
+    }
     if (op == Builtin::kReshape || op == Builtin::kBitcast) {
       Array a = x;
       a.dtype = out_dtype;  // a bitcast reads the same bytes as another dtype

@@ -82,8 +82,27 @@ void loads_of(const ScalarBody& body, int i, std::vector<int>* out) {
   for (int a : inst.args) loads_of(body, a, out);
 }
 
+// Whether a factor of a MAC whose operands `a` and `b` read nvfp4 tensors is a block scale
+// the matrix unit applies itself: a plain read of an fp8_e4m3 tensor that indexes only dims
+// of one operand and not all of that operand's reduction dims (one scale per block of the
+// contracted dim). Blackwell's block-scaled MMA (PTX ISA, tcgen05.mma
+// kind::mxf4nvf4 with scale_vec::4X: one ue4m3 scale per 16 elements of K, NVFP4) multiplies
+// each block's products by the scales of both operands inside the instruction.
+bool is_block_scale(const std::vector<bool>& scale_loops, const std::vector<bool>& a_loops,
+                    const std::vector<bool>& b_loops, const std::vector<bool>& indexes_target) {
+  for (const auto* operand : {&a_loops, &b_loops}) {
+    bool inside = true, blocks = false;
+    for (size_t l = 0; l < scale_loops.size(); ++l) {
+      if (scale_loops[l] && !(*operand)[l]) inside = false;
+      if (!indexes_target[l] && (*operand)[l] && !scale_loops[l]) blocks = true;
+    }
+    if (inside && blocks) return true;
+  }
+  return false;
+}
+
 // The MAC pattern of `u` and the FLOPs its update operator adds.
-void classify_update(Update* u, const Nest& nest) {
+void classify_update(Update* u, const Nest& nest, const Kernel& kernel) {
   switch (u->kind) {
     case UpdateKind::kAdd: {
       // MAC (docs/ir.md §7.2): += of a product of two tensor-reading factors in a nest with
@@ -105,13 +124,15 @@ void classify_update(Update* u, const Nest& nest) {
       struct Factor {
         int first_read;
         std::vector<bool> loops;
+        bool plain_read;  // the factor is one tensor read, X[..]
       };
       std::vector<Factor> tensor_factors;
       for (int f : factors) {
         std::vector<int> reads;
         loads_of(u->body, f, &reads);
         if (reads.empty()) continue;
-        Factor tf{*std::min_element(reads.begin(), reads.end()), std::vector<bool>(nloops, false)};
+        Factor tf{*std::min_element(reads.begin(), reads.end()), std::vector<bool>(nloops, false),
+                  u->body.insts[static_cast<size_t>(f)].op == ScalarOp::kLoad};
         for (int r : reads)
           for (const auto& idx : u->reads[static_cast<size_t>(r)].index)
             for (const auto& t : idx.terms) tf.loops[static_cast<size_t>(t.loop)] = true;
@@ -122,6 +143,7 @@ void classify_update(Update* u, const Nest& nest) {
           if (indexes_target[l] && a.loops[l] != b.loops[l]) return true;
         return false;
       };
+      size_t mac_a = 0, mac_b = 0;
       if (has_reduction) {
         for (size_t i = 0; i < tensor_factors.size() && !u->is_mac; ++i) {
           for (size_t j = i + 1; j < tensor_factors.size(); ++j) {
@@ -129,13 +151,31 @@ void classify_update(Update* u, const Nest& nest) {
             u->is_mac = true;
             u->mac_operand_a = tensor_factors[i].first_read;
             u->mac_operand_b = tensor_factors[j].first_read;
+            mac_a = i;
+            mac_b = j;
             break;
           }
         }
       }
       if (u->is_mac) {
-        // The product tree's (factors - 1) muls: one belongs to the MAC.
+        // The product tree's (factors - 1) muls: one belongs to the MAC, none to a block
+        // scale of nvfp4 operands (the matrix unit applies it).
         u->flops.mul -= 1;
+        const auto dtype_of = [&](int read) {
+          const int t = u->reads[static_cast<size_t>(read)].tensor;
+          return kernel.tensors[static_cast<size_t>(t)].dtype;
+        };
+        if (dtype_of(u->mac_operand_a) == DType::kNvfp4 &&
+            dtype_of(u->mac_operand_b) == DType::kNvfp4) {
+          for (size_t i = 0; i < tensor_factors.size(); ++i) {
+            const Factor& f = tensor_factors[i];
+            if (i != mac_a && i != mac_b && f.plain_read &&
+                dtype_of(f.first_read) == DType::kFp8E4M3 &&
+                is_block_scale(f.loops, tensor_factors[mac_a].loops, tensor_factors[mac_b].loops,
+                               indexes_target))
+              u->flops.mul -= 1;
+          }
+        }
       } else {
         ++u->flops.add;
       }
@@ -162,7 +202,7 @@ Program count_flops(Program program) {
         u.flops = count(u.body);
         u.is_mac = false;
         u.mac_operand_a = u.mac_operand_b = -1;
-        classify_update(&u, nest);
+        classify_update(&u, nest, k);
       }
     }
   }

@@ -758,21 +758,28 @@ class BuiltinCall {
                 "use one of: " + all_dtype_names());
     }
     // Sub-byte and tf32 values have no storage of their own bits (one nvfp4 or int4 value per
-    // byte, tf32 in fp32's), and a byte other than 0 or 1 is no bool.
+    // byte, tf32 in fp32's), and a byte other than 0 or 1 is no bool. The exception is packed
+    // FP4: a uint8 byte holds two nvfp4 codes, the first in its low nibble (PyTorch's
+    // float4_e2m1fn_x2, the OCP MX and NVFP4 packing), and the two read each other's bytes.
     auto stored_as_is = [](DType dt) {
       return dt != DType::kTf32 && dt != DType::kNvfp4 && dt != DType::kInt4;
     };
-    if (!stored_as_is(t.dtype) || !stored_as_is(*dtype) || *dtype == DType::kBool) {
+    const bool packed_fp4 = (t.dtype == DType::kUint8 && *dtype == DType::kNvfp4) ||
+                            (t.dtype == DType::kNvfp4 && *dtype == DType::kUint8);
+    if (!packed_fp4 &&
+        (!stored_as_is(t.dtype) || !stored_as_is(*dtype) || *dtype == DType::kBool)) {
       ctx_.fail(ErrorKind::kType, loc_,
                 "bitcast(): cannot reinterpret " + std::string(dtype_name(t.dtype)) + " as " +
                     dtype_name(*dtype),
                 "bitcast reads whole bytes as fp64, fp32, bf16, fp16, fp8_e4m3, fp8_e5m2 or an "
-                "integer dtype (and bool as bytes); use cast() to convert values");
+                "integer dtype (and bool as bytes), and uint8 bytes as two nvfp4 codes each; use "
+                "cast() to convert values");
     }
     Shape shape = t.shape;
     const int from = dtype_bits(t.dtype), to = dtype_bits(*dtype);
     if (from != to) {
-      // Whole bytes: the sizes are 1, 2, 4 or 8 bytes, so one divides the other.
+      // Whole bytes (or a byte and a nibble): the sizes are 4, 8, 16, 32 or 64 bits, so one
+      // divides the other.
       const int64_t last = shape.empty() ? 0 : shape.back();
       if (shape.empty() || (from < to && last % (to / from) != 0)) {
         fail("cannot reinterpret '" + t.name + "' " + dims_text(t) + " of " + dtype_name(t.dtype) +

@@ -332,11 +332,15 @@ TEST(BuiltinDtypes, BitcastOfEveryDtypePair) {
   // x's buffer loaded as the new dtype; the last dim holds 8 * (x's bytes) / (new bytes)
   // elements (8 elements of at least 1 byte divide by any size up to 8). nvfp4, int4 and tf32
   // have no bytes of their own bits, and a byte is not a bool: those are `type` errors.
+  // uint8 <-> nvfp4 (packed FP4) is BitcastPacksTwoFp4CodesPerByte's.
   auto bytes_of_own_bits = [](DType d) {
     return d != DType::kTf32 && d != DType::kNvfp4 && d != DType::kInt4;
   };
   for (DType dx : kAllDtypes) {
     for (DType dt : kAllDtypes) {
+      if ((dx == DType::kUint8 && dt == DType::kNvfp4) ||
+          (dx == DType::kNvfp4 && dt == DType::kUint8))
+        continue;
       const int64_t last = 8 * dtype_bits(dx) / dtype_bits(dt);
       std::string src =
           program(tensor("x", "R,C", dx), std::string("bitcast(x, \"") + dtype_name(dt) + "\")", dt,
@@ -370,6 +374,47 @@ TEST(BuiltinDtypes, BitcastOfEveryDtypePair) {
       }
     }
   }
+}
+
+TEST(BuiltinDtypes, BitcastPacksTwoFp4CodesPerByte) {
+  // x uint8 [2, 2] = 0x21, 0xF8, 0x7A, 0x03: each byte holds two E2M1 codes, the first in the
+  // low nibble (PyTorch's float4_e2m1fn_x2). As nvfp4 [2, 4] the codes are 1, 2 | 8, 15 |
+  // 10, 7 | 3, 0, whose values (sign bit 8, exponent bits 6, mantissa bit 1, bias 1) are
+  // 0.5, 1 | -0, -6 | -1, 6 | 1.5, 0. Read back as uint8 [2, 2] they are the same bytes.
+  const std::vector<double> want = {0.5, 1.0, -0.0, -6.0, -1.0, 6.0, 1.5, 0.0};
+  const std::string src =
+      "DIMS = {\"R\": 2, \"C\": 2}\n"
+      "def model(x: Tensor(\"R,C\", role=\"input\", dtype=\"uint8\")):\n"
+      "    y = bitcast(x, \"nvfp4\")\n"
+      "    return y, bitcast(y, \"uint8\")\n";
+  const Program p = load_program_source(src, "packed.py");
+  const Graph g = trace_program(p, {});
+  Array x = Array::allocate(DType::kUint8, {2, 2});
+  const uint8_t bytes[] = {0x21, 0xF8, 0x7A, 0x03};
+  std::copy(bytes, bytes + 4, static_cast<uint8_t*>(x.data));
+  const std::vector<Array> out = execute(p, g, {x}, options(Backend::kInterpreter));
+  ASSERT_EQ(out.size(), 2u);
+  ASSERT_EQ(out[0].dtype, DType::kNvfp4);
+  ASSERT_EQ(out[0].shape, (std::vector<int64_t>{2, 4}));
+  for (int64_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(out[0].load(i), want[static_cast<size_t>(i)]) << "element " << i;
+    EXPECT_EQ(std::signbit(out[0].load(i)), std::signbit(want[static_cast<size_t>(i)])) << i;
+  }
+  ASSERT_EQ(out[1].dtype, DType::kUint8);
+  ASSERT_EQ(out[1].shape, (std::vector<int64_t>{2, 2}));
+  for (int64_t i = 0; i < 4; ++i)
+    EXPECT_EQ(static_cast<const uint8_t*>(out[1].data)[i], bytes[i]) << "byte " << i;
+  // An odd count of codes fills no whole byte.
+  testing::expect_user_error(
+      [&] {
+        trace_program(load_program_source("DIMS = {\"C\": 3}\n"
+                                          "def model(y: Tensor(\"C\", role=\"input\", "
+                                          "dtype=\"nvfp4\")):\n"
+                                          "    return bitcast(y, \"uint8\")\n",
+                                          "odd.py"),
+                      {});
+      },
+      ErrorKind::kShape, "not a multiple of 2");
 }
 
 TEST(BuiltinDtypes, OneTensorBuiltinsOfEveryDtype) {

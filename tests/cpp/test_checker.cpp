@@ -184,6 +184,56 @@ TEST(Checker, PassesRunInOrderWithADumpAfterEach) {
   EXPECT_EQ(flops_after_lowering, 0);  // counted by the next pass, not before
 }
 
+// A GEMM with per-block scales (kernel mm) and one with a scale per element of K (kernel mk),
+// written with operands of dtype `ab` and scales of dtype `s`.
+std::string block_scaled(const std::string& ab, const std::string& s) {
+  std::string src = R"(
+@kernel
+def mm(A: Tensor("M,KB,KI", dtype="AB"), B: Tensor("N,KB,KI", dtype="AB"), SA: Tensor("M,KB", dtype="S"), SB: Tensor("N,KB", dtype="S")) -> Tensor("M,N"):
+    C = Tensor(M=A.shape[0], N=B.shape[0], fill=0)
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            for kb in Dim("KB"):
+                for ki in Dim("KI"):
+                    C[m, n] += A[m, kb, ki] * B[n, kb, ki] * SA[m, kb] * SB[n, kb]
+    return C
+@kernel
+def mk(A: Tensor("M,KB,KI", dtype="AB"), B: Tensor("N,KB,KI", dtype="AB"), SK: Tensor("KB,KI", dtype="S")) -> Tensor("M,N"):
+    C = Tensor(M=A.shape[0], N=B.shape[0], fill=0)
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            for kb in Dim("KB"):
+                for ki in Dim("KI"):
+                    C[m, n] += A[m, kb, ki] * B[n, kb, ki] * SK[kb, ki]
+    return C
+DIMS = {"M": 4, "N": 3, "KB": 2, "KI": 16}
+def model(a: Tensor("M,KB,KI", dtype="AB"), b: Tensor("N,KB,KI", dtype="AB"), sa: Tensor("M,KB", dtype="S"), sb: Tensor("N,KB", dtype="S"), sk: Tensor("KB,KI", dtype="S")):
+    return mm(a, b, sa, sb), mk(a, b, sk)
+)";
+  for (const auto& [token, dtype] : {std::pair{"\"AB\"", ab}, std::pair{"\"S\"", s}})
+    for (size_t at = src.find(token); at != std::string::npos; at = src.find(token, at))
+      src.replace(at, std::string(token).size(), "\"" + dtype + "\"");
+  return src;
+}
+
+TEST(Checker, BlockScalesOfNvfp4OperandsAreTheMatrixUnits) {
+  // C[m, n] += A * B * SA[m, kb] * SB[n, kb]: 3 muls in the product tree, 1 of them the MAC's.
+  // With nvfp4 A, B and fp8_e4m3 scales constant over each block of KI (NVFP4, tcgen05.mma
+  // kind::mxf4nvf4 applies them): 0 vector FLOPs. Any other dtypes: 2 muls per point.
+  // D[m, n] += A * B * SK[kb, ki] scales every element of K (no block): 1 mul per point either
+  // way.
+  const Program nv = check(block_scaled("nvfp4", "fp8_e4m3"));
+  EXPECT_TRUE(nv.find_kernel("mm")->nests[0].updates[0].is_mac);
+  EXPECT_EQ(nv.find_kernel("mm")->nests[0].updates[0].flops.total(), 0);
+  EXPECT_EQ(nv.find_kernel("mk")->nests[0].updates[0].flops.mul, 1);
+  for (const auto& [ab, s] : std::vector<std::pair<std::string, std::string>>{
+           {"fp32", "fp8_e4m3"}, {"nvfp4", "fp32"}, {"fp8_e4m3", "fp8_e4m3"}}) {
+    const Program p = check(block_scaled(ab, s));
+    EXPECT_TRUE(p.find_kernel("mm")->nests[0].updates[0].is_mac) << ab << " " << s;
+    EXPECT_EQ(p.find_kernel("mm")->nests[0].updates[0].flops.mul, 2) << ab << " " << s;
+  }
+}
+
 TEST(Checker, ConvolutionIsAMac) {
   Program p = check(kConv);
   const Update& u = p.find_kernel("conv")->nests[0].updates[0];
