@@ -126,6 +126,21 @@ double matrix_peak(const ArchSpec& arch, DType dtype, const AnalysisOptions& opt
       return 2.0 * it->second.value;
     }
   }
+  // fp4 without its own rate: the fastest of the 8- and 16-bit rates. Matrix units without
+  // FP4 (Hopper, Ada, Ampere, CDNA 3) take the codes unpacked: e4m3 holds every E2M1 value,
+  // int8 holds twice each (0, 1, 2, 3, 4, 6, 8, 12 and their negatives), bf16 and fp16 hold
+  // them too, and a kernel rescales per block on the side. None is faster than the fastest of
+  // those rates, so the bound holds.
+  if (key == "fp4") {
+    double best = 0.0;
+    for (const char* wider : {"fp8", "int8", "bf16", "fp16"}) {
+      auto it = arch.matrix_flops_per_second.find(wider);
+      if (it == arch.matrix_flops_per_second.end() || it->second.value <= best) continue;
+      best = it->second.value;
+      if (mode) *mode = std::string("fp4 at the ") + wider + " rate";
+    }
+    if (best > 0.0) return best;
+  }
   // fp32 / fp64 GEMMs without a matrix rate run on the vector units at the vector rate.
   if (key == "fp32" || key == "fp64") {
     if (auto it = arch.vector_flops_per_second.find(key);

@@ -224,6 +224,13 @@ TEST(SolMathMode, DtypeToMathMode) {
   EXPECT_EQ(mode, "vector");
   EXPECT_DOUBLE_EQ(matrix_peak(load("B200"), DType::kNvfp4, def, &mode), 9.0e15);
   EXPECT_EQ(mode, "fp4");
+  // fp4 with no fp4 rate: the fastest of fp8, int8, bf16 and fp16 (their units take the
+  // codes unpacked). H100 PCIe: fp8 1513e12 (int8 the same, fp8 named first); A100 SXM, no
+  // fp8: int8 624e12, above bf16's 312e12.
+  EXPECT_DOUBLE_EQ(matrix_peak(h100, DType::kNvfp4, def, &mode), 1513e12);
+  EXPECT_EQ(mode, "fp4 at the fp8 rate");
+  EXPECT_DOUBLE_EQ(matrix_peak(load("A100_SXM"), DType::kNvfp4, def, &mode), 624e12);
+  EXPECT_EQ(mode, "fp4 at the int8 rate");
   // RTX A6000 has no fp64 matrix or vector rate: that is a spec error, not a silent guess.
   EXPECT_THROW(matrix_peak(load("RTX_A6000"), DType::kFp64, def, &mode), UserError);
 }
