@@ -209,8 +209,8 @@ def _definition_problem(args) -> str | None:
             f"{w.uuid[:38]:38s} {report.seconds(a.fused.seconds):>12s} "
             f"{report.bottleneck_text(a.fused.bottleneck):>10s}  {r.validation.status}"
         )
-        if narrow:
-            print(_narrow_note(args.definition_narrow, a))
+        if narrow and (note := _narrow_note(args.definition_narrow, a)):
+            print(note)
         if args.json:
             import json
 
@@ -242,7 +242,10 @@ def _check_definition_outputs(d, w, axes: dict, path: str) -> None:
 
 
 def _narrow_note(dtypes: str, analysis) -> str:
-    """A definition with narrow inputs whose reference computes in a wider format."""
+    """A definition with narrow inputs whose reference computes in a wider format ("" where
+    a contraction already runs at the fp4 rate: `torch._scaled_mm` on NVFP4 operands)."""
+    if any(n.math_mode == "fp4" for n in analysis.nodes):
+        return ""
     return (
         f"  note: the inputs are {dtypes}; the compute term follows the reference's own "
         "arithmetic, so a kernel that multiplies in the narrow format (FP4 tensor cores) "
@@ -416,8 +419,10 @@ def _analyze(args) -> int:
         ]
         extra += [f"  note: {n}" for n in result.notes]
         extra += [args.definition_line] if args.definition_line else []
-        if args.definition_narrow:
-            extra.append(_narrow_note(args.definition_narrow, result.analyses[0]))
+        if args.definition_narrow and (
+            note := _narrow_note(args.definition_narrow, result.analyses[0])
+        ):
+            extra.append(note)
         if step is not None:
             extra.append(
                 f"  {step.phase} step: batch {step.batch}, {step.seq} new token(s) per sequence "

@@ -359,6 +359,8 @@ def _to_numpy(value) -> np.ndarray:
                 ml_dtypes.float8_e4m3fn if t.dtype == torch.float8_e4m3fn else ml_dtypes.float8_e5m2
             )
             return t.view(torch.uint8).numpy().view(target)
+        if str(t.dtype) == "torch.float4_e2m1fn_x2":  # two E2M1 codes per byte: the bytes
+            return t.view(torch.uint8).numpy()
         return t.numpy()
     return np.asarray(value)
 

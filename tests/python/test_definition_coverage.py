@@ -84,8 +84,11 @@ def test_a_custom_generator_that_reads_values_runs_for_real(tmp_path, monkeypatc
     """An NVFP4-style generator scales its draw by a value it reads back (`.item()`), which
     fake tensors cannot give: it runs for real at the workload's size and the capture gets
     its tensors' shapes. x [8, 16] fp32 = 512 B declared; y = 2x: 128 multiplies, 512 B in
-    and 512 B out. With CUSTOM_REAL_BYTES at 256 the generator is refused, naming both."""
+    and 512 B out. With CUSTOM_REAL_BYTES at 256 the generator still runs, its floating
+    tensors of at most SPECIALISE_REAL_TENSOR_BYTES built for real (x, 512 B); with that at
+    256 too, x is fake, and the generator's read of it is refused, naming both."""
     import solar.definitions as definitions
+    import solar.frontend.specialise as specialise
 
     reference = (
         "import torch\n\n"
@@ -104,7 +107,13 @@ def test_a_custom_generator_that_reads_values_runs_for_real(tmp_path, monkeypatc
     assert r.graph.total_flops == 128
     assert r.validation.status == "full"
     monkeypatch.setattr(definitions, "CUSTOM_REAL_BYTES", 256)
-    with pytest.raises(UserError, match=r"its inputs take 512 bytes, above the 256 allowed"):
+    assert _analysed(problem).graph.total_flops == 128
+    monkeypatch.setattr(specialise, "SPECIALISE_REAL_TENSOR_BYTES", 256)
+    with pytest.raises(
+        UserError,
+        match=r"its inputs take 512 bytes, above the 256 built whole .*, and it reads a value "
+        "computed from a large floating tensor, which is built fake",
+    ):
         _analysed(problem)
 
 

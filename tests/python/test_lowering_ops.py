@@ -503,6 +503,25 @@ CASES = {
         ),
         [R(5), R(3, 4), R(4, 5)],
     ),
+    # torch._scaled_mm of fp8 codes (frontend/narrow.py): per-tensor scales into fp32, row-wise
+    # ([16, 1] and [1, 8], positive) into bf16. NVFP4 has no CPU kernel to compare with:
+    # test_quantised_reference.py checks it against codes decoded by hand.
+    "scaled_mm_fp8": lambda: (
+        f(
+            lambda a, b, sa, sb, ra, rb: (
+                torch._scaled_mm(a, b.t(), sa, sb, out_dtype=torch.float32)
+                + torch._scaled_mm(a, b.t(), ra, rb, out_dtype=torch.bfloat16).float()
+            )
+        ),
+        [
+            R(16, 32).to(torch.float8_e4m3fn),
+            R(8, 32).to(torch.float8_e4m3fn),
+            torch.tensor(0.5),
+            torch.tensor(2.0),
+            R(16, 1).abs() + 0.5,
+            R(1, 8).abs() + 0.5,
+        ],
+    ),
     "addmm_full_bias": lambda: (
         f(lambda c, a, b: torch.addmm(c, a, b)),
         [R(3, 5), R(3, 4), R(4, 5)],
@@ -1719,11 +1738,24 @@ def operator_table() -> str:
     finally:
         Lowerer.emit = emit
 
+    # Kernels the front end writes per call (named stem_<k>) and the module that writes them.
+    generated = {
+        "contract_": "frontend/contract.py",
+        "sum_over_": "",
+        "mm_block_scaled_": "frontend/narrow.py",
+        "scaled_mm_fp8_": "frontend/narrow.py",
+        "scaled_mm_nvfp4_": "frontend/narrow.py",
+    }
+
     def describe(op):
         parts = []
         for n in sorted(used.get(op, ())):
             base = re.sub(r"_(bf16|fp16|fp64|int64|int32|bool|fp8_\w+)$", "", n)
-            if base in BUILTINS:
+            stem = next((g for g in generated if n.startswith(g)), None)
+            if stem is not None:
+                where = f": {generated[stem]}" if generated[stem] else ""
+                parts.append(f"`{stem}*` (generated{where})")
+            elif base in BUILTINS:
                 parts.append(f"`{base}`")
             elif base in files:
                 parts.append(f"`{base}` ({files[base]})")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import pytest
 import solar
 import torch
+from solar.execution import execute
 
 M, N, K = 256, 384, 512
 MACS = 256 * 384 * 512  # 50,331,648
@@ -240,3 +241,87 @@ def test_a_definition_quantising_in_its_reference_is_priced_at_the_fp8_rate(tmp_
     assert "1x128 block scales" in r.stdout and "128x128 block scales" in r.stdout
     assert doc["validation"]["status"] in ("full", "inconclusive"), doc["validation"]
     assert doc["validation"]["detail"].startswith("1 output(s) match PyTorch")
+
+
+# ---------------------------------------------------------------------- torch._scaled_mm
+class ScaledMm(torch.nn.Module):
+    """torch._scaled_mm as the NVFP4 and FP8 references call it: b is [N, K], transposed."""
+
+    def forward(self, a, b, sa, sb):
+        return torch._scaled_mm(a, b.t(), sa, sb, out_dtype=torch.bfloat16)
+
+
+def test_scaled_mm_of_fp8_with_per_tensor_scales_runs_at_the_fp8_rate():
+    # a [256, 512] e4m3, b [384, 512] e4m3, 0-d fp32 scales: MACs 50,331,648 at fp8
+    # (2.2369621e-8 s); the epilogue multiplies each of 256 * 384 = 98,304 outputs by both
+    # scales: 196,608 mul. PyTorch has a CPU kernel for it: the program validates.
+    torch.manual_seed(0)
+    a = torch.randn(M, K).to(E4M3)
+    b = torch.randn(N, K).to(E4M3)
+    r = solar.analyze(
+        ScaledMm(), [a, b, torch.tensor(0.5), torch.tensor(2.0)], arch="B200", cache_aware=False
+    )
+    node, sol = the_product(r)
+    assert node.name.startswith("scaled_mm_fp8")
+    assert node.macs == MACS
+    assert sol.math_mode == "fp8"
+    assert sol.matrix_seconds == pytest.approx(2 * MACS / FP8_FLOPS_PER_SECOND, rel=1e-12)
+    assert node.flops["mul"] == 196_608
+    assert r.validation.status in ("full", "inconclusive"), r.validation.detail
+    assert all(out.ok and out.mismatches == 0 for out in r.validation.outputs)
+    assert any("torch._scaled_mm of fp8 e4m3fn operands" in n for n in r.notes)
+
+
+FP4_FLOPS_PER_SECOND = 9.0e15  # configs/arch/B200.yaml matrix_flops_per_second.fp4
+E2M1 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
+
+
+def to_blocked(scales: torch.Tensor) -> torch.Tensor:
+    """[rows, cols] scales in the swizzled layout torch._scaled_mm reads for NVFP4 (the
+    SOL-ExecBench reference's `convert_to_blocked_format_for_pytorch_scaled_mm`)."""
+    rows, cols = scales.shape
+    blocks = scales.view(rows // 128, 128, cols // 4, 4).permute(0, 2, 1, 3)
+    return blocks.reshape(-1, 4, 32, 4).transpose(1, 2).reshape(-1, 32, 16).flatten()
+
+
+def test_scaled_mm_of_nvfp4_runs_at_the_fp4_rate_with_its_scales_on_the_matrix_unit():
+    # a [256, 512] and b [384, 512] E2M1 codes, packed two per byte ([256, 256] and
+    # [384, 256] float4_e2m1fn_x2), e4m3 scales per 16 of K (32 blocks) swizzled.
+    # MACs 50,331,648 at fp4: 2 * 50,331,648 / 9e15 = 1.1184811e-8 s. The scales cost no
+    # vector FLOPs (the block-scaled MMA applies them). Bytes read: the codes at half a byte
+    # (256*512/2 + 384*512/2 = 163,840), the scales at one byte per 16 elements
+    # (256*32 + 384*32 = 20,480); written: the bf16 output, 256*384*2 = 196,608.
+    torch.manual_seed(0)
+    ca = torch.randint(0, 256, (M, K // 2), dtype=torch.uint8)
+    cb = torch.randint(0, 256, (N, K // 2), dtype=torch.uint8)
+    # Scales 2^e for e in -3..2: exact in e4m3 and in every product.
+    sa = 2.0 ** torch.randint(-3, 3, (M, K // 16)).float()
+    sb = 2.0 ** torch.randint(-3, 3, (N, K // 16)).float()
+    inputs = [
+        ca.view(torch.float4_e2m1fn_x2),
+        cb.view(torch.float4_e2m1fn_x2),
+        to_blocked(sa.to(E4M3)),
+        to_blocked(sb.to(E4M3)),
+    ]
+    # PyTorch has no CPU kernel for the NVFP4 product: analysed without validation.
+    r = solar.analyze(ScaledMm(), inputs, arch="B200", cache_aware=False, validate=False)
+    node, sol = the_product(r)
+    assert node.name.startswith("scaled_mm_nvfp4")
+    assert node.macs == MACS
+    assert sol.math_mode == "fp4"
+    assert sol.matrix_seconds == pytest.approx(2 * MACS / FP4_FLOPS_PER_SECOND, rel=1e-12)
+    assert sum(node.flops.values()) == 0
+    assert r.unfused.bytes == 163_840 + 20_480 + 196_608
+    assert any("NVFP4 operands [256, 512] and [384, 512]" in n for n in r.notes)
+
+    # The lowered program computes the block-scaled product: against the codes decoded by
+    # hand (low nibble first) times their scales, summed in fp64 and rounded to bf16.
+    def decoded(codes, scales):
+        lut = torch.tensor(E2M1, dtype=torch.float64)
+        pairs = torch.stack([lut[(codes & 15).long()], lut[(codes >> 4).long()]], dim=-1)
+        values = pairs.reshape(codes.shape[0], -1)
+        return values * scales.double().repeat_interleave(16, dim=1)
+
+    want = (decoded(ca, sa) @ decoded(cb, sb).T).to(torch.bfloat16)
+    got = execute(r.program, inputs).outputs["out0"]
+    assert torch.equal(torch.from_numpy(got.astype("float32")).to(torch.bfloat16), want)

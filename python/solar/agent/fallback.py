@@ -350,7 +350,12 @@ def _torch_dtype(t):
 
     from ..frontend.lower import TORCH_DTYPES
 
-    return {v: getattr(torch, k.removeprefix("torch.")) for k, v in TORCH_DTYPES.items()}[t.dtype]
+    # The first torch dtype of each IR dtype (uint8 is torch.uint8, not the packed fp4 pairs
+    # it also holds).
+    first: dict = {}
+    for k, v in TORCH_DTYPES.items():
+        first.setdefault(v, getattr(torch, k.removeprefix("torch.")))
+    return first[t.dtype]
 
 
 def _torch_array(t) -> np.ndarray:

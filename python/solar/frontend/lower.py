@@ -50,6 +50,10 @@ TORCH_DTYPES = {
     "torch.int8": "int8",
     "torch.uint8": "uint8",
     "torch.bool": "bool",
+    # Two E2M1 codes per byte: the IR holds the bytes (uint8, the same shape and storage),
+    # and a consumer that reads the codes bitcasts them to nvfp4 (`torch._scaled_mm`,
+    # narrow.py), one code per element.
+    "torch.float4_e2m1fn_x2": "uint8",
 }
 
 

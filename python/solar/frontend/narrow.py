@@ -30,7 +30,7 @@ import math
 from dataclasses import dataclass
 
 from .builder import Value
-from .values import Transposed
+from .values import Transposed, tensor
 
 # The narrow code dtypes (torch's names) a scale may multiply, and the smallest K-block over
 # which the scale must be constant for a narrow MMA to run between rescales: the K of one
@@ -335,3 +335,134 @@ def try_block_scaled(lw, a, b) -> Value | None:
     if na is None or nb is None or na.code_dtype != nb.code_dtype:
         return None
     return block_scaled_mm(lw, na, nb, m, n, k)
+
+
+# ------------------------------------------------------------------------- torch._scaled_mm
+# `torch._scaled_mm(a, b, scale_a, scale_b, bias, scale_result, out_dtype, use_fast_accum)`
+# multiplies narrow operands on the matrix unit and applies their scales there. Two forms:
+# - fp8 operands (e4m3 or e5m2) with fp32 scales per tensor (one element) or per row of `a`
+#   ([M, 1]) and per column of `b` ([1, N]): C = (a @ b) * scale_a * scale_b, the product at
+#   the fp8 rate, the rescale one epilogue multiply per output.
+# - NVFP4: float4_e2m1fn_x2 operands (two E2M1 codes per byte, low nibble first) with
+#   float8_e4m3fn scales, one per 16 elements of K, in the swizzled layout cuBLAS reads
+#   (torch's `to_blocked`: 128 x 4 tiles of the [M, K/16] scale matrix, each stored as
+#   32 x 16). The block scales are applied inside the MMA (tcgen05.mma kind::mxf4nvf4,
+#   scale_vec::4X), so the kernel's product carries them as factors the core does not charge
+#   (docs/ir.md §7.2), and its MACs run at the fp4 rate.
+NVFP4_BLOCK = 16
+
+_SCALED_MM_FP8 = (
+    '@kernel\ndef {name}(A: Tensor("M,K", dtype="CODE"), B: Tensor("N,K", dtype="CODE"), '
+    'SA: Tensor("M"), SB: Tensor("N")) -> Tensor("M,N", dtype="OUT"):\n'
+    """    P = Tensor(M=A.shape[0], N=B.shape[0], dtype="fp32", fill=0)
+    C = Tensor(M=A.shape[0], N=B.shape[0], dtype="OUT")
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            for k in Dim("K"):
+                P[m, n] += A[m, k] * B[n, k]
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            C[m, n] = P[m, n] * SA[m] * SB[n]
+    return C
+"""
+)
+
+_SCALED_MM_NVFP4 = (
+    '@kernel\ndef {name}(A: Tensor("M,KB,KI", dtype="nvfp4"), B: Tensor("N,KB,KI", '
+    'dtype="nvfp4"), SA: Tensor("M,KB", dtype="fp8_e4m3"), SB: Tensor("N,KB", '
+    'dtype="fp8_e4m3")) -> Tensor("M,N", dtype="OUT"):\n'
+    """    P = Tensor(M=A.shape[0], N=B.shape[0], dtype="fp32", fill=0)
+    C = Tensor(M=A.shape[0], N=B.shape[0], dtype="OUT")
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            for kb in Dim("KB"):
+                for ki in Dim("KI"):
+                    P[m, n] += A[m, kb, ki] * B[n, kb, ki] * SA[m, kb] * SB[n, kb]
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            C[m, n] = P[m, n]
+    return C
+"""
+)
+
+
+def _torch_dtype(fx_arg) -> str:
+    val = getattr(fx_arg, "meta", {}).get("val")
+    return str(getattr(val, "dtype", ""))
+
+
+def _unswizzled(lw, scale: Value, rows: int, cols: int) -> Value:
+    """The [rows, cols] scale matrix from its swizzled 1-D layout (the inverse of torch's
+    `to_blocked`: element (r, c), r = 128 rb + 32 rh + rl, c = 4 cb + ci, is stored at
+    ((rb * CB + cb) * 32 + rl) * 16 + rh * 4 + ci), as a view."""
+    if rows % 128 or cols % 4 or scale.numel != rows * cols:
+        lw.fail(
+            f"torch._scaled_mm: NVFP4 scales for a [{rows}, {cols * NVFP4_BLOCK}] operand are "
+            f"supported in the swizzled layout of whole 128 x 4 tiles ({rows} rows a multiple "
+            f"of 128, {cols} blocks of K a multiple of 4: {rows * cols} scales), not "
+            f"{scale.numel} scales of shape {list(scale.shape)}"
+        )
+    tiles = lw.reshape(scale, (rows // 128, cols // 4, 32, 4, 4))
+    return lw.reshape(lw.permute(tiles, (0, 3, 2, 1, 4), view=True), (rows, cols))
+
+
+_FP8_CODES = {"torch.float8_e4m3fn": "fp8_e4m3", "torch.float8_e5m2": "fp8_e5m2"}
+
+
+def scaled_mm(lw, a, b, scale_a, scale_b) -> Value:
+    """`torch._scaled_mm`'s product of `a` and `b` (lowered) with their scales: fp8 with
+    per-tensor or row-wise scales, or NVFP4 with swizzled 1x16 block scales."""
+    node = lw.node
+    code = _torch_dtype(node.args[0])
+    if code != _torch_dtype(node.args[1]):
+        lw.fail(
+            f"torch._scaled_mm of {code} and {_torch_dtype(node.args[1])} operands is not "
+            "supported (both fp8 of one kind, or both float4_e2m1fn_x2)"
+        )
+    a = tensor(lw, a)
+    # b is [K, N]; its [N, K] form is what a row of the output reads (a transposed view of a
+    # row-major [N, K] weight, as F.linear and the NVFP4 convention pass it).
+    if isinstance(b, Transposed) and tuple(b.order) == (1, 0):
+        bt = b.base
+    else:
+        bt = lw.permute(tensor(lw, b), (1, 0))
+    m, n = a.shape[0], bt.shape[0]
+    out = lw.out_dtype()
+    sa, sb = tensor(lw, scale_a), tensor(lw, scale_b)
+    if code == "torch.float4_e2m1fn_x2":
+        k = 2 * a.shape[1]
+        if _torch_dtype(node.args[2]) != "torch.float8_e4m3fn" or k % NVFP4_BLOCK:
+            lw.fail(
+                "torch._scaled_mm on float4_e2m1fn_x2 operands is supported as NVFP4: "
+                f"float8_e4m3fn scales, one per {NVFP4_BLOCK} elements of K (MXFP4's "
+                f"float8_e8m0fnu scales have no IR dtype); got {_torch_dtype(node.args[2])} "
+                f"scales and K = {k}"
+            )
+        kb = k // NVFP4_BLOCK
+        codes_a = lw.reshape(lw.bitcast(a, "nvfp4", (m, k)), (m, kb, NVFP4_BLOCK))
+        codes_b = lw.reshape(lw.bitcast(bt, "nvfp4", (n, k)), (n, kb, NVFP4_BLOCK))
+        args = [codes_a, codes_b, _unswizzled(lw, sa, m, kb), _unswizzled(lw, sb, n, kb)]
+        name = lw.add_kernel(_SCALED_MM_NVFP4.replace("OUT", out), "scaled_mm_nvfp4")
+        what = (
+            f"NVFP4 operands [{m}, {k}] and [{n}, {k}] with e4m3 scales per "
+            f"{NVFP4_BLOCK} of K: a block-scaled FP4 GEMM, its products and scales on the "
+            "matrix unit at the fp4 rate"
+        )
+    elif code in _FP8_CODES:
+        if sa.numel not in (1, m) or sb.numel not in (1, n):
+            lw.fail(
+                "torch._scaled_mm on fp8 operands is supported with per-tensor or row-wise "
+                f"scales ([{m}, 1] and [1, {n}]); got scales of shapes {list(sa.shape)} and "
+                f"{list(sb.shape)}"
+            )
+        sa = lw.broadcast_to(lw.reshape(lw.cast(sa, "fp32"), (sa.numel,)), (m,))
+        sb = lw.broadcast_to(lw.reshape(lw.cast(sb, "fp32"), (sb.numel,)), (n,))
+        args = [a, bt, sa, sb]
+        name = lw.add_kernel(
+            _SCALED_MM_FP8.replace("CODE", _FP8_CODES[code]).replace("OUT", out), "scaled_mm_fp8"
+        )
+        what = f"{code.replace('torch.float8_', 'fp8 ')} operands: an FP8 GEMM at the fp8 rate"
+    else:
+        lw.fail(f"torch._scaled_mm on {code} operands is not supported (fp8 e4m3/e5m2, NVFP4)")
+    lw.notes.append(f"{node.name}: torch._scaled_mm of {what}")
+    return lw.call_kernel(name, [v.var for v in args], (m, n), out)

@@ -23,7 +23,7 @@ import re
 from .builder import Builder as Lowerer
 from .builder import Value
 from .contract import contract, einsum_refusal, lower_einsum
-from .narrow import try_block_scaled
+from .narrow import scaled_mm, try_block_scaled
 from .rules_index import strided_slice_scatter
 from .values import Transposed, _axis, _concat, _Unused, is_tensor, tensor
 
@@ -356,6 +356,8 @@ def _permute(lw, x, order):
     def reads_in_place(u) -> bool:
         if str(u.target) in products and u.args[0] is lw.node:
             return True
+        if str(u.target) == "aten._scaled_mm.default":  # b [K, N], read as [N, K] (narrow.py)
+            return u.args[1] is lw.node and lw.node not in (u.args[0], *u.args[2:])
         return str(u.target) in mm_ops and u.args[-1] is lw.node and lw.node not in u.args[:-1]
 
     if swap_last and users and all(reads_in_place(u) for u in users):
@@ -546,6 +548,23 @@ def _mm(lw, a, b):
 @rule("aten.bmm.default")
 def _bmm(lw, a, b):
     return _mm_like(lw, a, b, True)
+
+
+@rule("aten._scaled_mm.default")
+def _scaled_mm(
+    lw, a, b, scale_a, scale_b, bias=None, scale_result=None, out_dtype=None, use_fast_accum=False
+):
+    """fp8 operands with per-tensor or row-wise scales (the fp8 rate), NVFP4 operands
+    (float4_e2m1fn_x2) with swizzled e4m3 scales per 16 of K (the fp4 rate, the scales on the
+    matrix unit): docs/sol-modes.md, "Narrow math inside a program"."""
+    # The bias is added in the output dtype after the scaled product, as cuBLAS's epilogue
+    # does.
+    if scale_result is not None:
+        lw.fail("torch._scaled_mm with scale_result is not supported")
+    c = scaled_mm(lw, a, b, scale_a, scale_b)
+    if bias is None:
+        return c
+    return elementwise(lw, "add", [c, bias])
 
 
 @rule("aten.addmm.default")
@@ -932,7 +951,9 @@ RULES["aten.mean.default"] = _reduce_or_contract("mean_mid")
 @rule("aten.einsum.default")
 def _einsum(lw, equation, operands, path=None):
     """torch.einsum, kept whole by the capture (capture.py, `_decompositions`): contraction
-    kernels reading the operands in place (contract.py), pairwise in torch's order."""
+    kernels reading the operands in place (contract.py), pairwise in torch's order; a
+    diagonal and a masked attention's einsums keep torch's decomposition (docs/sol-modes.md,
+    "Contraction forms")."""
     operands = [tensor(lw, v) for v in operands]
     why = einsum_refusal(equation, [v.shape for v in operands])
     if why:

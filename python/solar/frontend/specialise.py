@@ -106,7 +106,7 @@ def specialise(flat, tensors: list, input_bytes: int, grad: bool = False, fake=N
             f"{SPECIALISE_MAX_NODES:,} allowed; lower the sizes with --dim"
         )
     real = [i for i, t in enumerate(mixed) if not isinstance(t, FakeTensor)]
-    _select_positions(gm, mixed)
+    _select_positions(gm, mixed, fake)
     # A read outside the dispatcher (`.tolist()`) leaves no node: then every input kept real
     # may have decided.
     read = _values_read(gm) or real
@@ -371,7 +371,7 @@ def _values_read(gm) -> list[int]:
 SELECTED_PREFIX = "_solar_selected"
 
 
-def _select_positions(gm, mixed) -> None:
+def _select_positions(gm, mixed, fake) -> None:
     """Burns in what boolean masks select, where the mask's values are known (computed from
     real inputs): `x[mask]` becomes `x[positions]`, a gather of as many rows as the mask
     holds true elements, and `nonzero(mask)` its value. Their sizes depend on the mask's
@@ -408,7 +408,8 @@ def _select_positions(gm, mixed) -> None:
             return result
 
     try:
-        with torch.no_grad(), warnings.catch_warnings():
+        # Replayed as traced (_traceable: an fp4 `_scaled_mm` without a CPU kernel runs fake).
+        with torch.no_grad(), warnings.catch_warnings(), _traceable(fake):
             warnings.simplefilter("ignore")
             Record(gm).run(*mixed)
     except Exception:  # noqa: BLE001 - no replay, no positions: the export names the size
