@@ -9,9 +9,10 @@ For each definition, its first N workloads (`--per-definition`) are analysed wit
 cache-aware bounds compared with the workload's `baseline_latency_ms` (metadata.json, in
 workload order) and NVIDIA's `sol_ms`. Prints per subset: workloads analysed, failures,
 violations (baseline faster than the bound), the smallest margin baseline / bound, and the
-geomean of baseline / bound beside NVIDIA's baseline / sol_ms; then the workloads whose
-bound and NVIDIA's sol_ms differ by more than 2x, with Solar's fused bytes beside the bytes
-NVIDIA's time carries at B200's DRAM bandwidth. The benchmark's files are read
+geomean of baseline / bound beside NVIDIA's baseline / sol_ms; then `solar headroom`'s report
+of the same rows (docs/reports.md): the workloads whose bound and NVIDIA's sol_ms differ by
+more than 2x, each with the reason read from the bound's terms. `--html` writes its suite
+report, the paper's Figure 12. The benchmark's files are read
 as they come; nothing of them is copied.
 """
 
@@ -27,6 +28,8 @@ import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from solar.suite_report import fused_terms
 
 
 def workloads(problem: Path, n: int):
@@ -109,11 +112,7 @@ def main() -> int:
             row["fused_ms"] = secs["fused"] * 1e3
             row["cache_aware_ms"] = (secs.get("cache_aware") or secs["fused"]) * 1e3
             row["math_mode"] = doc.get("math_mode", "")
-            totals = doc["totals"]
-            row["matrix_flops"] = totals.get("matrix_flops")
-            row["vector_flops"] = totals.get("vector_flops")
-            row["fused_bytes"] = totals["bytes"]["fused"]
-            row["bottleneck"] = totals["bottleneck"]["fused"]
+            row["terms"] = fused_terms(doc)
         print(json.dumps(row), flush=True)
         return row
 
@@ -127,17 +126,13 @@ def main() -> int:
     return 0
 
 
-def write_html(rows, path):
-    """The suite report of `solar headroom` (docs/reports.md) over these rows: measured
-    against bound per workload and the geomean headroom per subset (the paper's Appendix B,
-    Figure 12), with NVIDIA's sol_ms as the reference bound."""
-    if not path:
-        return
-    from solar.suite_report import Row, html_report
+def report_rows(rows):
+    """The rows as `solar headroom` reads a batch joined with the benchmark's metadata."""
+    from solar.suite_report import Row
 
-    report_rows = [
+    return [
         Row(
-            name=f"{r['task']}/{r['workload']}",
+            name=f"task {r['task']} {r['workload'][:8]}",
             group=r["subset"],
             measured=r["baseline_ms"] * 1e-3,
             bounds={
@@ -146,52 +141,29 @@ def write_html(rows, path):
                 "cache_aware": r["cache_aware_ms"] * 1e-3,
             },
             reference=(r.get("nvidia_sol_ms") or 0.0) * 1e-3,
+            terms=r.get("terms") or {},
         )
         for r in rows
         if "error" not in r and r.get("baseline_ms") and "unfused_ms" in r
     ]
+
+
+def write_html(rows, path):
+    """The suite report of `solar headroom` (docs/reports.md) over these rows: measured
+    against bound per workload and the geomean headroom per subset (the paper's Appendix B,
+    Figure 12), with NVIDIA's sol_ms as the reference bound."""
+    if not path:
+        return
+    from solar.suite_report import html_report
+
+    report = report_rows(rows)
     title = "SOL-ExecBench: NVIDIA's measured B200 baselines against Solar's bounds"
-    Path(path).write_text(html_report(report_rows, [], "fused", title))
-    print(f"wrote {path} ({len(report_rows)} workloads)")
+    Path(path).write_text(html_report(report, [], "fused", title))
+    print(f"wrote {path} ({len(report)} workloads)")
 
 
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
-
-
-# A workload is listed where Solar's bound and NVIDIA's sol_ms differ by more than this.
-DIFFER = 2.0
-B200_DRAM = 8.0e12  # configs/arch/B200.yaml dram.bytes_per_second
-
-
-def differences(rows):
-    """The workloads whose bound and NVIDIA's sol_ms differ by more than DIFFER, with what
-    Solar counts beside what NVIDIA's time would carry at B200's DRAM bandwidth: where the
-    bytes differ by about the same ratio, the two count different traffic; where Solar is
-    compute-bound, they price the arithmetic differently."""
-    out = []
-    for r in rows:
-        if "error" in r or not r.get("nvidia_sol_ms") or not r.get("fused_ms"):
-            continue
-        bound = max(r["fused_ms"], r["cache_aware_ms"])
-        ratio = bound / r["nvidia_sol_ms"]
-        if ratio > DIFFER or ratio < 1 / DIFFER:
-            out.append((ratio, r, bound))
-    if not out:
-        return
-    print(f"\nbound / NVIDIA sol_ms beyond {DIFFER:g}x either way ({len(out)} workloads):")
-    print(
-        f"{'task':>4s} {'name':44s} {'bound ms':>10s} {'nv ms':>10s} {'ratio':>6s} "
-        f"{'bottleneck':>10s} {'Solar MB':>9s} {'nv MB@8TB/s':>11s}  math mode"
-    )
-    for ratio, r, bound in sorted(out, key=lambda x: x[0]):
-        nv_mb = r["nvidia_sol_ms"] * 1e-3 * B200_DRAM / 1e6
-        mb = (r.get("fused_bytes") or 0) / 1e6
-        print(
-            f"{r['task']:>4s} {r['name'][:44]:44s} {bound:10.4g} {r['nvidia_sol_ms']:10.4g} "
-            f"{ratio:6.2f} {r.get('bottleneck', ''):>10s} {mb:9.3g} {nv_mb:11.3g}  "
-            f"{r.get('math_mode', '')}"
-        )
 
 
 def summarise(rows):
@@ -219,7 +191,13 @@ def summarise(rows):
             f"{geomean(nv):12.2f} "
             f"{secs:10.1f}"
         )
-    differences(rows)
+    # The violations, the tightest workloads and those whose bound and NVIDIA's sol_ms
+    # differ by more than 2x, with the reason read from the bound's terms: `solar
+    # headroom`'s report (docs/reports.md).
+    from solar.suite_report import text_report
+
+    print()
+    print(text_report(report_rows(rows), [], "fused"))
 
 
 if __name__ == "__main__":
