@@ -4,7 +4,7 @@
         --arch B200 [--per-definition 1] [--jobs 2] [--accuracy TOL] [--out margins.jsonl]
     .venv/bin/python bench/execbench_margins.py PROBLEMS --summarise a.jsonl b.jsonl
 
-For each definition, its first N workloads (`--per-definition`) are analysed with
+For each definition, N workloads (`--per-definition`) from index `--start` are analysed with
 `solar analyze definition.json --workload UUID --no-validate --json` and the fused and
 cache-aware bounds compared with the workload's `baseline_latency_ms` (metadata.json, in
 workload order) and NVIDIA's `sol_ms`. Prints per subset: workloads analysed, failures,
@@ -32,11 +32,11 @@ from pathlib import Path
 from solar.suite_report import fused_terms
 
 
-def workloads(problem: Path, n: int):
+def workloads(problem: Path, n: int, start: int = 0):
     meta = json.loads((problem / "metadata.json").read_text())
     per = meta.get("sol", {}).get("per_workload", [])
     lines = [ln for ln in (problem / "workload.jsonl").read_text().splitlines() if ln.strip()]
-    for i, line in enumerate(lines[:n]):
+    for i, line in list(enumerate(lines))[start : start + n]:
         w = json.loads(line)
         m = per[i] if i < len(per) else {}
         yield meta.get("subset", "?"), meta.get("name", problem.name), w["uuid"], m
@@ -67,6 +67,7 @@ def main() -> int:
     p.add_argument("problems")
     p.add_argument("--arch", default="B200")
     p.add_argument("--per-definition", type=int, default=1)
+    p.add_argument("--start", type=int, default=0, help="the first workload's index")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--accuracy")
     p.add_argument("--timeout", type=float, default=300)
@@ -90,7 +91,7 @@ def main() -> int:
     if args.only:
         keep = set(args.only.split(","))
         dirs = [d for d in dirs if d.name in keep]
-    jobs = [(d, *w) for d in dirs for w in workloads(d, args.per_definition)]
+    jobs = [(d, *w) for d in dirs for w in workloads(d, args.per_definition, args.start)]
 
     def work(job):
         d, subset, name, uuid, meta = job
