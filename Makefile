@@ -45,6 +45,8 @@ $(VENV)/.deps: pyproject.toml
 	# `solar batch --engine ray` (docs/pytorch.md, "Batch runs"): its tests start a local
 	# cluster.
 	$(PY) -m pip install -q "ray>=2.9"
+	# torchao's quantised weights (tensor subclasses: int8 codes and scales) for their tests.
+	$(PY) -m pip install -q "torchao>=0.18"
 	touch $@
 
 venv: $(VENV)/.deps

@@ -325,3 +325,22 @@ def test_scaled_mm_of_nvfp4_runs_at_the_fp4_rate_with_its_scales_on_the_matrix_u
     want = (decoded(ca, sa) @ decoded(cb, sb).T).to(torch.bfloat16)
     got = execute(r.program, inputs).outputs["out0"]
     assert torch.equal(torch.from_numpy(got.astype("float32")).to(torch.bfloat16), want)
+
+
+def test_torchao_int8_weight_only_reads_its_codes_and_scales():
+    # torchao's Int8WeightOnlyConfig makes a linear's weight an Int8Tensor (int8 codes
+    # [256, 512] and an fp32 scale per output row [256, 1]); torch.export unwraps it into
+    # those two parts. x [64, 512] fp32 @ w.T + b: fused bytes 64*512*4 (x) + 256*512 (codes)
+    # + 256*4 (scales) + 256*4 (bias) + 64*256*4 (output) = 329,728; MACs 64*256*512 =
+    # 8,388,608. Validation feeds the parts of the subclass weight.
+    torchao = pytest.importorskip("torchao", reason="torchao is the `quant` extra")
+    from torchao.quantization import Int8WeightOnlyConfig, quantize_
+
+    assert torchao.__version__
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(512, 256))
+    quantize_(model, Int8WeightOnlyConfig())
+    r = solar.analyze(model, [torch.randn(64, 512)], arch="B200", cache_aware=False)
+    assert r.validation.status == "full", r.validation.detail
+    assert r.fused.bytes == 329_728
+    assert r.graph.total_macs == 8_388_608

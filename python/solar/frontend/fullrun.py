@@ -322,6 +322,24 @@ def _buffer_values(model, names) -> dict:
     return {k: state[k].detach().clone() for k in names if k in state}
 
 
+def _subclass_part(state: dict, target: str):
+    """Inner tensor i of a tensor-subclass weight, which the capture names
+    `<module>.parametrizations.<weight>.original<i>` (torch.export unwraps a subclass into
+    its `__tensor_flatten__` parts: torchao's quantised weights, int8 codes and scales), or
+    None."""
+    import re
+
+    m = re.fullmatch(r"(?:(.*)\.)?parametrizations\.(\w+)\.original(\d+)", target)
+    if m is None:
+        return None
+    prefix, name, i = m.group(1), m.group(2), int(m.group(3))
+    whole = state.get(f"{prefix}.{name}" if prefix else name)
+    if whole is None or not hasattr(whole, "__tensor_flatten__"):
+        return None
+    names, _ = whole.__tensor_flatten__()
+    return getattr(whole, names[i]) if i < len(names) else None
+
+
 def ir_inputs(lowered: LoweredProgram, capture: Capture, model, inputs, before=None) -> dict:
     """The IR program's inputs by parameter name; `before` overrides state entries with the
     values they had before PyTorch's forward pass updated them."""
@@ -349,6 +367,8 @@ def ir_inputs(lowered: LoweredProgram, capture: Capture, model, inputs, before=N
             value = state[key]
         elif target in state:
             value = state[target]
+        elif (part := _subclass_part(state, target)) is not None:
+            value = part
         elif target in constants:
             value = constants[target]
             if is_fake(value):
