@@ -522,6 +522,15 @@ CASES = {
             R(1, 8).abs() + 0.5,
         ],
     ),
+    # torch._int_mm: int8 (or uint8, torchao's CPU path) times int8 into int32, exact.
+    "int_mm": lambda: (
+        f(lambda a, u, b: torch._int_mm(a, b.t()).float() + torch._int_mm(u, b.t()).float()),
+        [
+            torch.randint(-128, 128, (32, 64), dtype=torch.int8),
+            torch.randint(0, 256, (32, 64), dtype=torch.uint8),
+            torch.randint(-128, 128, (16, 64), dtype=torch.int8),
+        ],
+    ),
     "addmm_full_bias": lambda: (
         f(lambda c, a, b: torch.addmm(c, a, b)),
         [R(3, 5), R(3, 4), R(4, 5)],
@@ -1745,6 +1754,7 @@ def operator_table() -> str:
         "mm_block_scaled_": "frontend/narrow.py",
         "scaled_mm_fp8_": "frontend/narrow.py",
         "scaled_mm_nvfp4_": "frontend/narrow.py",
+        "int_mm_": "frontend/narrow.py",
     }
 
     def describe(op):

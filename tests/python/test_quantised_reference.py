@@ -344,3 +344,16 @@ def test_torchao_int8_weight_only_reads_its_codes_and_scales():
     assert r.validation.status == "full", r.validation.detail
     assert r.fused.bytes == 329_728
     assert r.graph.total_macs == 8_388_608
+    # Int8DynamicActivationInt8WeightConfig quantises the activations too: torch._int_mm of
+    # int8 codes (uint8 on the CPU path), at the int8 rate; the bytes read and written are
+    # the same (the activations are quantised on chip).
+    model = torch.nn.Sequential(torch.nn.Linear(512, 256))
+    from torchao.quantization import Int8DynamicActivationInt8WeightConfig
+
+    quantize_(model, Int8DynamicActivationInt8WeightConfig())
+    r = solar.analyze(model, [torch.randn(64, 512)], arch="B200", cache_aware=False)
+    assert r.validation.status == "full", r.validation.detail
+    assert r.fused.bytes == 329_728
+    node, sol = the_product(r)
+    assert node.name.startswith("int_mm") and node.macs == 8_388_608
+    assert sol.math_mode == "int8"

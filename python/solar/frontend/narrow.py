@@ -466,3 +466,35 @@ def scaled_mm(lw, a, b, scale_a, scale_b) -> Value:
         lw.fail(f"torch._scaled_mm on {code} operands is not supported (fp8 e4m3/e5m2, NVFP4)")
     lw.notes.append(f"{node.name}: torch._scaled_mm of {what}")
     return lw.call_kernel(name, [v.var for v in args], (m, n), out)
+
+
+_INT_MM = (
+    '@kernel\ndef {name}(A: Tensor("M,K", dtype="CODE"), B: Tensor("N,K", dtype="int8")) '
+    '-> Tensor("M,N", dtype="int32"):\n'
+    """    C = Tensor(M=A.shape[0], N=B.shape[0], dtype="int32", fill=0)
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            for k in Dim("K"):
+                C[m, n] += A[m, k] * B[n, k]
+    return C
+"""
+)
+
+
+def int_mm(lw, a, b) -> Value:
+    """`torch._int_mm(a, b)`: int8 [M, K] (or uint8: torchao's CPU path shifts the
+    activations by 128 for the u8 x s8 instructions) times int8 [K, N] into int32 (torchao's
+    dynamic int8 quantisation), its MACs at the int8 rate; b read as [N, K] where it is a
+    transposed view."""
+    a = tensor(lw, a)
+    if isinstance(b, Transposed) and tuple(b.order) == (1, 0):
+        bt = b.base
+    else:
+        bt = lw.permute(tensor(lw, b), (1, 0))
+    if a.dtype not in ("int8", "uint8") or bt.dtype != "int8":
+        lw.fail(
+            f"torch._int_mm of {a.dtype} and {bt.dtype} operands: int8 (or uint8) times int8 "
+            "is supported"
+        )
+    name = lw.add_kernel(_INT_MM.replace("CODE", a.dtype), "int_mm")
+    return lw.call_kernel(name, [a.var, bt.var], (a.shape[0], bt.shape[0]), "int32")

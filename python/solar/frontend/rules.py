@@ -23,7 +23,7 @@ import re
 from .builder import Builder as Lowerer
 from .builder import Value
 from .contract import contract, einsum_refusal, lower_einsum
-from .narrow import scaled_mm, try_block_scaled
+from .narrow import int_mm, scaled_mm, try_block_scaled
 from .rules_index import strided_slice_scatter
 from .values import Transposed, _axis, _concat, _Unused, is_tensor, tensor
 
@@ -356,7 +356,8 @@ def _permute(lw, x, order):
     def reads_in_place(u) -> bool:
         if str(u.target) in products and u.args[0] is lw.node:
             return True
-        if str(u.target) == "aten._scaled_mm.default":  # b [K, N], read as [N, K] (narrow.py)
+        if str(u.target) in ("aten._scaled_mm.default", "aten._int_mm.default"):
+            # b [K, N], read as [N, K] (narrow.py)
             return u.args[1] is lw.node and lw.node not in (u.args[0], *u.args[2:])
         return str(u.target) in mm_ops and u.args[-1] is lw.node and lw.node not in u.args[:-1]
 
@@ -565,6 +566,12 @@ def _scaled_mm(
     if bias is None:
         return c
     return elementwise(lw, "add", [c, bias])
+
+
+@rule("aten._int_mm.default")
+def _int_mm(lw, a, b):
+    """int8 operands into int32 (torchao's dynamic int8 quantisation), at the int8 rate."""
+    return int_mm(lw, a, b)
 
 
 @rule("aten.addmm.default")
