@@ -12,7 +12,8 @@ violations (baseline faster than the bound), the smallest margin baseline / boun
 geomean of baseline / bound beside NVIDIA's baseline / sol_ms; then `solar headroom`'s report
 of the same rows (docs/reports.md): the workloads whose bound and NVIDIA's sol_ms differ by
 more than 2x, each with the reason read from the bound's terms. `--html` writes its suite
-report, the paper's Figure 12. The benchmark's files are read
+report, the paper's Figure 12. `--validate` validates each workload too and counts the
+validation statuses per subset. The benchmark's files are read
 as they come; nothing of them is copied.
 """
 
@@ -42,11 +43,14 @@ def workloads(problem: Path, n: int, start: int = 0):
         yield meta.get("subset", "?"), meta.get("name", problem.name), w["uuid"], m
 
 
-def run_one(problem: Path, uuid: str, arch: str, accuracy: str | None, timeout: float):
+def run_one(
+    problem: Path, uuid: str, arch: str, accuracy: str | None, timeout: float, validate: bool
+):
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.json"
         cmd = [sys.executable, "-m", "solar.cli", "analyze", str(problem / "definition.json")]
-        cmd += ["--workload", uuid, "--arch", arch, "--no-validate", "--json", str(out)]
+        cmd += ["--workload", uuid, "--arch", arch, "--json", str(out)]
+        cmd += [] if validate else ["--no-validate"]
         cmd += ["--accuracy", accuracy] if accuracy else []
         start = time.perf_counter()
         try:
@@ -68,6 +72,9 @@ def main() -> int:
     p.add_argument("--arch", default="B200")
     p.add_argument("--per-definition", type=int, default=1)
     p.add_argument("--start", type=int, default=0, help="the first workload's index")
+    p.add_argument(
+        "--validate", action="store_true", help="validate each workload (counts per status)"
+    )
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--accuracy")
     p.add_argument("--timeout", type=float, default=300)
@@ -95,7 +102,7 @@ def main() -> int:
 
     def work(job):
         d, subset, name, uuid, meta = job
-        doc, seconds = run_one(d, uuid, args.arch, args.accuracy, args.timeout)
+        doc, seconds = run_one(d, uuid, args.arch, args.accuracy, args.timeout, args.validate)
         row = {
             "task": d.name,
             "subset": subset,
@@ -114,6 +121,7 @@ def main() -> int:
             row["cache_aware_ms"] = (secs.get("cache_aware") or secs["fused"]) * 1e3
             row["math_mode"] = doc.get("math_mode", "")
             row["terms"] = fused_terms(doc)
+            row["validation"] = doc.get("validation", {})
         print(json.dumps(row), flush=True)
         return row
 
@@ -192,6 +200,14 @@ def summarise(rows):
             f"{geomean(nv):12.2f} "
             f"{secs:10.1f}"
         )
+    statuses = defaultdict(lambda: defaultdict(int))
+    for r in rows:
+        if r.get("validation"):
+            statuses[r["subset"]][r["validation"].get("status", "?")] += 1
+    if statuses:
+        print("\nvalidation status per subset:")
+        for subset, counts in sorted(statuses.items()):
+            print(f"  {subset:10s} " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     # The violations, the tightest workloads and those whose bound and NVIDIA's sol_ms
     # differ by more than 2x, with the reason read from the bound's terms: `solar
     # headroom`'s report (docs/reports.md).
