@@ -386,6 +386,15 @@ _SCALED_MM_NVFP4 = (
 )
 
 
+def _rows_of_second(lw, b) -> Value:
+    """The second operand `b` [K, N] of a product as the [N, K] rows an output column reads:
+    the tensor a transposed view was taken of (a row-major [N, K] weight passed as `w.t()`,
+    as F.linear and the NVFP4 convention do), else a transposing copy."""
+    if isinstance(b, Transposed) and tuple(b.order) == (1, 0):
+        return b.base
+    return lw.permute(tensor(lw, b), (1, 0))
+
+
 def _torch_dtype(fx_arg) -> str:
     val = getattr(fx_arg, "meta", {}).get("val")
     return str(getattr(val, "dtype", ""))
@@ -419,13 +428,7 @@ def scaled_mm(lw, a, b, scale_a, scale_b) -> Value:
             f"torch._scaled_mm of {code} and {_torch_dtype(node.args[1])} operands is not "
             "supported (both fp8 of one kind, or both float4_e2m1fn_x2)"
         )
-    a = tensor(lw, a)
-    # b is [K, N]; its [N, K] form is what a row of the output reads (a transposed view of a
-    # row-major [N, K] weight, as F.linear and the NVFP4 convention pass it).
-    if isinstance(b, Transposed) and tuple(b.order) == (1, 0):
-        bt = b.base
-    else:
-        bt = lw.permute(tensor(lw, b), (1, 0))
+    a, bt = tensor(lw, a), _rows_of_second(lw, b)
     m, n = a.shape[0], bt.shape[0]
     out = lw.out_dtype()
     sa, sb = tensor(lw, scale_a), tensor(lw, scale_b)
@@ -484,13 +487,8 @@ _INT_MM = (
 def int_mm(lw, a, b) -> Value:
     """`torch._int_mm(a, b)`: int8 [M, K] (or uint8: torchao's CPU path shifts the
     activations by 128 for the u8 x s8 instructions) times int8 [K, N] into int32 (torchao's
-    dynamic int8 quantisation), its MACs at the int8 rate; b read as [N, K] where it is a
-    transposed view."""
-    a = tensor(lw, a)
-    if isinstance(b, Transposed) and tuple(b.order) == (1, 0):
-        bt = b.base
-    else:
-        bt = lw.permute(tensor(lw, b), (1, 0))
+    dynamic int8 quantisation), its MACs at the int8 rate."""
+    a, bt = tensor(lw, a), _rows_of_second(lw, b)
     if a.dtype not in ("int8", "uint8") or bt.dtype != "int8":
         lw.fail(
             f"torch._int_mm of {a.dtype} and {bt.dtype} operands: int8 (or uint8) times int8 "
