@@ -100,19 +100,52 @@ def _visual_reports(args, graph, archs, analyses, validation, measured=None) -> 
         print(f"wrote {', '.join(str(p) for p in paths)}")
 
 
+# Seconds between the progress lines of a long stage when stderr is no terminal.
+PROGRESS_INTERVAL = 30.0
+
+
 def _terminal_progress(what: str):
-    """A one-line stage display on stderr when it is a terminal (quiet when piped or in a
-    batch, whose workers' stderr is a file); None otherwise."""
-    if not sys.stderr.isatty():
-        return None
+    """Progress on stderr: on a terminal, a one-line stage display rewritten in place; else
+    (a script, CI, nohup, a batch worker's log) a line `what: stage (N s)` every
+    PROGRESS_INTERVAL seconds while a stage runs, so a short run stays quiet and a long one
+    is not silent until its end. `show("")` ends it."""
     import time
 
     start = time.perf_counter()
+    if not sys.stderr.isatty():
+        return _line_progress(what, start)
 
     def show(stage: str) -> None:
         line = f"{what}: {stage} ({time.perf_counter() - start:.1f} s)" if stage else ""
         sys.stderr.write("\r\033[K" + line)
         sys.stderr.flush()
+
+    return show
+
+
+def _line_progress(what: str, start: float):
+    """`_terminal_progress` where stderr is no terminal: a daemon thread writes the current
+    stage every PROGRESS_INTERVAL seconds until `show("")` (or the process's end)."""
+    import threading
+    import time
+
+    stream, interval = sys.stderr, PROGRESS_INTERVAL
+    current = {"stage": ""}
+    done = threading.Event()
+
+    def beat() -> None:
+        while not done.wait(interval):
+            if current["stage"]:
+                elapsed = time.perf_counter() - start
+                stream.write(f"{what}: {current['stage']} ({elapsed:.0f} s)\n")
+                stream.flush()
+
+    threading.Thread(target=beat, name="solar-progress", daemon=True).start()
+
+    def show(stage: str) -> None:
+        current["stage"] = stage
+        if not stage:
+            done.set()
 
     return show
 
