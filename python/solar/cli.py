@@ -276,8 +276,9 @@ def _check_definition_outputs(d, w, axes: dict, path: str) -> None:
 
 def _narrow_note(dtypes: str, analysis) -> str:
     """A definition with narrow inputs whose reference computes in a wider format ("" where
-    a contraction already runs at the fp4 rate: `torch._scaled_mm` on NVFP4 operands)."""
-    if any(n.math_mode == "fp4" for n in analysis.nodes):
+    a contraction already runs as fp4, at its rate or the platform's fastest narrow one:
+    `torch._scaled_mm` on NVFP4 operands)."""
+    if any(n.math_mode.startswith("fp4") for n in analysis.nodes):
         return ""
     return (
         f"  note: the inputs are {dtypes}; the compute term follows the reference's own "
