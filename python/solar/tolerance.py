@@ -614,10 +614,14 @@ def _second_stage(results, failed, names, actuals, expecteds, dtypes, budgets, r
 def decide_against_wide(results, wide) -> None:
     """For each output that passed a comparison that cannot decide (`informative` false),
     the comparison of the same computation widened (`wide()`: (actuals, expecteds, dtypes,
-    budgets) of the lowered program and its reference with bf16 and fp16 widened to fp32, in
-    compare_all's order, or a string saying why they cannot run so) by the same derived
-    criterion (docs/execution.md, "When a comparison cannot decide"). It replaces the first
-    when it decides, passing or failing; else the output stays undecided, with a note."""
+    budgets, rerun) of the lowered program and its reference with bf16 and fp16 widened to
+    fp32, in compare_all's order, or a string saying why they cannot run so) by the same
+    derived criterion (docs/execution.md, "When a comparison cannot decide"). Where that
+    fails, the output is judged again with its measured response, as compare_all's second
+    stage does (`rerun()`: the widened reference's outputs with its inputs moved by one ulp,
+    and that unit, or None): an ill-conditioned output's rounding errors act on its
+    response, not on its magnitude. The widened comparison replaces the first when it
+    decides, passing or failing; else the output stays undecided, with a note."""
     pending = [
         i for i, c in enumerate(results) if c.ok and not c.informative and c.dtype in UNIT_ROUNDOFF
     ]
@@ -628,13 +632,28 @@ def decide_against_wide(results, wide) -> None:
         for i in pending:
             results[i].notes.append(f"no widened run decides ({widened})")
         return
-    actuals, expecteds, dtypes, budgets = widened
+    actuals, expecteds, dtypes, budgets, rerun = widened
+    responses = None  # the widened reference's perturbed run, made once if some output fails
     for i in pending:
         c = results[i]
         if i >= len(actuals) or i >= len(expecteds):
             c.notes.append("the widened run gives no such output")
             continue
         judged = compare(c.name, actuals[i], expecteds[i], dtypes[i], budgets[i])
+        if not judged.ok and judged.informative and judged.shape == c.shape:
+            if responses is None:
+                responses = rerun() or ()
+            if responses and i < len(responses[0]):
+                perturbed, unit = responses
+                largest, rms = output_response(expecteds[i], perturbed[i])
+                judged = compare(
+                    c.name,
+                    actuals[i],
+                    expecteds[i],
+                    dtypes[i],
+                    budgets[i],
+                    response=(largest, rms, unit),
+                )
         if not judged.informative or judged.shape != c.shape:
             c.notes.append(
                 "in the widened run too the allowed error reaches the output's magnitude"

@@ -195,3 +195,32 @@ def test_definitions_report_inconclusive_apart_in_json_and_batch(tmp_path):
     assert status == {"mm_bf16.json#mm_bf16-m4": "inconclusive", "mm_fp32.json#mm_fp32-m4": "full"}
     # The progress line of each, then the summary: one of each status, counted apart.
     assert "validation: full 1, inconclusive 1" in r.stdout + r.stderr
+
+
+def test_a_failed_widened_comparison_is_judged_by_its_measured_response():
+    """decide_against_wide, as compare_all's second stage: a widened comparison that fails is
+    judged again with the output's response to one-ulp changes of the widened reference's
+    inputs. Here out0 passed undecided first (atol 1e-2 on S = 1e-3). Widened, the program is
+    off by 1e-5 at every element (1% of S), and fp32's a-priori allowance (about 1e-6 S)
+    fails it. A reference whose one-ulp (2^-24) perturbation moves the output by 5e-4, half
+    its magnitude, is ill-conditioned: its rounding errors act on that response, whose
+    allowance then reaches S, and the output stays undecided (the first comparison stands,
+    with a note). A response of 0 (a well-conditioned reference) leaves it failed."""
+    from solar.tolerance import decide_against_wide
+
+    off = SMALL + 1e-5
+    noisy = SMALL + 5e-4 * np.array([1.0, -1.0, 1.0, -1.0])
+    for perturbed, failed in ((noisy, False), (SMALL, True)):
+        results = [compare("out0", SMALL, SMALL, "fp64", atol=1e-2)]
+        assert results[0].ok and not results[0].informative
+
+        def wide(perturbed=perturbed):
+            return [off], [SMALL], ["fp32"], [None], lambda: ([perturbed], 2.0**-24)
+
+        decide_against_wide(results, wide)
+        assert results[0].ok is not failed, results[0].summary()
+        if failed:
+            assert results[0].decided_wide
+        else:
+            assert not results[0].informative
+            assert "in the widened run too the allowed error" in results[0].notes[-1]

@@ -525,12 +525,15 @@ def widened_text(text: str) -> str:
 
 def widened_run(capture: Capture, lowered: LoweredProgram, seed: int, backend: str, max_seconds):
     """The lowered program and the PyTorch program with every bf16 and fp16 value computed
-    as fp32: (actuals, expecteds, dtypes, budgets) in validate_full's output order, or a
-    string saying why they cannot run so. The IR's formats are rewritten (widened_text) and
-    its bf16/fp16 inputs widened exactly; PyTorch runs on widened inputs, parameters and
-    buffers under a mode that turns every bf16 or fp16 dtype its code names (`.to`,
-    `dtype=`, `.half()`, `.bfloat16()`) into fp32. Both sides then compute the same function
-    as the original, in fp32, where the comparison decides."""
+    as fp32: (actuals, expecteds, dtypes, budgets, rerun) in validate_full's output order, or
+    a string saying why they cannot run so; `rerun()` runs the widened PyTorch program again
+    with its floating inputs, parameters and buffers moved by one ulp (decide_against_wide's
+    measured response: perturbed outputs and the unit, or None). The IR's formats are
+    rewritten (widened_text) and its bf16/fp16 inputs widened exactly; PyTorch runs on
+    widened inputs, parameters and buffers under a mode that turns every bf16 or fp16 dtype
+    its code names (`.to`, `dtype=`, `.half()`, `.bfloat16()`) into fp32. Both sides then
+    compute the same function as the original, in fp32, where the comparison decides."""
+    import numpy as np
     import torch
     from torch.func import functional_call
 
@@ -579,7 +582,31 @@ def widened_run(capture: Capture, lowered: LoweredProgram, seed: int, backend: s
     graph = _core.trace(program, [])
     dtypes = [graph.tensors[t].dtype for t in graph.outputs]
     actuals = [outs[f"out{i}"] for i in range(min(len(expecteds), len(dtypes)))]
-    return actuals, expecteds, dtypes, output_budgets(graph)
+
+    def rerun():
+        # As perturbed_golden, on the widened state and inputs (fresh copies: the forward
+        # pass may have written its inputs in place).
+        rng = np.random.default_rng(seed)
+        moved_state = {k: perturb(v.clone(), rng) for k, v in state.items()}
+        moved_drawn = [perturb(v.clone(), rng) for v in drawn]
+        moved = [
+            perturb(_widen(t.clone()), rng) if isinstance(t, torch.Tensor) else t for t in inputs
+        ]
+        try:
+            with grad, dropout_at_expectation(), random_tape(replay=moved_drawn), _Widening():
+                again = functional_call(model, moved_state, tuple(moved))
+        except Exception:  # noqa: BLE001 - no perturbed run: the failed comparison stands
+            return None
+        outs = [
+            t.detach() if isinstance(t, torch.Tensor) else t
+            for t in (again if isinstance(again, (tuple, list)) else [again])
+        ]
+        outs += [moved_state[k] for k in lowered.buffer_outputs if k in moved_state]
+        outs = [o for o in outs if not _empty(o)]
+        floating = [t for t in [*moved_state.values(), *moved] if isinstance(t, torch.Tensor)]
+        return outs, perturbation_unit(t for t in floating if t.is_floating_point())
+
+    return actuals, expecteds, dtypes, output_budgets(graph), rerun
 
 
 def _widen(t):
