@@ -282,28 +282,37 @@ def perturbed_golden(capture: Capture, model, inputs, seed: int = 0, before=None
     perturbed copies). `before`: buffer values before the golden run's forward pass (it
     updated them), the state it started from; `buffers`: the updated buffers that follow the
     outputs, as in golden_run."""
+    if capture.training:  # the second stage perturbs a forward pass only
+        return None
+    state = {k: v.detach() for k, v in model.named_parameters()}
+    state.update({k: v.detach() for k, v in model.named_buffers()})
+    before = before or {}
+    drawn = [v for k, v in before.items() if k.startswith(RANDOM_KEY)]
+    state.update({k: v.detach() for k, v in before.items() if not k.startswith(RANDOM_KEY)})
+    return _perturbed_call(capture, model, state, drawn, inputs, seed, buffers)
+
+
+def _perturbed_call(capture, model, state, drawn, inputs, seed, buffers, mode=None):
+    """`model` run by functional_call on copies of `state`, its random draws `drawn` and
+    `inputs` each moved by one ulp (up or down at random, from `seed`), inside `mode` when
+    given (the widened run's _Widening): (outputs then the updated `buffers`, the
+    perturbation's unit roundoff), or None when the module cannot run that way."""
     import numpy as np
     import torch
     from torch.func import functional_call
 
-    if capture.training:  # the second stage perturbs a forward pass only
-        return None
     rng = np.random.default_rng(seed)
-    state = {k: perturb(v.detach(), rng) for k, v in model.named_parameters()}
-    state.update({k: perturb(v.detach(), rng) for k, v in model.named_buffers()})
-    before = before or {}
-    drawn = [perturb(v.clone(), rng) for k, v in before.items() if k.startswith(RANDOM_KEY)]
-    state.update(
-        {
-            k: perturb(v.detach().clone(), rng)
-            for k, v in before.items()
-            if not k.startswith(RANDOM_KEY)
-        }
-    )
+    state = {k: perturb(v.clone(), rng) for k, v in state.items()}
+    drawn = [perturb(v.clone(), rng) for v in drawn]
     moved = [perturb(t.clone(), rng) if isinstance(t, torch.Tensor) else t for t in inputs]
     try:
         grad = torch.enable_grad() if capture.autograd else torch.no_grad()
-        with grad, dropout_at_expectation(), random_tape(replay=drawn):
+        with (
+            grad,
+            dropout_at_expectation(),
+            random_tape(replay=drawn),
+            mode or contextlib.nullcontext(),
+        ):
             out = functional_call(model, state, tuple(moved))
     except Exception:  # noqa: BLE001 - a module functional_call cannot drive: no second stage
         return None
@@ -533,7 +542,6 @@ def widened_run(capture: Capture, lowered: LoweredProgram, seed: int, backend: s
     widened inputs, parameters and buffers under a mode that turns every bf16 or fp16 dtype
     its code names (`.to`, `dtype=`, `.half()`, `.bfloat16()`) into fp32. Both sides then
     compute the same function as the original, in fp32, where the comparison decides."""
-    import numpy as np
     import torch
     from torch.func import functional_call
 
@@ -586,25 +594,14 @@ def widened_run(capture: Capture, lowered: LoweredProgram, seed: int, backend: s
     def rerun():
         # As perturbed_golden, on the widened state and inputs (fresh copies: the forward
         # pass may have written its inputs in place).
-        rng = np.random.default_rng(seed)
-        moved_state = {k: perturb(v.clone(), rng) for k, v in state.items()}
-        moved_drawn = [perturb(v.clone(), rng) for v in drawn]
-        moved = [
-            perturb(_widen(t.clone()), rng) if isinstance(t, torch.Tensor) else t for t in inputs
-        ]
-        try:
-            with grad, dropout_at_expectation(), random_tape(replay=moved_drawn), _Widening():
-                again = functional_call(model, moved_state, tuple(moved))
-        except Exception:  # noqa: BLE001 - no perturbed run: the failed comparison stands
+        wide_inputs = [_widen(t.clone()) if isinstance(t, torch.Tensor) else t for t in inputs]
+        moved = _perturbed_call(
+            capture, model, state, drawn, wide_inputs, seed, lowered.buffer_outputs, _Widening()
+        )
+        if moved is None:
             return None
-        outs = [
-            t.detach() if isinstance(t, torch.Tensor) else t
-            for t in (again if isinstance(again, (tuple, list)) else [again])
-        ]
-        outs += [moved_state[k] for k in lowered.buffer_outputs if k in moved_state]
-        outs = [o for o in outs if not _empty(o)]
-        floating = [t for t in [*moved_state.values(), *moved] if isinstance(t, torch.Tensor)]
-        return outs, perturbation_unit(t for t in floating if t.is_floating_point())
+        outs, unit = moved
+        return [o for o in outs if not _empty(o)], unit  # as the expecteds are kept
 
     return actuals, expecteds, dtypes, output_budgets(graph), rerun
 
