@@ -357,3 +357,21 @@ def test_torchao_int8_weight_only_reads_its_codes_and_scales():
     node, sol = the_product(r)
     assert node.name.startswith("int_mm") and node.macs == 8_388_608
     assert sol.math_mode == "int8"
+
+
+def test_scaled_mm_outside_the_supported_forms_is_an_error_naming_the_case():
+    # NVFP4 with M = 64: its 64 x 32 scales are padded to a whole 128-row tile (128 * 32 =
+    # 4,096), which the lowering does not unpad. fp8 with scales per 128 of K ([64, 2] and
+    # [2, 128] for K = 256): neither per-tensor nor row-wise.
+    from solar.errors import UserError
+
+    codes = torch.zeros((64, 256), dtype=torch.uint8).view(torch.float4_e2m1fn_x2)
+    weight = torch.zeros((128, 256), dtype=torch.uint8).view(torch.float4_e2m1fn_x2)
+    ones = torch.ones(128 * 32).to(E4M3)
+    with pytest.raises(UserError, match="this operand has 64 rows and 32 blocks of K, and 4096"):
+        solar.analyze(ScaledMm(), [codes, weight, ones, ones], arch="B200", validate=False)
+    a, b = torch.randn(64, 256).to(E4M3), torch.randn(128, 256).to(E4M3)
+    with pytest.raises(UserError, match=r"got scales of shapes \[64, 2\] and \[2, 128\]"):
+        solar.analyze(
+            ScaledMm(), [a, b, torch.ones(64, 2), torch.ones(2, 128)], arch="B200", validate=False
+        )

@@ -406,9 +406,9 @@ def _unswizzled(lw, scale: Value, rows: int, cols: int) -> Value:
     ((rb * CB + cb) * 32 + rl) * 16 + rh * 4 + ci), as a view."""
     if rows % 128 or cols % 4 or scale.numel != rows * cols:
         lw.fail(
-            f"torch._scaled_mm: NVFP4 scales for a [{rows}, {cols * NVFP4_BLOCK}] operand are "
-            f"supported in the swizzled layout of whole 128 x 4 tiles ({rows} rows a multiple "
-            f"of 128, {cols} blocks of K a multiple of 4: {rows * cols} scales), not "
+            "torch._scaled_mm: NVFP4 scales are supported in the swizzled layout of whole "
+            "128 x 4 tiles (rows a multiple of 128, blocks of K a multiple of 4, one scale "
+            f"each); this operand has {rows} rows and {cols} blocks of K, and "
             f"{scale.numel} scales of shape {list(scale.shape)}"
         )
     tiles = lw.reshape(scale, (rows // 128, cols // 4, 32, 4, 4))
