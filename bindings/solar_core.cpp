@@ -69,6 +69,12 @@ solar::Fp32Math fp32_math_option(const std::string& s) {
                          "--fp32-math must be fp32, tf32, bf16, fp16 or fp8, got '" + s + "'");
 }
 
+// A --quantize value: "" for none, else the recipe (a UserError naming the recipes).
+std::optional<solar::QuantRecipe> quantize_option(const std::string& recipe) {
+  if (recipe.empty()) return std::nullopt;
+  return solar::parse_quant_recipe(recipe);
+}
+
 double accuracy_option(double accuracy) {
   if (!(accuracy >= 0.0) || std::isinf(accuracy))
     throw solar::UserError(
@@ -653,6 +659,41 @@ NB_MODULE(_core, m) {
       .def_ro("capacity_bytes", &solar::StartingState::capacity_bytes)
       .def_ro("bytes_per_second", &solar::StartingState::bytes_per_second)
       .def_ro("served_max_bytes", &solar::StartingState::served_max_bytes);
+  nb::class_<solar::QuantChange>(m, "QuantChange")
+      .def_ro("node", &solar::QuantChange::node)
+      .def_ro("weight", &solar::QuantChange::weight)
+      .def_ro("activation", &solar::QuantChange::activation)
+      .def_ro("prologue", &solar::QuantChange::prologue)
+      .def_ro("bytes_before", &solar::QuantChange::bytes_before)
+      .def_ro("bytes_after", &solar::QuantChange::bytes_after)
+      .def_prop_ro("matrix_before",
+                   [](const solar::QuantChange& c) { return solar::dtype_name(c.matrix_before); })
+      .def_prop_ro("matrix_after",
+                   [](const solar::QuantChange& c) { return solar::dtype_name(c.matrix_after); });
+  nb::class_<solar::QuantSkip>(m, "QuantSkip")
+      .def_ro("node", &solar::QuantSkip::node)
+      .def_ro("reason", &solar::QuantSkip::reason);
+  nb::class_<solar::QuantReport>(m, "QuantReport")
+      .def_ro("recipe", &solar::QuantReport::recipe)
+      .def_ro("weights", &solar::QuantReport::weights)
+      .def_ro("activations", &solar::QuantReport::activations)
+      .def_ro("changes", &solar::QuantReport::changes)
+      .def_ro("skipped", &solar::QuantReport::skipped)
+      .def_ro("weight_bytes_before", &solar::QuantReport::weight_bytes_before)
+      .def_ro("weight_bytes_after", &solar::QuantReport::weight_bytes_after);
+  m.def("quant_recipe_names", &solar::quant_recipe_names);
+  m.def(
+      "quantized_graph",
+      [](const solar::Graph& g, const std::string& recipe) {
+        return solar::quantize(g, solar::parse_quant_recipe(recipe)).graph;
+      },
+      "graph"_a, "recipe"_a,
+      "The graph an analysis under `recipe` prices: the same nodes, with the recipe's bytes, "
+      "FLOPs and matrix formats (per-node tables of a quantised analysis).");
+  m.def(
+      "check_quant_recipe", [](const std::string& text) { solar::parse_quant_recipe(text); },
+      "text"_a, "Raises the recipe's error (kind `argument`) for a --quantize value it rejects.");
+
   nb::class_<solar::Analysis>(m, "Analysis")
       .def_ro("arch", &solar::Analysis::arch)
       .def_ro("math_mode", &solar::Analysis::math_mode)
@@ -671,6 +712,7 @@ NB_MODULE(_core, m) {
       .def_ro("fused", &solar::Analysis::fused)
       .def_ro("cache", &solar::Analysis::cache)
       .def_ro("starting_state", &solar::Analysis::starting_state)
+      .def_ro("quantization", &solar::Analysis::quantization)
       // None when the arch has no cache level (Analysis.cache.reason says why).
       .def_prop_ro("cache_aware",
                    [](const solar::Analysis& a) -> std::optional<solar::GraphSol> {
@@ -688,22 +730,25 @@ NB_MODULE(_core, m) {
   m.def(
       "analyze",
       [](const solar::Graph& g, const solar::ArchSpec& a, const std::string& fp32, bool cache_aware,
-         solar::Session* session, double accuracy, bool warm) {
+         solar::Session* session, double accuracy, bool warm, const std::string& quantize) {
         solar::AnalysisOptions o;
         o.fp32_math = fp32_math_option(fp32);
         o.cache_aware = cache_aware;
         o.warm = warm;
         o.memo = tilings_of(session);
         o.accuracy = accuracy_option(accuracy);
+        o.quantize = quantize_option(quantize);
         return solar::analyze(g, a, o);
       },
       "graph"_a, "arch"_a, "fp32_math"_a = "default", "cache_aware"_a = true,
-      "session"_a.none() = nb::none(), "accuracy"_a = 0.0, "warm"_a = false,
+      "session"_a.none() = nb::none(), "accuracy"_a = 0.0, "warm"_a = false, "quantize"_a = "",
       "The SOL modes of the graph on the arch; `session` keeps the tiling searches for later "
       "analyses (None: this analysis's own); `accuracy`: the relative error a correct "
       "implementation may make in a contraction (0: no accuracy contract); `warm`: a kernel "
       "repeated without flushing, its data in the last-level cache up to its capacity "
-      "(docs/sol-modes.md, \"Starting state\").");
+      "(docs/sol-modes.md, \"Starting state\"); `quantize`: a recipe (\"w4a16\", \"w4a4\", ...; "
+      "\"\": "
+      "none; docs/sol-modes.md, \"Quantisation recipes\").");
 
   // --- inverse roofline, sweeps, chain reordering ---------------------------------------
   nb::class_<solar::Target>(m, "Target")
@@ -756,13 +801,16 @@ NB_MODULE(_core, m) {
   m.def(
       "sweep",
       [](const solar::Program& p, const std::vector<solar::DimOverrides>& configs,
-         const std::vector<solar::ArchSpec>& archs, const std::string& fp32, double accuracy) {
+         const std::vector<solar::ArchSpec>& archs, const std::string& fp32, double accuracy,
+         const std::string& quantize) {
         solar::AnalysisOptions o;
         o.fp32_math = fp32_math_option(fp32);
         o.accuracy = accuracy_option(accuracy);
+        o.quantize = quantize_option(quantize);
         return solar::sweep(p, configs, archs, o);
       },
-      "program"_a, "configs"_a, "archs"_a, "fp32_math"_a = "default", "accuracy"_a = 0.0);
+      "program"_a, "configs"_a, "archs"_a, "fp32_math"_a = "default", "accuracy"_a = 0.0,
+      "quantize"_a = "");
 
   nb::class_<solar::ChainTensor>(m, "ChainTensor")
       .def_ro("name", &solar::ChainTensor::name)

@@ -163,6 +163,7 @@ def analyze(
     params=None,
     accuracy: str | None = None,
     warm: bool = False,
+    quantize: str | None = None,
 ):
     """SOL analysis (unfused, fused and, unless cache_aware=False, cache-aware) on one
     architecture of: an einsum graph, an IR file, a PyTorch problem file, or an nn.Module with
@@ -183,7 +184,10 @@ def analyze(
     contract for an IR program or graph; "framework" keeps the framework's settings.
     `warm` is `solar analyze --warm` (docs/sol-modes.md, "Starting state"): a kernel repeated
     without flushing, the last-level cache serving up to its capacity of the fused and
-    cache-aware bounds' DRAM bytes; the default, False, starts inputs and weights in DRAM."""
+    cache-aware bounds' DRAM bytes; the default, False, starts inputs and weights in DRAM.
+    `quantize` is `solar analyze --quantize` (docs/sol-modes.md, "Quantisation recipes"): a
+    recipe ("w4a16", "w4a4", "fp8", ...) applied to the contractions that read a weight; the
+    result's `quantization` (or each analysis's) says what it changed."""
     from .session import starting_state
 
     with starting_state(warm=warm):
@@ -199,6 +203,7 @@ def analyze(
             training,
             params,
             accuracy,
+            quantize,
         )
 
 
@@ -214,13 +219,16 @@ def _analyze(
     training,
     params,
     accuracy,
+    quantize,
 ):
     from . import accuracy as contract
 
     def policy(kind: str):
         if accuracy is not None:
-            return contract.parse(accuracy, fp32_math)
-        return contract.default_policy(kind, fp32_math)
+            chosen = contract.parse(accuracy, fp32_math)
+        else:
+            chosen = contract.default_policy(kind, fp32_math)
+        return contract.with_quantize(chosen, quantize)
 
     if _is_jax_callable(graph) or (isinstance(graph, (str, os.PathLike)) and _is_jax_file(graph)):
         from .jax import analyze_jax

@@ -19,7 +19,7 @@ matrix format whose operand rounding stays within that, or that holds the operan
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 # KernelBench's correctness check: torch.allclose(output, reference, atol=1e-02, rtol=1e-02)
 # (KernelBench, src/eval.py, eval_kernel_against_ref).
@@ -37,6 +37,9 @@ class MathPolicy:
     fp32_math: str = "default"
     accuracy: float = 0.0
     source: str = ""
+    # A quantisation recipe (--quantize, docs/sol-modes.md "Quantisation recipes"): the weight
+    # contractions are priced as the recipe stores and multiplies them; "": none.
+    quantize: str = ""
 
     def line(self) -> str:
         """The report's line, or "" without a contract."""
@@ -101,8 +104,22 @@ def workload_policy(tolerance: dict | None, fp32_math: str = "default") -> MathP
     return default_policy("pytorch", fp32_math)
 
 
-def unpack(fp32_math) -> tuple[str, float]:
-    """(--fp32-math, accuracy) of a MathPolicy or a plain --fp32-math string."""
+def unpack(fp32_math) -> tuple[str, float, str]:
+    """(--fp32-math, accuracy, --quantize) of a MathPolicy or a plain --fp32-math string."""
     if isinstance(fp32_math, MathPolicy):
-        return fp32_math.fp32_math, fp32_math.accuracy
-    return fp32_math, 0.0
+        return fp32_math.fp32_math, fp32_math.accuracy, fp32_math.quantize
+    return fp32_math, 0.0, ""
+
+
+def with_quantize(policy, recipe: str | None):
+    """`policy` (a MathPolicy or an --fp32-math string) with the quantisation recipe
+    `recipe` (None or "": unchanged). A recipe the core does not know is an error naming the
+    recipes."""
+    if not recipe:
+        return policy
+    from . import _core
+
+    _core.check_quant_recipe(recipe)
+    if not isinstance(policy, MathPolicy):
+        policy = MathPolicy(policy)
+    return replace(policy, quantize=recipe)

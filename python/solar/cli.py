@@ -12,6 +12,7 @@ import zlib
 from pathlib import Path
 
 from . import _core, dim_overrides, list_archs, load_arch, report
+from .accuracy import with_quantize
 from .errors import InternalError, UserError, argument_error
 from .session import analyze_graph
 
@@ -25,6 +26,12 @@ class _Parser(argparse.ArgumentParser):
 
 # --fp32-math: how fp32 contractions may run (docs/sol-modes.md, "Math modes").
 FP32_MATH = ["fp32", "tf32", "bf16", "fp16", "fp8"]
+QUANTIZE_HELP = (
+    "price the contractions that read a weight as a quantised inference engine runs them: "
+    + ", ".join(_core.quant_recipe_names())
+    + "; a group size as RECIPE:gN, e.g. w4a16:g64 (docs/sol-modes.md, "
+    '"Quantisation recipes")'
+)
 
 
 def _dims(values: list[str] | None) -> list[tuple[str, int]]:
@@ -336,6 +343,7 @@ def _analyze(args) -> int:
         args.fp32_math = args.policy
     else:
         args.fp32_math = accuracy.default_policy("ir" if args.lang else kind, args.fp32_math)
+    args.fp32_math = with_quantize(args.fp32_math, args.quantize)
     if args.fp32_math.line():
         extra_contract = [args.fp32_math.line()]
     else:
@@ -621,6 +629,7 @@ def cmd_batch(args) -> int:
     extra += ["--no-cache-aware"] if args.no_cache_aware else []
     extra += ["--warm"] if args.warm else []
     extra += ["--accuracy", args.accuracy] if args.accuracy is not None else []
+    extra += ["--quantize", args.quantize] if args.quantize else []
     if args.measure:
         extra += ["--measure", "--repeats", str(args.repeats), "--warmup", str(args.warmup)]
         extra += ["--compile"] if args.compile else []
@@ -1099,6 +1108,7 @@ def build_parser() -> argparse.ArgumentParser:
         "tolerance; KernelBench's 1e-2 for PyTorch and JAX programs; framework for IR "
         '(docs/sol-modes.md, "The accuracy contract")',
     )
+    a.add_argument("--quantize", metavar="RECIPE", help=QUANTIZE_HELP)
     a.add_argument("--emit-ir", metavar="OUT", help="PyTorch programs: write the IR program")
     a.add_argument(
         "--mode",
@@ -1213,6 +1223,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--no-cache-aware", action="store_true", help="as for analyze")
     b.add_argument("--warm", action="store_true", help="as for analyze")
     b.add_argument("--accuracy", metavar="TOL", help="as for analyze")
+    b.add_argument("--quantize", metavar="RECIPE", help="as for analyze")
     b.add_argument("--backend", choices=["native", "interpreter"], default="native")
     _measure_options(b)
     b.set_defaults(func=cmd_batch)
@@ -1335,7 +1346,7 @@ def cmd_inverse(args) -> int:
         latency=args.latency,
         rate=args.rate,
         arch=args.arch or ["H100_PCIe"],
-        fp32_math=args.fp32_math,
+        fp32_math=with_quantize(args.fp32_math, args.quantize),
         dims=_dims(args.dim),
     )
     for i, (_, _, inv) in enumerate(results):
@@ -1366,6 +1377,7 @@ def cmd_sweep(args) -> int:
             "for example --dim B=1,2,4,8 --dim S=512:8192:x2",
         )
     axes = [parse_axis(item) for item in args.dim]
+    args.fp32_math = with_quantize(args.fp32_math, args.quantize)
     points = sweep(
         args.file, axes, arch=args.arch or ["H100_PCIe"], grid=args.grid, fp32_math=args.fp32_math
     )
@@ -1473,6 +1485,7 @@ def _add_explore_parsers(sub) -> None:
         help="override DIMS (IR) or a module-level size constant (PyTorch)",
     )
     v.add_argument("--fp32-math", choices=FP32_MATH, default="default", help=fp32_help)
+    v.add_argument("--quantize", metavar="RECIPE", help=QUANTIZE_HELP)
     v.add_argument("--json", metavar="OUT", help="write solar.inverse/1 JSON")
     v.set_defaults(func=cmd_inverse)
 
@@ -1488,6 +1501,7 @@ def _add_explore_parsers(sub) -> None:
     w.add_argument("--grid", action="store_true", help="sweep the Cartesian product of axes")
     w.add_argument("--arch", action="append", help=arch_help)
     w.add_argument("--fp32-math", choices=FP32_MATH, default="default", help=fp32_help)
+    w.add_argument("--quantize", metavar="RECIPE", help=QUANTIZE_HELP)
     w.add_argument("--csv", metavar="OUT", help="write one CSV row per point")
     w.add_argument("--json", metavar="OUT", help="write solar.sweep/1 JSON")
     w.add_argument("--html", metavar="OUT", help="self-contained HTML report with a plot per axis")

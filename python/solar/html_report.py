@@ -244,6 +244,9 @@ def _node_table(graph, archs, analyses) -> str:
         headers += [f"SOL {a.name}", f"Bottleneck {a.name}"]
         keys += [f"sol-{i}", f"bottleneck-{i}"]
     numeric = {3, 4, 5, 6} | {7 + 2 * i for i in range(len(archs))}
+    from .session import analysed_graph
+
+    graph = analysed_graph(graph, analyses[0])  # a recipe applies alike on every arch
     rows = []
     for j, node in enumerate(graph.nodes):
         sol0 = analyses[0].nodes[j]

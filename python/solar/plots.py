@@ -73,8 +73,10 @@ def roofline_data(graph, arch, analysis) -> dict:
     Nodes without FLOPs or without bytes (views, copies) have no point; they are listed in
     ``skipped``.
     """
+    from .session import analysed_graph
+
     points, skipped = [], []
-    for node, sol in zip(graph.nodes, analysis.nodes, strict=True):
+    for node, sol in zip(analysed_graph(graph, analysis).nodes, analysis.nodes, strict=True):
         flops = node.total_flops
         if flops <= 0 or node.bytes <= 0 or sol.seconds <= 0:
             skipped.append(node.name)

@@ -87,7 +87,51 @@ def sol_table(graph, arch, analysis, validation: str = "none") -> str:
     body = table(["Mode", "Compute", "Memory", "SOL", "Bottleneck"], rows, right={1, 2, 3})
     tail = f"  fusion benefit (unfused / fused): {fusion_benefit_text(analysis)}"
     tail += "\n" + cache_line(analysis) + "\n" + starting_line(analysis)
+    if analysis.quantization is not None:
+        tail += "\n" + quantization_lines(graph, analysis.quantization)
     return "\n".join(head) + "\n\n" + body + "\n" + tail
+
+
+# Quantised nodes listed by name before the rest are counted (--json lists each).
+QUANTIZED_NODES_SHOWN = 6
+
+
+def quantization_lines(graph, q) -> str:
+    """What a --quantize recipe changed (Analysis.quantization): its formats, the weights'
+    bytes before and after, each quantised node's operand bytes and matrix format, and the
+    contractions it left as written with why."""
+    contractions = len(q.changes) + len(q.skipped)
+    acts = f"; activations {q.activations}" if q.activations else "; activations as written"
+    lines = [
+        f"  quantize {q.recipe}: {len(q.changes)} of {contractions} contraction nodes "
+        f"(weights {q.weights}{acts})"
+    ]
+    if q.changes:
+        lines.append(
+            f"    weights {si(q.weight_bytes_before, 'B')} -> {si(q.weight_bytes_after, 'B')} "
+            f"({q.weight_bytes_before:,} -> {q.weight_bytes_after:,} B, codes and scales)"
+        )
+    for c in q.changes[:QUANTIZED_NODES_SHOWN]:
+        name = graph.nodes[c.node].name
+        what = c.weight
+        if c.activation:
+            by = "its prologue quantises it" if c.prologue else "quantised by its producer"
+            what += f" and {c.activation} ({by})"
+        lines.append(
+            f"    {name}: {what}; operands {si(c.bytes_before, 'B')} -> "
+            f"{si(c.bytes_after, 'B')}; MACs {c.matrix_before} -> {c.matrix_after}"
+        )
+    if len(q.changes) > QUANTIZED_NODES_SHOWN:
+        lines.append(
+            f"    ... and {len(q.changes) - QUANTIZED_NODES_SHOWN} more (--json lists each)"
+        )
+    reasons: dict[str, list[str]] = {}
+    for k in q.skipped:
+        reasons.setdefault(k.reason, []).append(graph.nodes[k.node].name)
+    for reason, names in reasons.items():
+        shown = ", ".join(names[:3]) + (f", ... ({len(names)} nodes)" if len(names) > 3 else "")
+        lines.append(f"    left as written: {shown}: {reason}")
+    return "\n".join(lines)
 
 
 def starting_line(analysis) -> str:
@@ -143,6 +187,9 @@ def node_table(graph, analysis) -> str:
     Unit column names each node's unit: the unfused mode runs a unit as one, with its inner
     intermediates on chip."""
     cached = analysis.cache_aware is not None
+    from .session import analysed_graph
+
+    graph = analysed_graph(graph, analysis)
     block = {n: u.name for u in graph.units if u.declared for n in u.nodes}
     grouped = bool(block)
     rows = []

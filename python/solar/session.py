@@ -37,11 +37,21 @@ def analyze_graph(graph, arch, fp32_math="default", cache_aware: bool = True, wa
     """`_core.analyze` with the process's session: tiling searches are shared between the
     analyses of one process (the same graph on several archs, a sweep, a measurement).
     `fp32_math`: an --fp32-math value, or a solar.accuracy.MathPolicy that adds the
-    accuracy contract (front ends pass it through unchanged). `warm`: the starting state
-    (None: the enclosing `starting_state`, cold by default)."""
+    accuracy contract and a quantisation recipe (front ends pass it through unchanged).
+    `warm`: the starting state (None: the enclosing `starting_state`, cold by default)."""
     from . import _core
     from .accuracy import unpack
 
-    fp32, accuracy = unpack(fp32_math)
+    fp32, accuracy, quantize = unpack(fp32_math)
     warm = _WARM.get() if warm is None else bool(warm)
-    return _core.analyze(graph, arch, fp32, cache_aware, core_session(), accuracy, warm)
+    return _core.analyze(graph, arch, fp32, cache_aware, core_session(), accuracy, warm, quantize)
+
+
+def analysed_graph(graph, analysis):
+    """The graph `analysis` priced: `graph`, or under a quantisation recipe the graph with the
+    recipe applied (the same nodes; their bytes, FLOPs and matrix formats as analysed), for
+    tables and plots that read nodes beside the analysis's per-node results."""
+    from . import _core
+
+    q = analysis.quantization
+    return graph if q is None else _core.quantized_graph(graph, q.recipe)

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "solar/sol/quantize.h"
+
 namespace solar {
 namespace {
 
@@ -16,6 +18,34 @@ ordered flops_by_kind(const FlopCounts& f) {
 
 std::string loc_text(const Graph& g, Loc loc) {
   return g.source + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
+}
+
+// What Analysis::quantization changed: the recipe, its formats, each quantised node and the
+// contractions it left, with why.
+ordered quantization_doc(const Graph& graph, const QuantReport& q) {
+  ordered changes = ordered::array(), skipped = ordered::array();
+  for (const QuantChange& c : q.changes) {
+    changes.push_back(ordered{{"node", graph.nodes[static_cast<size_t>(c.node)].name},
+                              {"weight", c.weight},
+                              {"activation", c.activation},
+                              {"quantised_by", c.activation.empty() ? ""
+                                               : c.prologue         ? "prologue"
+                                                                    : "producer"},
+                              {"bytes_before", c.bytes_before},
+                              {"bytes_after", c.bytes_after},
+                              {"matrix_before", dtype_name(c.matrix_before)},
+                              {"matrix_after", dtype_name(c.matrix_after)}});
+  }
+  for (const QuantSkip& s : q.skipped)
+    skipped.push_back(
+        ordered{{"node", graph.nodes[static_cast<size_t>(s.node)].name}, {"reason", s.reason}});
+  return ordered{{"recipe", q.recipe},
+                 {"weights", q.weights},
+                 {"activations", q.activations.empty() ? ordered(nullptr) : ordered(q.activations)},
+                 {"weight_bytes_before", q.weight_bytes_before},
+                 {"weight_bytes_after", q.weight_bytes_after},
+                 {"nodes", changes},
+                 {"skipped", skipped}};
 }
 
 ordered document(const Graph& graph, const ArchSpec& arch, const Analysis& a,
@@ -167,6 +197,17 @@ ordered document(const Graph& graph, const ArchSpec& arch, const Analysis& a,
   return doc;
 }
 
+// The graph `a` describes: `graph`, or under a quantisation recipe the graph it analysed (the
+// same nodes with the recipe's bytes and FLOPs).
+ordered document_of(const Graph& graph, const ArchSpec& arch, const Analysis& a,
+                    const ValidationInfo& validation) {
+  if (!a.quantization) return document(graph, arch, a, validation);
+  const Quantized q = quantize(graph, parse_quant_recipe(a.quantization->recipe));
+  ordered doc = document(q.graph, arch, a, validation);
+  doc["quantization"] = quantization_doc(q.graph, *a.quantization);
+  return doc;
+}
+
 // `doc` with its `measurement` object parsed from `text` ("" adds nothing).
 ordered with_measurement(ordered doc, const std::string& text) {
   if (text.empty()) return doc;
@@ -182,7 +223,7 @@ ordered with_measurement(ordered doc, const std::string& text) {
 std::string analysis_json(const Graph& graph, const ArchSpec& arch, const Analysis& analysis,
                           const ValidationInfo& validation, int indent,
                           const std::string& measurement) {
-  return with_measurement(document(graph, arch, analysis, validation), measurement).dump(indent);
+  return with_measurement(document_of(graph, arch, analysis, validation), measurement).dump(indent);
 }
 
 std::string analyses_json(const Graph& graph, const std::vector<ArchSpec>& archs,
@@ -194,8 +235,9 @@ std::string analyses_json(const Graph& graph, const std::vector<ArchSpec>& archs
   doc["schema"] = "solar.analyses/1";
   doc["analyses"] = ordered::array();
   for (size_t i = 0; i < archs.size(); ++i)
-    doc["analyses"].push_back(with_measurement(document(graph, archs[i], analyses[i], validation),
-                                               measurements.empty() ? "" : measurements[i]));
+    doc["analyses"].push_back(
+        with_measurement(document_of(graph, archs[i], analyses[i], validation),
+                         measurements.empty() ? "" : measurements[i]));
   return doc.dump(indent);
 }
 

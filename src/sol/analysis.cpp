@@ -141,6 +141,20 @@ double matrix_peak(const ArchSpec& arch, DType dtype, const AnalysisOptions& opt
     }
     if (best > 0.0) return best;
   }
+  // fp8 and int8 without their own rate (fp8 before Hopper and Ada, a quantisation recipe's
+  // codes on such a platform): the faster of the fp16 and bf16 rates. Both hold every e4m3 and
+  // e5m2 value and every int8 (|v| <= 128 < 2^8), and their products accumulate exactly in
+  // fp32 over the K of a tile; the matrix units then take the codes converted.
+  if (key == "fp8" || key == "int8") {
+    double best = 0.0;
+    for (const char* wider : {"fp16", "bf16"}) {
+      auto it = arch.matrix_flops_per_second.find(wider);
+      if (it == arch.matrix_flops_per_second.end() || it->second.value <= best) continue;
+      best = it->second.value;
+      if (mode) *mode = key + " at the " + wider + " rate";
+    }
+    if (best > 0.0) return best;
+  }
   // fp32 / fp64 GEMMs without a matrix rate run on the vector units at the vector rate.
   if (key == "fp32" || key == "fp64") {
     if (auto it = arch.vector_flops_per_second.find(key);
@@ -754,7 +768,12 @@ CacheLevel cache_level(const ArchSpec& arch) {
   return out;
 }
 
-Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions& options) {
+namespace {
+
+// analyze on a graph the recipe, if any, was applied to; `quantised` (null without a recipe)
+// marks the nodes it quantised, whose math mode then names it.
+Analysis analyze_graph(const Graph& graph, const ArchSpec& arch, const AnalysisOptions& options,
+                       const QuantReport* quantised) {
   SOLAR_INTERNAL_CHECK(arch.dram_bytes_per_second.value > 0.0,
                        "spec '" + arch.name + "' has no DRAM rate");
   Analysis out;
@@ -799,6 +818,10 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
     }
   }
   const std::vector<DType> values = std::move(value_pass).take();
+  std::vector<bool> is_quantised(graph.nodes.size());
+  if (quantised)
+    for (const QuantChange& c : quantised->changes)
+      is_quantised[static_cast<size_t>(c.node)] = true;
   out.nodes.reserve(graph.nodes.size());
   // Each node's MAC rate is looked up once, for its result and its math-mode group.
   for (const Node& node : graph.nodes) {
@@ -816,6 +839,8 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
       g->vector_seconds += sol.vector_seconds;
     }
     // After the sums: a group's MACs overflow only where 2 x all MACs did, which is named.
+    if (rate && rate->reason.empty() && is_quantised[static_cast<size_t>(node.id)])
+      rate->reason = "--quantize " + quantised->recipe;
     if (rate) add_math_mode(out.math_modes, graph, node, *rate, values, arch, options);
     out.nodes.push_back(std::move(sol));
   }
@@ -914,6 +939,16 @@ Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions
   out.math_mode = math_mode_text(out.math_modes, arch, options, &out.matrix_flops_per_second);
   out.ridge_matrix = out.matrix_flops_per_second / out.dram_bytes_per_second;
   out.ridge_vector = out.vector_flops_per_second / out.dram_bytes_per_second;
+  return out;
+}
+
+}  // namespace
+
+Analysis analyze(const Graph& graph, const ArchSpec& arch, const AnalysisOptions& options) {
+  if (!options.quantize) return analyze_graph(graph, arch, options, nullptr);
+  Quantized q = quantize(graph, *options.quantize);
+  Analysis out = analyze_graph(q.graph, arch, options, &q.report);
+  out.quantization = std::move(q.report);
   return out;
 }
 

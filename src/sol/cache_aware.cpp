@@ -1135,6 +1135,26 @@ class StepsBuilder {
       }
       out_.steps.push_back(std::move(s));
     }
+    add_unnested(node);
+  }
+
+  // The tensors a kernel node reads or writes outside its nests (the scales a quantisation
+  // recipe adds, sol/quantize.h): one fixed step after its nests, as data movement is.
+  void add_unnested(const Node& node) {
+    auto nested = [&](TensorId t) {
+      return std::find(node.slot_tensors.begin(), node.slot_tensors.end(), t) !=
+             node.slot_tensors.end();
+    };
+    Step s;
+    s.node = node.id;
+    s.fixed = true;
+    for (size_t i = 0; i < node.inputs.size(); ++i)
+      if (!nested(node.inputs[i]) && node.input_bytes[i] > 0)
+        s.fixed_traffic.emplace_back(storage(node.inputs[i]), node.input_bytes[i]);
+    s.fixed_inputs = s.fixed_traffic.size();
+    for (TensorId t : node.outputs)
+      if (!nested(t)) s.fixed_traffic.emplace_back(storage(t), graph_.tensors[t].bytes());
+    if (!s.fixed_traffic.empty()) out_.steps.push_back(std::move(s));
   }
 
   const Graph& graph_;

@@ -238,16 +238,28 @@ TEST(SolMathMode, DtypeToMathMode) {
 TEST(SolMathMode, MissingRateNamesArchAndDtype) {
   std::string mode;
   try {
-    matrix_peak(load("A100_SXM"), DType::kFp8E4M3, {}, &mode);
+    // RTX A6000's spec has no fp64 rate at all, matrix or vector.
+    matrix_peak(load("RTX_A6000"), DType::kFp64, {}, &mode);
     FAIL() << "no error";
   } catch (const UserError& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kSpec);
-    EXPECT_NE(
-        std::string(e.what()).find("arch 'A100_SXM' has no matrix rate for fp8 (MACs of fp8_e4m3)"),
-        std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("arch 'RTX_A6000' has no matrix rate for fp64"),
+              std::string::npos)
         << e.what();
-    EXPECT_NE(e.diagnostics()[0].hint.find("matrix_flops_per_second.fp8"), std::string::npos);
+    EXPECT_NE(e.diagnostics()[0].hint.find("matrix_flops_per_second.fp64"), std::string::npos);
   }
+}
+
+TEST(SolMathMode, Fp8AndInt8WithoutTheirRateTakeTheFasterOfFp16AndBf16) {
+  std::string mode;
+  // A100 SXM has no fp8 rate: fp16 and bf16 are both 312e12 (its spec), fp16 named first.
+  EXPECT_DOUBLE_EQ(matrix_peak(load("A100_SXM"), DType::kFp8E4M3, {}, &mode), 312e12);
+  EXPECT_EQ(mode, "fp8 at the fp16 rate");
+  // A spec with its own int8 rate keeps it (A100 SXM: 624e12); the paper's H100 spec has
+  // only an fp32 rate, so int8 MACs there have none to fall back to.
+  EXPECT_DOUBLE_EQ(matrix_peak(load("A100_SXM"), DType::kInt8, {}, &mode), 624e12);
+  EXPECT_EQ(mode, "int8");
+  EXPECT_THROW(matrix_peak(load("H100_PCIe_paper"), DType::kInt8, {}, &mode), UserError);
 }
 
 TEST(SolMathMode, VectorPeakPerDtype) {

@@ -22,6 +22,7 @@
 
 #include "solar/arch/spec.h"
 #include "solar/graph/graph.h"
+#include "solar/sol/quantize.h"
 #include "solar/sol/traffic.h"
 
 namespace solar {
@@ -48,6 +49,9 @@ struct AnalysisOptions {
   bool warm = false;
   // The tiling searches to reuse and add to (sol/cache_aware.h); null: this analysis's own.
   TilingMemo* memo = nullptr;
+  // A quantisation recipe (sol/quantize.h, `--quantize`): the graph is analysed as the recipe
+  // stores and multiplies its weight contractions; Analysis::quantization says what changed.
+  std::optional<QuantRecipe> quantize;
 };
 
 // "compute" or "memory"; for compute, `unit` says which compute resource bounds it. Ties go
@@ -179,6 +183,9 @@ struct Analysis {
   GraphSol cache_aware;  // the bound; meaningful only if cache.available (mode "cache_aware")
   CacheSchedule cache_schedule;  // meaningful only if cache.available
   StartingState starting_state;  // applies to fused and cache_aware (unfused: always cold)
+  // What AnalysisOptions::quantize changed; the node results are those of the quantised graph
+  // (the same nodes, in the same order).
+  std::optional<QuantReport> quantization;
 };
 
 // The level named by arch.cache_level, or why the cache-aware mode has none.

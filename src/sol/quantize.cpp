@@ -1,0 +1,508 @@
+#include "solar/sol/quantize.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <map>
+#include <set>
+
+#include "solar/base/checked.h"
+#include "solar/base/error.h"
+
+namespace solar {
+namespace {
+
+// A recipe as listed: its weight format, its activation format (codes kNone: weight-only)
+// and whether `:gN` may change the group.
+struct RecipeRow {
+  const char* name;
+  QuantFormat weights;
+  bool quantises_activations;
+  QuantFormat activations;
+  bool group_parameter;
+  const char* about;  // one line for the error that lists them
+};
+
+// Group sizes and scale formats as the formats define them or the engines ship them:
+// AWQ/GPTQ int4 (one fp16 scale per 128 of K), SmoothQuant-style int8 and FP8 (one fp32 scale
+// per output channel and per token), NVFP4 (one e4m3 scale per 16 elements; NVIDIA's NVFP4
+// format, the Blackwell block-scaled MMA's scale_vec::4X) and MXFP4 (one e8m0 scale, a byte,
+// per 32 elements: OCP Microscaling Formats v1.0). The IR's `nvfp4` dtype holds an E2M1 code,
+// the element type of both 4-bit formats; an e8m0 scale is stored as its byte (`uint8`).
+const std::array<RecipeRow, 7> kRecipes = {{
+    {"w4a16",
+     {DType::kInt4, DType::kFp16, 128, ""},
+     false,
+     {},
+     true,
+     "int4 weights, fp16 scale per 128 of K; activations as they are"},
+    {"w8a16",
+     {DType::kInt8, DType::kFp16, 0, ""},
+     false,
+     {},
+     true,
+     "int8 weights, fp16 scale per output channel; activations as they are"},
+    {"w8a8",
+     {DType::kInt8, DType::kFp32, 0, ""},
+     true,
+     {DType::kInt8, DType::kFp32, 0, ""},
+     true,
+     "int8 weights per channel, int8 activations per token"},
+    {"fp8",
+     {DType::kFp8E4M3, DType::kFp32, 0, ""},
+     true,
+     {DType::kFp8E4M3, DType::kFp32, 0, ""},
+     true,
+     "fp8 e4m3 weights per channel, fp8 e4m3 activations per token"},
+    {"w4a4",
+     {DType::kNvfp4, DType::kFp8E4M3, 16, ""},
+     true,
+     {DType::kNvfp4, DType::kFp8E4M3, 16, ""},
+     false,
+     "4-bit weights and activations in NVFP4, the 4-bit format Blackwell and Thor multiply"},
+    {"nvfp4",
+     {DType::kNvfp4, DType::kFp8E4M3, 16, ""},
+     true,
+     {DType::kNvfp4, DType::kFp8E4M3, 16, ""},
+     false,
+     "e2m1 codes, e4m3 scale per 16, weights and activations"},
+    {"mxfp4",
+     {DType::kNvfp4, DType::kUint8, 32, ""},
+     true,
+     {DType::kNvfp4, DType::kUint8, 32, ""},
+     false,
+     "e2m1 codes, e8m0 scale per 32, weights and activations"},
+}};
+
+const char* codes_name(const QuantFormat& f) {
+  if (f.codes == DType::kNvfp4) return "e2m1";
+  if (f.codes == DType::kFp8E4M3) return "fp8 e4m3";
+  return dtype_name(f.codes);
+}
+
+// "int4, one fp16 scale per 128 of K"; "int8, one fp32 scale per row".
+std::string describe(const QuantFormat& f, bool mx) {
+  std::string scale = mx ? "e8m0" : f.scale == DType::kFp8E4M3 ? "e4m3" : dtype_name(f.scale);
+  std::string out = std::string(codes_name(f)) + ", one " + scale + " scale per ";
+  return out + (f.group > 0 ? std::to_string(f.group) + " of K" : std::string("row"));
+}
+
+std::string recipe_list() {
+  std::string out;
+  for (const RecipeRow& r : kRecipes) {
+    out += std::string(out.empty() ? "" : "; ") + r.name + " (" + r.about + ")";
+  }
+  return out;
+}
+
+UserError recipe_error(const std::string& message) {
+  return UserError(ErrorKind::kArgument, "", Loc{}, message,
+                   "recipes: " + recipe_list() + ". A group size: w4a16:g64");
+}
+
+// `value` rounded up to whole bytes at `to` bits per element where it held `from` bits each.
+int64_t rebits(int64_t bytes, DType from, DType to) {
+  const int64_t f = dtype_bits(from), t = dtype_bits(to);
+  const int64_t whole = bytes / f * t;  // bytes and bits per element in proportion
+  return whole + ((bytes % f) * t + f - 1) / f;
+}
+
+// The nest of a node that holds its MACs, if it multiplies exactly two graph tensors.
+const Einsum* mac_nest(const Node& node) {
+  if (node.kind != NodeKind::kEinsum || node.macs <= 0 || !node.einsums) return nullptr;
+  const Einsum* largest = nullptr;
+  for (const Einsum& e : *node.einsums)
+    if (e.macs > 0 && (!largest || e.macs > largest->macs)) largest = &e;
+  if (!largest || largest->inputs.size() != 2) return nullptr;
+  for (const Operand& op : largest->inputs)
+    if (node.operand_tensor(op) < 0) return nullptr;
+  return largest;
+}
+
+// Elements of the dims of `op`'s tensor that only contracted ranks index (K of a weight
+// [N, K], C x R x S of a convolution's [O, C, R, S]; C of its input [B, C, H, W], whose H and
+// W also follow the output's ranks); 0 when none does.
+int64_t contracted_extent(const Einsum& nest, const Operand& op, const TensorInfo& tensor) {
+  std::set<std::string> kept;
+  for (const auto& terms : nest.output.projection)
+    for (const ProjectionTerm& t : terms) kept.insert(t.rank);
+  int64_t extent = 0;
+  for (size_t d = 0; d < op.projection.size() && d < tensor.shape.size(); ++d) {
+    const auto& terms = op.projection[d];
+    const bool contracted =
+        !terms.empty() && std::none_of(terms.begin(), terms.end(), [&](const ProjectionTerm& t) {
+          return kept.count(t.rank) > 0;
+        });
+    if (contracted) extent = (extent == 0 ? 1 : extent) * tensor.shape[d];
+  }
+  return extent;
+}
+
+// Scales of an operand of `elements` elements whose contracted dims hold `k` of them.
+int64_t scale_count(int64_t elements, int64_t k, int64_t group) {
+  const int64_t rows = elements / k;
+  return group > 0 ? rows * ((k + group - 1) / group) : rows;
+}
+
+bool is_narrow(DType d) { return !dtype_is_float(d) || dtype_bits(d) <= 8; }
+
+// The graph being rewritten, with what the rewrite needs to know of its storages.
+class Rewrite {
+ public:
+  Rewrite(const Graph& graph, const QuantRecipe& recipe) : in_(graph), recipe_(recipe) {
+    out_.graph = graph;
+    out_.report.recipe = recipe.name;
+    out_.report.weights = recipe.weights.name;
+    if (recipe.activations) out_.report.activations = recipe.activations->name;
+    for (const TensorInfo& t : graph.tensors) views_[t.storage].push_back(t.id);
+  }
+
+  Quantized run() && {
+    // Pass 1: the contractions that read a weight, and which operand is which.
+    for (const Node& node : in_.nodes) {
+      const Einsum* nest = mac_nest(node);
+      if (!nest) {
+        if (node.kind == NodeKind::kEinsum && node.macs > 0)
+          skip(node, "its MACs do not multiply two tensors of the graph");
+        continue;
+      }
+      std::array<TensorId, 2> t = {node.operand_tensor(nest->inputs[0]),
+                                   node.operand_tensor(nest->inputs[1])};
+      int w = -1;
+      for (int i = 0; i < 2; ++i)
+        if (is_weight(t[static_cast<size_t>(i)])) w = w < 0 ? i : 2;
+      if (w < 0 || w == 2) {
+        skip(node, w < 0 ? "no operand is a weight" : "both operands are weights");
+        continue;
+      }
+      if (is_narrow(node.matrix_dtype)) {
+        skip(node, std::string("its MACs are already ") + dtype_name(node.matrix_dtype));
+        continue;
+      }
+      Candidate c{node.id, nest, static_cast<size_t>(w), t};
+      const TensorId ws = storage(c.weight());
+      if (dtype_bits(in_.tensors[static_cast<size_t>(ws)].dtype) <=
+          dtype_bits(recipe_.weights.codes)) {
+        skip(node, "its weight is already " +
+                       std::string(dtype_name(in_.tensors[static_cast<size_t>(ws)].dtype)));
+        continue;
+      }
+      candidates_.push_back(c);
+    }
+    // Pass 2: a weight is quantised when every reader of it is such a contraction.
+    std::vector<Candidate> kept;
+    for (const Candidate& c : candidates_) {
+      const std::string why = only_read_as(storage(c.weight()), /*weight=*/true);
+      if (why.empty()) {
+        kept.push_back(c);
+      } else {
+        skip(in_.nodes[static_cast<size_t>(c.node)], why);
+      }
+    }
+    candidates_ = std::move(kept);
+    std::map<TensorId, TensorId> weight_scales, activation_scales;
+    for (const Candidate& c : candidates_) {
+      QuantChange change;
+      Node& node = out_.graph.nodes[static_cast<size_t>(c.node)];
+      change.node = c.node;
+      change.matrix_before = node.matrix_dtype;
+      change.bytes_before = operand_bytes(node, c);
+      const TensorId ws = storage(c.weight());
+      change.weight = in_.tensors[static_cast<size_t>(c.weight())].name;
+      if (!weight_scales.count(ws)) {
+        out_.report.weight_bytes_before =
+            saturating_add(out_.report.weight_bytes_before, in_.tensors[ws].bytes());
+        retype(ws, recipe_.weights.codes);
+        const TensorId scale = add_scale(c, c.w, recipe_.weights, kNoNode);
+        weight_scales[ws] = scale;
+        out_.report.weight_bytes_after = saturating_add(
+            out_.report.weight_bytes_after,
+            saturating_add(out_.graph.tensors[ws].bytes(), out_.graph.tensors[scale].bytes()));
+      }
+      read_scale(node, weight_scales[ws]);
+      if (recipe_.activations) {
+        quantise_activation(c, activation_scales, change);
+        set_matrix_dtype(node, recipe_.activations->codes);
+        epilogue(node, c);
+      } else {
+        dequantise_weight(node, c);
+      }
+      refresh_read_bytes(node, c);
+      change.matrix_after = node.matrix_dtype;
+      change.bytes_after = operand_bytes(node, c);
+      out_.report.changes.push_back(change);
+    }
+    std::sort(out_.report.skipped.begin(), out_.report.skipped.end(),
+              [](const QuantSkip& a, const QuantSkip& b) { return a.node < b.node; });
+    return std::move(out_);
+  }
+
+ private:
+  struct Candidate {
+    NodeId node;
+    const Einsum* nest;
+    size_t w;  // which MAC operand is the weight
+    std::array<TensorId, 2> tensors;
+    TensorId weight() const { return tensors[w]; }
+    TensorId activation() const { return tensors[1 - w]; }
+  };
+
+  TensorId storage(TensorId t) const { return in_.tensors[static_cast<size_t>(t)].storage; }
+
+  bool is_weight(TensorId t) const {
+    const TensorInfo& s = in_.tensors[static_cast<size_t>(storage(t))];
+    return s.role == Role::kWeight && s.producer == kNoNode;
+  }
+
+  void skip(const Node& node, const std::string& reason) {
+    out_.report.skipped.push_back({node.id, reason});
+  }
+
+  // "" when every node that reads storage `s` (through any of its views) is a candidate that
+  // reads it as its weight (`weight`) or its activation, or a view of it; why not otherwise.
+  std::string only_read_as(TensorId s, bool weight) const {
+    const TensorInfo& st = in_.tensors[static_cast<size_t>(s)];
+    for (TensorId v : views_.at(s)) {
+      const TensorInfo& t = in_.tensors[static_cast<size_t>(v)];
+      if (t.dtype != st.dtype) return "'" + t.name + "' reads '" + st.name + "' as another dtype";
+      if (t.is_output) return "'" + t.name + "' is an output of the graph";
+      for (NodeId reader : t.consumers) {
+        const Node& r = in_.nodes[static_cast<size_t>(reader)];
+        if (is_view_of(r, s)) continue;
+        auto it = std::find_if(candidates_.begin(), candidates_.end(),
+                               [&](const Candidate& c) { return c.node == reader; });
+        const bool ok = it != candidates_.end() &&
+                        storage(weight ? it->weight() : it->activation()) == s &&
+                        std::count(r.inputs.begin(), r.inputs.end(), v) == 1;
+        if (!ok)
+          return "'" + st.name + "' is also read by node '" + r.name + "', which the recipe " +
+                 "does not quantise";
+      }
+    }
+    return "";
+  }
+
+  bool is_view_of(const Node& r, TensorId s) const {
+    if (r.kind != NodeKind::kDataMovement || r.bytes() != 0) return false;
+    return std::all_of(r.outputs.begin(), r.outputs.end(), [&](TensorId o) {
+      return in_.tensors[static_cast<size_t>(o)].storage == s;
+    });
+  }
+
+  // Every tensor of storage `s` (the storage and its views) becomes `codes`; the bytes its
+  // producer writes follow.
+  void retype(TensorId s, DType codes) {
+    for (TensorId v : views_.at(s)) out_.graph.tensors[static_cast<size_t>(v)].dtype = codes;
+    const NodeId p = in_.tensors[static_cast<size_t>(s)].producer;
+    if (p != kNoNode) {
+      Node& producer = out_.graph.nodes[static_cast<size_t>(p)];
+      const int64_t before = in_.tensors[static_cast<size_t>(s)].bytes();
+      producer.bytes_written =
+          producer.bytes_written - before + out_.graph.tensors[static_cast<size_t>(s)].bytes();
+    }
+  }
+
+  // A scale tensor for MAC operand `which` of `c` in `format`, made by `producer` (kNoNode: a
+  // weight of its own).
+  TensorId add_scale(const Candidate& c, size_t which, const QuantFormat& format, NodeId producer) {
+    const TensorInfo& operand = in_.tensors[static_cast<size_t>(c.tensors[which])];
+    const int64_t k = contracted_extent(*c.nest, c.nest->inputs[which], operand);
+    const TensorInfo& s = in_.tensors[static_cast<size_t>(storage(c.tensors[which]))];
+    TensorInfo scale;
+    scale.id = static_cast<TensorId>(out_.graph.tensors.size());
+    scale.dtype = format.scale;
+    scale.role = producer == kNoNode ? Role::kWeight : Role::kActivation;
+    scale.producer = producer;
+    scale.storage = scale.id;
+    scale.name = s.name + ".scale";
+    scale.shape = {scale_count(s.elements(), std::max<int64_t>(k, 1), format.group)};
+    scale.dims = SharedDims{scale.name};
+    out_.graph.tensors.push_back(std::move(scale));
+    if (producer != kNoNode) {
+      Node& p = out_.graph.nodes[static_cast<size_t>(producer)];
+      p.outputs.push_back(out_.graph.tensors.back().id);
+      p.bytes_written = saturating_add(p.bytes_written, out_.graph.tensors.back().bytes());
+    }
+    return out_.graph.tensors.back().id;
+  }
+
+  // `node` reads scale tensor `scale` (once).
+  void read_scale(Node& node, TensorId scale) {
+    if (std::find(node.inputs.begin(), node.inputs.end(), scale) != node.inputs.end()) return;
+    TensorInfo& s = out_.graph.tensors[static_cast<size_t>(scale)];
+    node.inputs.push_back(scale);
+    node.input_bytes.push_back(s.bytes());
+    s.consumers.push_back(node.id);
+  }
+
+  void quantise_activation(const Candidate& c, std::map<TensorId, TensorId>& scales,
+                           QuantChange& change) {
+    const QuantFormat& f = *recipe_.activations;
+    Node& node = out_.graph.nodes[static_cast<size_t>(c.node)];
+    const TensorId as = storage(c.activation());
+    change.activation = in_.tensors[static_cast<size_t>(c.activation())].name;
+    auto existing = scales.find(as);
+    if (existing != scales.end()) {
+      read_scale(node, existing->second);
+      return;
+    }
+    const NodeId p = in_.tensors[static_cast<size_t>(as)].producer;
+    const bool by_producer = p != kNoNode &&
+                             in_.nodes[static_cast<size_t>(p)].kind == NodeKind::kEinsum &&
+                             !is_narrow(in_.tensors[static_cast<size_t>(as)].dtype) &&
+                             only_read_as(as, /*weight=*/false).empty();
+    const TensorInfo& a = in_.tensors[static_cast<size_t>(by_producer ? as : c.activation())];
+    if (by_producer) {
+      retype(as, f.codes);
+      const TensorId scale = add_scale(c, 1 - c.w, f, p);
+      scales[as] = scale;
+      read_scale(node, scale);
+      quantiser_work(out_.graph.nodes[static_cast<size_t>(p)], a.elements(),
+                     out_.graph.tensors[static_cast<size_t>(scale)].elements());
+    } else {
+      // The prologue quantises what it reads; the scales stay on chip.
+      change.prologue = true;
+      const int64_t k = contracted_extent(*c.nest, c.nest->inputs[1 - c.w], a);
+      quantiser_work(node, a.elements(),
+                     scale_count(a.elements(), std::max<int64_t>(k, 1), f.group));
+    }
+  }
+
+  // A dynamic quantiser's work: per element a max of magnitudes, a multiply by the inverse
+  // scale and a rounding to the code; per scale a division.
+  void quantiser_work(Node& node, int64_t elements, int64_t scales) {
+    add(node, &FlopCounts::compare, elements);
+    add(node, &FlopCounts::mul, elements);
+    add(node, &FlopCounts::other, elements);
+    add(node, &FlopCounts::div, scales);
+  }
+
+  // Weight-only: each code converted once; the scales applied to the weights or to each
+  // group's partial sums, whichever needs fewer multiplies.
+  void dequantise_weight(Node& node, const Candidate& c) {
+    const TensorInfo& w = in_.tensors[static_cast<size_t>(c.weight())];
+    const int64_t k = contracted_extent(*c.nest, c.nest->inputs[c.w], w);
+    const int64_t group = recipe_.weights.group > 0 ? std::min(recipe_.weights.group, k) : k;
+    add(node, &FlopCounts::other, w.elements());
+    add(node, &FlopCounts::mul, std::min(w.elements(), group > 0 ? c.nest->macs / group : 0));
+  }
+
+  // Per-row and per-channel scales: the epilogue multiplies each output by its row's and its
+  // column's scale. Scales per K-group of integer codes: each group's partial sum is scaled
+  // and added (no integer MMA applies scales). fp8 and fp4 block scales: the block-scaled
+  // MMAs (Blackwell's tcgen05.mma kind::mxf8f6f4 and kind::mxf4nvf4) apply them.
+  void epilogue(Node& node, const Candidate& c) {
+    const int64_t group = recipe_.weights.group;
+    if (group == 0) {
+      add(node, &FlopCounts::mul, mul_checked(2, outputs(node), node));
+    } else if (!dtype_is_float(recipe_.weights.codes)) {
+      add(node, &FlopCounts::mul, c.nest->macs / group);
+      add(node, &FlopCounts::add, c.nest->macs / group);
+    }
+  }
+
+  int64_t outputs(const Node& node) const {
+    int64_t n = 0;
+    for (TensorId t : node.outputs)
+      n = saturating_add(n, in_.tensors[static_cast<size_t>(t)].elements());
+    return n;
+  }
+
+  int64_t mul_checked(int64_t a, int64_t b, const Node& node) const {
+    return count_mul(a, b, [&] { return total_overflow(in_, node, "FLOPs"); });
+  }
+
+  void add(Node& node, int64_t FlopCounts::*kind, int64_t n) {
+    node.flops.*kind =
+        count_add(node.flops.*kind, n, [&] { return total_overflow(in_, node, "FLOPs"); });
+  }
+
+  void set_matrix_dtype(Node& node, DType codes) {
+    node.matrix_dtype = codes;
+    auto nests = std::make_shared<std::vector<Einsum>>(*node.einsums);
+    for (Einsum& e : *nests)
+      if (e.macs > 0) e.compute_dtype = codes;
+    node.einsums = std::move(nests);
+  }
+
+  // The node's reads of its retyped operands, at their new width.
+  void refresh_read_bytes(Node& node, const Candidate& c) {
+    const Node& before = in_.nodes[static_cast<size_t>(c.node)];
+    int64_t read = 0;
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const TensorId t = node.inputs[i];
+      if (i < before.inputs.size()) {
+        const DType from = in_.tensors[static_cast<size_t>(t)].dtype;
+        const DType to = out_.graph.tensors[static_cast<size_t>(t)].dtype;
+        if (from != to) node.input_bytes[i] = rebits(before.input_bytes[i], from, to);
+      }
+      read = saturating_add(read, node.input_bytes[i]);
+    }
+    node.bytes_read = read;
+  }
+
+  // What `node` reads of its two MAC operands and their scales.
+  int64_t operand_bytes(const Node& node, const Candidate& c) const {
+    int64_t n = 0;
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const TensorId t = node.inputs[i];
+      const bool operand =
+          t == c.tensors[0] || t == c.tensors[1] || (static_cast<size_t>(t) >= in_.tensors.size());
+      if (operand) n = saturating_add(n, node.input_bytes[i]);
+    }
+    return n;
+  }
+
+  const Graph& in_;
+  const QuantRecipe& recipe_;
+  Quantized out_;
+  std::map<TensorId, std::vector<TensorId>> views_;  // storage -> its tensors (itself too)
+  std::vector<Candidate> candidates_;
+};
+
+}  // namespace
+
+QuantRecipe parse_quant_recipe(std::string_view text) {
+  const size_t colon = text.find(':');
+  const std::string_view name = text.substr(0, colon);
+  const auto row = std::find_if(kRecipes.begin(), kRecipes.end(),
+                                [&](const RecipeRow& r) { return name == r.name; });
+  if (row == kRecipes.end())
+    throw recipe_error("unknown quantisation recipe '" + std::string(name) + "'");
+  QuantRecipe recipe;
+  recipe.name = std::string(text);
+  recipe.weights = row->weights;
+  if (row->quantises_activations) recipe.activations = row->activations;
+  if (colon != std::string_view::npos) {
+    const std::string_view param = text.substr(colon + 1);
+    int64_t group = 0;
+    const char* end = param.data() + param.size();
+    const bool ok = param.size() > 1 && param[0] == 'g' &&
+                    std::from_chars(param.data() + 1, end, group).ptr == end && group > 0;
+    if (!ok)
+      throw recipe_error("'" + std::string(text) + "': the group is written :gN, e.g. " +
+                         row->name + ":g64");
+    if (!row->group_parameter)
+      throw recipe_error("recipe '" + std::string(row->name) +
+                         "' has the group its format defines; it takes no :g" +
+                         std::to_string(group));
+    recipe.weights.group = group;
+    if (recipe.activations) recipe.activations->group = group;
+  }
+  const bool mx = std::string_view(row->name) == "mxfp4";
+  recipe.weights.name = describe(recipe.weights, mx);
+  if (recipe.activations) recipe.activations->name = describe(*recipe.activations, mx);
+  return recipe;
+}
+
+std::vector<std::string> quant_recipe_names() {
+  std::vector<std::string> out;
+  for (const RecipeRow& r : kRecipes) out.emplace_back(r.name);
+  return out;
+}
+
+Quantized quantize(const Graph& graph, const QuantRecipe& recipe) {
+  return Rewrite(graph, recipe).run();
+}
+
+}  // namespace solar

@@ -1,0 +1,128 @@
+"""Quantisation recipes (`--quantize`, `quantize=`; src/sol/quantize.cpp, docs/sol-modes.md
+"Quantisation recipes") on PyTorch programs. The recipe prices the contractions that read a
+weight; the program itself is validated as written.
+
+Numbers, on B200 (configs/arch/B200.yaml): fp4 matrix rate 9.0e15 FLOP/s ("FP4 Tensor Core
+18 PFLOPS with sparsity / 2"), bf16 2.25e15.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import solar
+import torch
+
+FP4_FLOPS_PER_SECOND = 9.0e15  # configs/arch/B200.yaml matrix_flops_per_second.fp4
+
+
+def linear_bf16():
+    torch.manual_seed(0)
+    return torch.nn.Linear(256, 512, bias=False).to(torch.bfloat16)
+
+
+def test_a_w4a4_linear_reads_four_bit_codes_and_multiplies_at_the_fp4_rate():
+    x = torch.randn(8, 256, dtype=torch.bfloat16)
+    result = solar.analyze(linear_bf16(), [x], arch="B200", quantize="w4a4")
+    a = result.analyses[0]
+    # The program as written validates (the recipe prices it; it does not change it).
+    assert result.validation.status == "full"
+    q = a.quantization
+    assert q.recipe == "w4a4" and len(q.changes) == 1 and not q.skipped
+    # Weight [512, 256] = 131,072 elements: 65,536 B of e2m1 codes and 131,072 / 16 = 8,192
+    # e4m3 scales of 1 B, against 262,144 B in bf16.
+    assert (q.weight_bytes_before, q.weight_bytes_after) == (262144, 65536 + 8192)
+    # x is a graph input: the GEMM's prologue quantises it as it reads it (4,096 B of bf16).
+    assert q.changes[0].prologue
+    # Fused bytes: x 4,096 + weight 73,728 + output [8, 512] bf16 8,192 = 86,016.
+    assert a.fused.bytes == 86016
+    # MACs 8 x 512 x 256 = 1,048,576 at fp4: 2 x 1,048,576 / 9e15 s.
+    assert a.math_mode == "fp4 (--quantize w4a4)"
+    assert a.fused.matrix_seconds == pytest.approx(2 * 1048576 / FP4_FLOPS_PER_SECOND)
+    # The quantiser's work on x's 2,048 elements (a max, a multiply and a rounding each) and
+    # one division per scale (8 rows x 256 / 16 = 128): 3 x 2,048 + 128 = 6,272 vector FLOPs.
+    assert a.fused.vector_flops == 6272
+
+
+def test_an_int4_group_quantised_weight_only_linear_keeps_bf16_macs():
+    x = torch.randn(8, 256, dtype=torch.bfloat16)
+    a = solar.analyze(linear_bf16(), [x], arch="B200", quantize="w4a16:g64").analyses[0]
+    q = a.quantization
+    assert q.weights == "int4, one fp16 scale per 64 of K"
+    # Codes 131,072 x 4 bits = 65,536 B; 512 rows x 256/64 = 2,048 fp16 scales = 4,096 B.
+    assert q.weight_bytes_after == 65536 + 4096
+    assert q.changes[0].matrix_after == "bf16"
+    # Fused: x 4,096 + 69,632 + output 8,192 = 81,920.
+    assert a.fused.bytes == 81920
+    # Each code converted once (131,072) and the scales applied to each output's K-group
+    # partial sums: 1,048,576 MACs / 64 = 16,384 multiplies (fewer than 131,072).
+    assert a.fused.vector_flops == 131072 + 16384
+
+
+PROGRAM = """
+import torch
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = torch.nn.Linear(64, 128, bias=False)
+        self.down = torch.nn.Linear(128, 64, bias=False)
+
+    def forward(self, x):
+        h = torch.relu(self.up(x))
+        return x + self.down(h), h @ h.T
+
+
+def get_inputs():
+    return [torch.randn(4, 64)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_the_cli_lists_what_the_recipe_changed(tmp_path):
+    f = tmp_path / "mlp.py"
+    f.write_text(PROGRAM)
+    out = tmp_path / "a.json"
+    cmd = [sys.executable, "-m", "solar.cli", "analyze", str(f), "--arch", "B200", "--no-validate"]
+    run = subprocess.run(
+        [*cmd, "--quantize", "fp8", "--json", str(out)], capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr
+    text = run.stdout
+    assert "quantize fp8: 2 of 3 contraction nodes" in text
+    # h is read by the down projection and by h @ h.T, which stays as written: the down
+    # projection's prologue quantises it.
+    assert "its prologue quantises it" in text
+    assert "left as written: " in text and "no operand is a weight" in text
+    doc = json.loads(out.read_text())
+    q = doc["quantization"]
+    assert q["recipe"] == "fp8" and len(q["nodes"]) == 2 and len(q["skipped"]) == 1
+    # The weights: 128 x 64 x 2 elements at 1 B, plus one fp32 scale per output channel
+    # (128 + 64) = 16,384 + 768 B; in fp32, 65,536 B.
+    assert (q["weight_bytes_before"], q["weight_bytes_after"]) == (65536, 16384 + 768)
+    # The nodes of the JSON are the quantised graph's: the up projection reads x (fp32,
+    # 4 x 64 x 4 = 1,024 B, quantised in its prologue), its 8,192 B of codes and 512 B of
+    # scales.
+    up = next(n for n in doc["nodes"] if n["name"] == q["nodes"][0]["node"])
+    assert up["bytes_read"] == 1024 + 8192 + 512
+
+
+def test_an_unknown_recipe_is_an_error_naming_the_recipes(tmp_path):
+    f = tmp_path / "mlp.py"
+    f.write_text(PROGRAM)
+    run = subprocess.run(
+        [sys.executable, "-m", "solar.cli", "analyze", str(f), "--quantize", "int3"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode != 0
+    assert "error[argument]: unknown quantisation recipe 'int3'" in run.stderr
+    assert "w4a16 (int4 weights" in run.stderr
