@@ -69,10 +69,12 @@ solar::Fp32Math fp32_math_option(const std::string& s) {
                          "--fp32-math must be fp32, tf32, bf16, fp16 or fp8, got '" + s + "'");
 }
 
-// A --quantize value: "" for none, else the recipe (a UserError naming the recipes).
-std::optional<solar::QuantRecipe> quantize_option(const std::string& recipe) {
-  if (recipe.empty()) return std::nullopt;
-  return solar::parse_quant_recipe(recipe);
+// --quantize and --kv-cache values ("" for none): the recipe, or none when both are empty (a
+// UserError naming the recipes or the formats for one the core does not know).
+std::optional<solar::QuantRecipe> quantize_option(const std::string& recipe,
+                                                  const std::string& kv_cache) {
+  if (recipe.empty() && kv_cache.empty()) return std::nullopt;
+  return solar::parse_quant_recipe(recipe, kv_cache);
 }
 
 double accuracy_option(double accuracy) {
@@ -662,6 +664,7 @@ NB_MODULE(_core, m) {
   nb::class_<solar::QuantChange>(m, "QuantChange")
       .def_ro("node", &solar::QuantChange::node)
       .def_ro("weight", &solar::QuantChange::weight)
+      .def_ro("cache", &solar::QuantChange::cache)
       .def_ro("activation", &solar::QuantChange::activation)
       .def_ro("prologue", &solar::QuantChange::prologue)
       .def_ro("bytes_before", &solar::QuantChange::bytes_before)
@@ -680,19 +683,30 @@ NB_MODULE(_core, m) {
       .def_ro("changes", &solar::QuantReport::changes)
       .def_ro("skipped", &solar::QuantReport::skipped)
       .def_ro("weight_bytes_before", &solar::QuantReport::weight_bytes_before)
-      .def_ro("weight_bytes_after", &solar::QuantReport::weight_bytes_after);
+      .def_ro("weight_bytes_after", &solar::QuantReport::weight_bytes_after)
+      .def_ro("kv_cache", &solar::QuantReport::kv_cache)
+      .def_prop_ro("kv_format", [](const solar::QuantReport& q) { return q.applied.kv_name; })
+      .def_ro("kv_inputs", &solar::QuantReport::kv_inputs)
+      .def_ro("kv_skipped", &solar::QuantReport::kv_skipped)
+      .def_ro("kv_bytes_before", &solar::QuantReport::kv_bytes_before)
+      .def_ro("kv_bytes_after", &solar::QuantReport::kv_bytes_after);
   m.def("quant_recipe_names", &solar::quant_recipe_names);
+  m.def("kv_cache_format_names", &solar::kv_cache_format_names);
   m.def(
       "quantized_graph",
-      [](const solar::Graph& g, const std::string& recipe) {
-        return solar::quantize(g, solar::parse_quant_recipe(recipe)).graph;
+      [](const solar::Graph& g, const std::string& recipe, const std::string& kv_cache) {
+        return solar::quantize(g, solar::parse_quant_recipe(recipe, kv_cache)).graph;
       },
-      "graph"_a, "recipe"_a,
+      "graph"_a, "recipe"_a, "kv_cache"_a = "",
       "The graph an analysis under `recipe` prices: the same nodes, with the recipe's bytes, "
       "FLOPs and matrix formats (per-node tables of a quantised analysis).");
   m.def(
-      "check_quant_recipe", [](const std::string& text) { solar::parse_quant_recipe(text); },
-      "text"_a, "Raises the recipe's error (kind `argument`) for a --quantize value it rejects.");
+      "check_quant_recipe",
+      [](const std::string& text, const std::string& kv_cache) {
+        solar::parse_quant_recipe(text, kv_cache);
+      },
+      "text"_a, "kv_cache"_a = "",
+      "Raises the error (kind `argument`) of a --quantize or --kv-cache value the core rejects.");
 
   nb::class_<solar::Analysis>(m, "Analysis")
       .def_ro("arch", &solar::Analysis::arch)
@@ -730,25 +744,29 @@ NB_MODULE(_core, m) {
   m.def(
       "analyze",
       [](const solar::Graph& g, const solar::ArchSpec& a, const std::string& fp32, bool cache_aware,
-         solar::Session* session, double accuracy, bool warm, const std::string& quantize) {
+         solar::Session* session, double accuracy, bool warm, const std::string& quantize,
+         const std::string& kv_cache) {
         solar::AnalysisOptions o;
         o.fp32_math = fp32_math_option(fp32);
         o.cache_aware = cache_aware;
         o.warm = warm;
         o.memo = tilings_of(session);
         o.accuracy = accuracy_option(accuracy);
-        o.quantize = quantize_option(quantize);
+        o.quantize = quantize_option(quantize, kv_cache);
         return solar::analyze(g, a, o);
       },
       "graph"_a, "arch"_a, "fp32_math"_a = "default", "cache_aware"_a = true,
       "session"_a.none() = nb::none(), "accuracy"_a = 0.0, "warm"_a = false, "quantize"_a = "",
+      "kv_cache"_a = "",
       "The SOL modes of the graph on the arch; `session` keeps the tiling searches for later "
       "analyses (None: this analysis's own); `accuracy`: the relative error a correct "
       "implementation may make in a contraction (0: no accuracy contract); `warm`: a kernel "
       "repeated without flushing, its data in the last-level cache up to its capacity "
       "(docs/sol-modes.md, \"Starting state\"); `quantize`: a recipe (\"w4a16\", \"w4a4\", ...; "
       "\"\": "
-      "none; docs/sol-modes.md, \"Quantisation recipes\").");
+      "none; docs/sol-modes.md, \"Quantisation recipes\"); `kv_cache`: the KV cache's format "
+      "(\"fp8\", "
+      "...; \"\": as written).");
 
   // --- inverse roofline, sweeps, chain reordering ---------------------------------------
   nb::class_<solar::Target>(m, "Target")
@@ -802,15 +820,15 @@ NB_MODULE(_core, m) {
       "sweep",
       [](const solar::Program& p, const std::vector<solar::DimOverrides>& configs,
          const std::vector<solar::ArchSpec>& archs, const std::string& fp32, double accuracy,
-         const std::string& quantize) {
+         const std::string& quantize, const std::string& kv_cache) {
         solar::AnalysisOptions o;
         o.fp32_math = fp32_math_option(fp32);
         o.accuracy = accuracy_option(accuracy);
-        o.quantize = quantize_option(quantize);
+        o.quantize = quantize_option(quantize, kv_cache);
         return solar::sweep(p, configs, archs, o);
       },
       "program"_a, "configs"_a, "archs"_a, "fp32_math"_a = "default", "accuracy"_a = 0.0,
-      "quantize"_a = "");
+      "quantize"_a = "", "kv_cache"_a = "");
 
   nb::class_<solar::ChainTensor>(m, "ChainTensor")
       .def_ro("name", &solar::ChainTensor::name)

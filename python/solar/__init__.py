@@ -164,6 +164,7 @@ def analyze(
     accuracy: str | None = None,
     warm: bool = False,
     quantize: str | None = None,
+    kv_cache: str | None = None,
 ):
     """SOL analysis (unfused, fused and, unless cache_aware=False, cache-aware) on one
     architecture of: an einsum graph, an IR file, a PyTorch problem file, or an nn.Module with
@@ -187,7 +188,9 @@ def analyze(
     cache-aware bounds' DRAM bytes; the default, False, starts inputs and weights in DRAM.
     `quantize` is `solar analyze --quantize` (docs/sol-modes.md, "Quantisation recipes"): a
     recipe ("w4a16", "w4a4", "fp8", ...) applied to the contractions that read a weight; the
-    result's `quantization` (or each analysis's) says what it changed."""
+    result's `quantization` (or each analysis's) says what it changed. `kv_cache` is
+    `--kv-cache` (fp8, int8, nvfp4): the KV cache a decode step appends to is stored and
+    multiplied in that format."""
     from .session import starting_state
 
     with starting_state(warm=warm):
@@ -204,6 +207,7 @@ def analyze(
             params,
             accuracy,
             quantize,
+            kv_cache,
         )
 
 
@@ -220,6 +224,7 @@ def _analyze(
     params,
     accuracy,
     quantize,
+    kv_cache,
 ):
     from . import accuracy as contract
 
@@ -228,7 +233,7 @@ def _analyze(
             chosen = contract.parse(accuracy, fp32_math)
         else:
             chosen = contract.default_policy(kind, fp32_math)
-        return contract.with_quantize(chosen, quantize)
+        return contract.with_quantize(chosen, quantize, kv_cache)
 
     if _is_jax_callable(graph) or (isinstance(graph, (str, os.PathLike)) and _is_jax_file(graph)):
         from .jax import analyze_jax

@@ -40,6 +40,8 @@ class MathPolicy:
     # A quantisation recipe (--quantize, docs/sol-modes.md "Quantisation recipes"): the weight
     # contractions are priced as the recipe stores and multiplies them; "": none.
     quantize: str = ""
+    # The KV cache's format (--kv-cache: fp8, int8, nvfp4; "": as written).
+    kv_cache: str = ""
 
     def line(self) -> str:
         """The report's line, or "" without a contract."""
@@ -104,22 +106,24 @@ def workload_policy(tolerance: dict | None, fp32_math: str = "default") -> MathP
     return default_policy("pytorch", fp32_math)
 
 
-def unpack(fp32_math) -> tuple[str, float, str]:
-    """(--fp32-math, accuracy, --quantize) of a MathPolicy or a plain --fp32-math string."""
+def unpack(fp32_math) -> tuple[str, float, str, str]:
+    """(--fp32-math, accuracy, --quantize, --kv-cache) of a MathPolicy or a plain
+    --fp32-math string."""
     if isinstance(fp32_math, MathPolicy):
-        return fp32_math.fp32_math, fp32_math.accuracy, fp32_math.quantize
-    return fp32_math, 0.0, ""
+        p = fp32_math
+        return p.fp32_math, p.accuracy, p.quantize, p.kv_cache
+    return fp32_math, 0.0, "", ""
 
 
-def with_quantize(policy, recipe: str | None):
+def with_quantize(policy, recipe: str | None, kv_cache: str | None = None):
     """`policy` (a MathPolicy or an --fp32-math string) with the quantisation recipe
-    `recipe` (None or "": unchanged). A recipe the core does not know is an error naming the
-    recipes."""
-    if not recipe:
+    `recipe` and the KV-cache format `kv_cache` (None or "": unchanged). A value the core
+    does not know is an error naming the recipes or the formats."""
+    if not recipe and not kv_cache:
         return policy
     from . import _core
 
-    _core.check_quant_recipe(recipe)
+    _core.check_quant_recipe(recipe or "", kv_cache or "")
     if not isinstance(policy, MathPolicy):
         policy = MathPolicy(policy)
-    return replace(policy, quantize=recipe)
+    return replace(policy, quantize=recipe or "", kv_cache=kv_cache or "")

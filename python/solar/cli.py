@@ -32,6 +32,11 @@ QUANTIZE_HELP = (
     + "; a group size as RECIPE:gN, e.g. w4a16:g64 (docs/sol-modes.md, "
     '"Quantisation recipes")'
 )
+KV_CACHE_HELP = (
+    "store the KV cache (the inputs a decode step appends to) and multiply it in this format: "
+    + ", ".join(_core.kv_cache_format_names())
+    + ' (docs/sol-modes.md, "Quantisation recipes")'
+)
 
 
 def _dims(values: list[str] | None) -> list[tuple[str, int]]:
@@ -343,7 +348,7 @@ def _analyze(args) -> int:
         args.fp32_math = args.policy
     else:
         args.fp32_math = accuracy.default_policy("ir" if args.lang else kind, args.fp32_math)
-    args.fp32_math = with_quantize(args.fp32_math, args.quantize)
+    args.fp32_math = with_quantize(args.fp32_math, args.quantize, args.kv_cache)
     if args.fp32_math.line():
         extra_contract = [args.fp32_math.line()]
     else:
@@ -630,6 +635,7 @@ def cmd_batch(args) -> int:
     extra += ["--warm"] if args.warm else []
     extra += ["--accuracy", args.accuracy] if args.accuracy is not None else []
     extra += ["--quantize", args.quantize] if args.quantize else []
+    extra += ["--kv-cache", args.kv_cache] if args.kv_cache else []
     if args.measure:
         extra += ["--measure", "--repeats", str(args.repeats), "--warmup", str(args.warmup)]
         extra += ["--compile"] if args.compile else []
@@ -1109,6 +1115,7 @@ def build_parser() -> argparse.ArgumentParser:
         '(docs/sol-modes.md, "The accuracy contract")',
     )
     a.add_argument("--quantize", metavar="RECIPE", help=QUANTIZE_HELP)
+    a.add_argument("--kv-cache", metavar="FORMAT", help=KV_CACHE_HELP)
     a.add_argument("--emit-ir", metavar="OUT", help="PyTorch programs: write the IR program")
     a.add_argument(
         "--mode",
@@ -1224,6 +1231,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--warm", action="store_true", help="as for analyze")
     b.add_argument("--accuracy", metavar="TOL", help="as for analyze")
     b.add_argument("--quantize", metavar="RECIPE", help="as for analyze")
+    b.add_argument("--kv-cache", metavar="FORMAT", help="as for analyze")
     b.add_argument("--backend", choices=["native", "interpreter"], default="native")
     _measure_options(b)
     b.set_defaults(func=cmd_batch)
@@ -1346,7 +1354,7 @@ def cmd_inverse(args) -> int:
         latency=args.latency,
         rate=args.rate,
         arch=args.arch or ["H100_PCIe"],
-        fp32_math=with_quantize(args.fp32_math, args.quantize),
+        fp32_math=with_quantize(args.fp32_math, args.quantize, args.kv_cache),
         dims=_dims(args.dim),
     )
     for i, (_, _, inv) in enumerate(results):
@@ -1377,7 +1385,7 @@ def cmd_sweep(args) -> int:
             "for example --dim B=1,2,4,8 --dim S=512:8192:x2",
         )
     axes = [parse_axis(item) for item in args.dim]
-    args.fp32_math = with_quantize(args.fp32_math, args.quantize)
+    args.fp32_math = with_quantize(args.fp32_math, args.quantize, args.kv_cache)
     points = sweep(
         args.file, axes, arch=args.arch or ["H100_PCIe"], grid=args.grid, fp32_math=args.fp32_math
     )
@@ -1486,6 +1494,7 @@ def _add_explore_parsers(sub) -> None:
     )
     v.add_argument("--fp32-math", choices=FP32_MATH, default="default", help=fp32_help)
     v.add_argument("--quantize", metavar="RECIPE", help=QUANTIZE_HELP)
+    v.add_argument("--kv-cache", metavar="FORMAT", help=KV_CACHE_HELP)
     v.add_argument("--json", metavar="OUT", help="write solar.inverse/1 JSON")
     v.set_defaults(func=cmd_inverse)
 
@@ -1502,6 +1511,7 @@ def _add_explore_parsers(sub) -> None:
     w.add_argument("--arch", action="append", help=arch_help)
     w.add_argument("--fp32-math", choices=FP32_MATH, default="default", help=fp32_help)
     w.add_argument("--quantize", metavar="RECIPE", help=QUANTIZE_HELP)
+    w.add_argument("--kv-cache", metavar="FORMAT", help=KV_CACHE_HELP)
     w.add_argument("--csv", metavar="OUT", help="write one CSV row per point")
     w.add_argument("--json", metavar="OUT", help="write solar.sweep/1 JSON")
     w.add_argument("--html", metavar="OUT", help="self-contained HTML report with a plot per axis")

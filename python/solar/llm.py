@@ -135,12 +135,18 @@ def analyze_llm(
     validate: bool | None = None,
     fp32_math: str = "default",
     cache_aware: bool = True,
+    quantize: str | None = None,
+    kv_cache: str | None = None,
 ) -> LLMResult:
     """SOL of one prefill or decode step of a Hugging Face causal LM (in eval mode). `seq`
     defaults to 1 for decode and 128 for prefill; `validate` defaults to True for a real
-    model and False for a fake one (nothing to run)."""
+    model and False for a fake one (nothing to run). `quantize` and `kv_cache` are
+    `--quantize` and `--kv-cache` (docs/sol-modes.md, "Quantisation recipes")."""
+    from .accuracy import with_quantize
     from .frontend.capture import is_fake
     from .pytorch import analyze_pytorch
+
+    fp32_math = with_quantize(fp32_math, quantize, kv_cache)
 
     seq = seq if seq is not None else (1 if phase == "decode" else 128)
     inputs = step_inputs(model, phase, batch, seq, context)

@@ -97,23 +97,42 @@ QUANTIZED_NODES_SHOWN = 6
 
 
 def quantization_lines(graph, q) -> str:
-    """What a --quantize recipe changed (Analysis.quantization): its formats, the weights'
-    bytes before and after, each quantised node's operand bytes and matrix format, and the
-    contractions it left as written with why."""
-    contractions = len(q.changes) + len(q.skipped)
-    acts = f"; activations {q.activations}" if q.activations else "; activations as written"
-    lines = [
-        f"  quantize {q.recipe}: {len(q.changes)} of {contractions} contraction nodes "
-        f"(weights {q.weights}{acts})"
-    ]
-    if q.changes:
+    """What --quantize and --kv-cache changed (Analysis.quantization): the formats, the
+    weights' and the cache's bytes before and after, each quantised node's operand bytes and
+    matrix format, and what was left as written with why."""
+    lines = []
+    weight_changes = [c for c in q.changes if not c.cache]
+    if q.recipe:
+        contractions = len(weight_changes) + len(q.skipped)
+        acts = f"; activations {q.activations}" if q.activations else "; activations as written"
         lines.append(
-            f"    weights {si(q.weight_bytes_before, 'B')} -> {si(q.weight_bytes_after, 'B')} "
-            f"({q.weight_bytes_before:,} -> {q.weight_bytes_after:,} B, codes and scales)"
+            f"  quantize {q.recipe}: {len(weight_changes)} of {contractions} contraction nodes "
+            f"(weights {q.weights}{acts})"
         )
+        if weight_changes:
+            lines.append(
+                f"    weights {si(q.weight_bytes_before, 'B')} -> "
+                f"{si(q.weight_bytes_after, 'B')} ({q.weight_bytes_before:,} -> "
+                f"{q.weight_bytes_after:,} B, codes and scales)"
+            )
+    if q.kv_cache:
+        inputs = ", ".join(q.kv_inputs[:3]) + (
+            f", ... ({len(q.kv_inputs)} inputs)" if len(q.kv_inputs) > 3 else ""
+        )
+        lines.append(
+            f"  kv cache {q.kv_format} ({q.kv_cache}): "
+            + (
+                f"{inputs}; {si(q.kv_bytes_before, 'B')} -> {si(q.kv_bytes_after, 'B')} "
+                f"({q.kv_bytes_before:,} -> {q.kv_bytes_after:,} B)"
+                if q.kv_inputs
+                else "no input is appended to and read only by products (no KV cache)"
+            )
+        )
+        for why in q.kv_skipped[:3]:
+            lines.append(f"    left as written: {why}")
     for c in q.changes[:QUANTIZED_NODES_SHOWN]:
         name = graph.nodes[c.node].name
-        what = c.weight
+        what = c.weight or c.cache
         if c.activation:
             by = "its prologue quantises it" if c.prologue else "quantised by its producer"
             what += f" and {c.activation} ({by})"

@@ -42,9 +42,12 @@ def analyze_graph(graph, arch, fp32_math="default", cache_aware: bool = True, wa
     from . import _core
     from .accuracy import unpack
 
-    fp32, accuracy, quantize = unpack(fp32_math)
+    fp32, accuracy, quantize, kv_cache = unpack(fp32_math)
     warm = _WARM.get() if warm is None else bool(warm)
-    return _core.analyze(graph, arch, fp32, cache_aware, core_session(), accuracy, warm, quantize)
+    session = core_session()
+    return _core.analyze(
+        graph, arch, fp32, cache_aware, session, accuracy, warm, quantize, kv_cache
+    )
 
 
 def analysed_graph(graph, analysis):
@@ -54,4 +57,4 @@ def analysed_graph(graph, analysis):
     from . import _core
 
     q = analysis.quantization
-    return graph if q is None else _core.quantized_graph(graph, q.recipe)
+    return graph if q is None else _core.quantized_graph(graph, q.recipe, q.kv_format)

@@ -27,6 +27,7 @@ ordered quantization_doc(const Graph& graph, const QuantReport& q) {
   for (const QuantChange& c : q.changes) {
     changes.push_back(ordered{{"node", graph.nodes[static_cast<size_t>(c.node)].name},
                               {"weight", c.weight},
+                              {"cache", c.cache},
                               {"activation", c.activation},
                               {"quantised_by", c.activation.empty() ? ""
                                                : c.prologue         ? "prologue"
@@ -39,11 +40,17 @@ ordered quantization_doc(const Graph& graph, const QuantReport& q) {
   for (const QuantSkip& s : q.skipped)
     skipped.push_back(
         ordered{{"node", graph.nodes[static_cast<size_t>(s.node)].name}, {"reason", s.reason}});
-  return ordered{{"recipe", q.recipe},
-                 {"weights", q.weights},
-                 {"activations", q.activations.empty() ? ordered(nullptr) : ordered(q.activations)},
+  auto or_null = [](const std::string& s) { return s.empty() ? ordered(nullptr) : ordered(s); };
+  return ordered{{"recipe", or_null(q.recipe)},
+                 {"weights", or_null(q.weights)},
+                 {"activations", or_null(q.activations)},
                  {"weight_bytes_before", q.weight_bytes_before},
                  {"weight_bytes_after", q.weight_bytes_after},
+                 {"kv_cache", or_null(q.kv_cache)},
+                 {"kv_inputs", q.kv_inputs},
+                 {"kv_skipped", q.kv_skipped},
+                 {"kv_bytes_before", q.kv_bytes_before},
+                 {"kv_bytes_after", q.kv_bytes_after},
                  {"nodes", changes},
                  {"skipped", skipped}};
 }
@@ -202,7 +209,7 @@ ordered document(const Graph& graph, const ArchSpec& arch, const Analysis& a,
 ordered document_of(const Graph& graph, const ArchSpec& arch, const Analysis& a,
                     const ValidationInfo& validation) {
   if (!a.quantization) return document(graph, arch, a, validation);
-  const Quantized q = quantize(graph, parse_quant_recipe(a.quantization->recipe));
+  const Quantized q = quantize(graph, a.quantization->applied);
   ordered doc = document(q.graph, arch, a, validation);
   doc["quantization"] = quantization_doc(q.graph, *a.quantization);
   return doc;

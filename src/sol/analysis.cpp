@@ -818,10 +818,16 @@ Analysis analyze_graph(const Graph& graph, const ArchSpec& arch, const AnalysisO
     }
   }
   const std::vector<DType> values = std::move(value_pass).take();
-  std::vector<bool> is_quantised(graph.nodes.size());
-  if (quantised)
-    for (const QuantChange& c : quantised->changes)
-      is_quantised[static_cast<size_t>(c.node)] = true;
+  // The option that set a node's MAC format (a weight-only recipe keeps the activations').
+  std::vector<std::string> set_by(quantised ? graph.nodes.size() : 0);
+  if (quantised) {
+    for (const QuantChange& c : quantised->changes) {
+      if (c.matrix_before == c.matrix_after) continue;
+      set_by[static_cast<size_t>(c.node)] = c.cache.empty()
+                                                ? "--quantize " + quantised->recipe
+                                                : "--kv-cache " + quantised->applied.kv_name;
+    }
+  }
   out.nodes.reserve(graph.nodes.size());
   // Each node's MAC rate is looked up once, for its result and its math-mode group.
   for (const Node& node : graph.nodes) {
@@ -839,8 +845,8 @@ Analysis analyze_graph(const Graph& graph, const ArchSpec& arch, const AnalysisO
       g->vector_seconds += sol.vector_seconds;
     }
     // After the sums: a group's MACs overflow only where 2 x all MACs did, which is named.
-    if (rate && rate->reason.empty() && is_quantised[static_cast<size_t>(node.id)])
-      rate->reason = "--quantize " + quantised->recipe;
+    if (rate && rate->reason.empty() && !set_by.empty())
+      rate->reason = set_by[static_cast<size_t>(node.id)];
     if (rate) add_math_mode(out.math_modes, graph, node, *rate, values, arch, options);
     out.nodes.push_back(std::move(sol));
   }

@@ -8,6 +8,7 @@
 
 #include "solar/base/checked.h"
 #include "solar/base/error.h"
+#include "solar/sol/value_dtypes.h"
 
 namespace solar {
 namespace {
@@ -31,47 +32,60 @@ struct RecipeRow {
 // the element type of both 4-bit formats; an e8m0 scale is stored as its byte (`uint8`).
 const std::array<RecipeRow, 7> kRecipes = {{
     {"w4a16",
-     {DType::kInt4, DType::kFp16, 128, ""},
+     {DType::kInt4, DType::kFp16, 128, false, ""},
      false,
      {},
      true,
      "int4 weights, fp16 scale per 128 of K; activations as they are"},
     {"w8a16",
-     {DType::kInt8, DType::kFp16, 0, ""},
+     {DType::kInt8, DType::kFp16, 0, false, ""},
      false,
      {},
      true,
      "int8 weights, fp16 scale per output channel; activations as they are"},
     {"w8a8",
-     {DType::kInt8, DType::kFp32, 0, ""},
+     {DType::kInt8, DType::kFp32, 0, false, ""},
      true,
-     {DType::kInt8, DType::kFp32, 0, ""},
+     {DType::kInt8, DType::kFp32, 0, false, ""},
      true,
      "int8 weights per channel, int8 activations per token"},
     {"fp8",
-     {DType::kFp8E4M3, DType::kFp32, 0, ""},
+     {DType::kFp8E4M3, DType::kFp32, 0, false, ""},
      true,
-     {DType::kFp8E4M3, DType::kFp32, 0, ""},
+     {DType::kFp8E4M3, DType::kFp32, 0, false, ""},
      true,
      "fp8 e4m3 weights per channel, fp8 e4m3 activations per token"},
     {"w4a4",
-     {DType::kNvfp4, DType::kFp8E4M3, 16, ""},
+     {DType::kNvfp4, DType::kFp8E4M3, 16, false, ""},
      true,
-     {DType::kNvfp4, DType::kFp8E4M3, 16, ""},
+     {DType::kNvfp4, DType::kFp8E4M3, 16, false, ""},
      false,
      "4-bit weights and activations in NVFP4, the 4-bit format Blackwell and Thor multiply"},
     {"nvfp4",
-     {DType::kNvfp4, DType::kFp8E4M3, 16, ""},
+     {DType::kNvfp4, DType::kFp8E4M3, 16, false, ""},
      true,
-     {DType::kNvfp4, DType::kFp8E4M3, 16, ""},
+     {DType::kNvfp4, DType::kFp8E4M3, 16, false, ""},
      false,
      "e2m1 codes, e4m3 scale per 16, weights and activations"},
     {"mxfp4",
-     {DType::kNvfp4, DType::kUint8, 32, ""},
+     {DType::kNvfp4, DType::kUint8, 32, false, ""},
      true,
-     {DType::kNvfp4, DType::kUint8, 32, ""},
+     {DType::kNvfp4, DType::kUint8, 32, false, ""},
      false,
      "e2m1 codes, e8m0 scale per 32, weights and activations"},
+}};
+
+// KV-cache formats as the engines ship them: FP8 e4m3 and INT8 with one scale per tensor
+// (vLLM's and FlashInfer's k_scale and v_scale; TensorRT-LLM's INT8 KV cache), NVFP4 with one
+// e4m3 scale per 16 elements of the head dim (TensorRT-LLM's NVFP4 KV cache).
+struct KvRow {
+  const char* name;
+  QuantFormat format;
+};
+const std::array<KvRow, 3> kKvFormats = {{
+    {"fp8", {DType::kFp8E4M3, DType::kFp32, 0, true, ""}},
+    {"int8", {DType::kInt8, DType::kFp32, 0, true, ""}},
+    {"nvfp4", {DType::kNvfp4, DType::kFp8E4M3, 16, false, ""}},
 }};
 
 const char* codes_name(const QuantFormat& f) {
@@ -84,6 +98,7 @@ const char* codes_name(const QuantFormat& f) {
 std::string describe(const QuantFormat& f, bool mx) {
   std::string scale = mx ? "e8m0" : f.scale == DType::kFp8E4M3 ? "e4m3" : dtype_name(f.scale);
   std::string out = std::string(codes_name(f)) + ", one " + scale + " scale per ";
+  if (f.per_tensor) return out + "tensor";
   return out + (f.group > 0 ? std::to_string(f.group) + " of K" : std::string("row"));
 }
 
@@ -151,13 +166,27 @@ class Rewrite {
  public:
   Rewrite(const Graph& graph, const QuantRecipe& recipe) : in_(graph), recipe_(recipe) {
     out_.graph = graph;
+    out_.report.applied = recipe;
     out_.report.recipe = recipe.name;
-    out_.report.weights = recipe.weights.name;
+    if (recipe.weights) out_.report.weights = recipe.weights->name;
     if (recipe.activations) out_.report.activations = recipe.activations->name;
-    for (const TensorInfo& t : graph.tensors) views_[t.storage].push_back(t.id);
+    if (recipe.kv_cache) out_.report.kv_cache = recipe.kv_cache->name;
+    views_.resize(graph.tensors.size());
+    for (const TensorInfo& t : graph.tensors)
+      views_[static_cast<size_t>(t.storage)].push_back(t.id);
   }
 
   Quantized run() && {
+    if (recipe_.weights) quantise_weights();
+    if (recipe_.kv_cache) quantise_kv_caches();
+    std::sort(out_.report.skipped.begin(), out_.report.skipped.end(),
+              [](const QuantSkip& a, const QuantSkip& b) { return a.node < b.node; });
+    return std::move(out_);
+  }
+
+ private:
+  void quantise_weights() {
+    const QuantFormat& weights = *recipe_.weights;
     // Pass 1: the contractions that read a weight, and which operand is which.
     for (const Node& node : in_.nodes) {
       const Einsum* nest = mac_nest(node);
@@ -172,7 +201,9 @@ class Rewrite {
       for (int i = 0; i < 2; ++i)
         if (is_weight(t[static_cast<size_t>(i)])) w = w < 0 ? i : 2;
       if (w < 0 || w == 2) {
-        skip(node, w < 0 ? "no operand is a weight" : "both operands are weights");
+        // A product of two activations is the KV-cache pass's, if it reads the cache.
+        if (w == 2 || !recipe_.kv_cache)
+          skip(node, w < 0 ? "no operand is a weight" : "both operands are weights");
         continue;
       }
       if (is_narrow(node.matrix_dtype)) {
@@ -181,8 +212,7 @@ class Rewrite {
       }
       Candidate c{node.id, nest, static_cast<size_t>(w), t};
       const TensorId ws = storage(c.weight());
-      if (dtype_bits(in_.tensors[static_cast<size_t>(ws)].dtype) <=
-          dtype_bits(recipe_.weights.codes)) {
+      if (dtype_bits(in_.tensors[static_cast<size_t>(ws)].dtype) <= dtype_bits(weights.codes)) {
         skip(node, "its weight is already " +
                        std::string(dtype_name(in_.tensors[static_cast<size_t>(ws)].dtype)));
         continue;
@@ -212,8 +242,8 @@ class Rewrite {
       if (!weight_scales.count(ws)) {
         out_.report.weight_bytes_before =
             saturating_add(out_.report.weight_bytes_before, in_.tensors[ws].bytes());
-        retype(ws, recipe_.weights.codes);
-        const TensorId scale = add_scale(c, c.w, recipe_.weights, kNoNode);
+        retype(ws, weights.codes);
+        const TensorId scale = add_scale(c, c.w, weights, kNoNode);
         weight_scales[ws] = scale;
         out_.report.weight_bytes_after = saturating_add(
             out_.report.weight_bytes_after,
@@ -227,17 +257,206 @@ class Rewrite {
       } else {
         dequantise_weight(node, c);
       }
-      refresh_read_bytes(node, c);
+      refresh_read_bytes(node);
       change.matrix_after = node.matrix_dtype;
       change.bytes_after = operand_bytes(node, c);
       out_.report.changes.push_back(change);
     }
-    std::sort(out_.report.skipped.begin(), out_.report.skipped.end(),
-              [](const QuantSkip& a, const QuantSkip& b) { return a.node < b.node; });
-    return std::move(out_);
   }
 
- private:
+  // The KV cache (QuantRecipe::kv_cache): each graph input the step appends to whose values
+  // reach only attention products, through data movement.
+  void quantise_kv_caches() {
+    // The closures of every cache input, merged: two caches may meet (a concatenation of
+    // both), and each storage, mover and product is rewritten once.
+    KvClosure all;
+    for (TensorId s : in_.inputs) {
+      const TensorInfo& st = in_.tensors[static_cast<size_t>(s)];
+      if (st.role != Role::kInput || st.storage != s || !dtype_is_float(st.dtype)) continue;
+      KvClosure c;
+      const std::string why = kv_closure(s, c);
+      // Nothing appended, or more appended than it holds (the new entries' side of the
+      // concatenation): not a cache.
+      if (c.appended == 0 || c.appended >= st.elements()) continue;
+      if (!why.empty()) {
+        out_.report.kv_skipped.push_back("'" + st.name + "': " + why);
+        continue;
+      }
+      all.caches.push_back(s);
+      for (TensorId t : c.storages) {
+        if (all.contains(t)) continue;
+        all.storages.push_back(t);
+        all.origin.push_back(s);
+      }
+      for (auto* list : {&all.movers, &all.products}) {
+        const auto& from = list == &all.movers ? c.movers : c.products;
+        for (NodeId n : from)
+          if (std::find(list->begin(), list->end(), n) == list->end()) list->push_back(n);
+      }
+    }
+    if (!all.caches.empty()) apply_kv(all);
+  }
+
+  // A kernel that multiplies its one tensor input by a constant, element by element
+  // (PyTorch's attention scales the keys by sqrt(scale)): on codes with a scale per tensor or
+  // per block, a kernel folds it into the scales, so the result is codes of the same format.
+  static bool scales_by_a_constant(const Node& r) {
+    if (r.kind != NodeKind::kEinsum || r.macs != 0 || r.inputs.size() != 1 || !r.einsums ||
+        r.einsums->size() != 1 || r.outputs.size() != 1)
+      return false;
+    const Einsum& e = r.einsums->front();
+    const FlopCounts& f = r.flops;
+    return e.reduce == ReduceOp::kNone && e.inputs.size() == 1 && f.mul == e.points &&
+           f.total() == f.mul;
+  }
+
+  // What depends on one cache input: the storages its values reach by data movement, the
+  // nodes that move them, and the products that read them.
+  struct KvClosure {
+    std::vector<TensorId> caches;  // the cache inputs (merged closures)
+    std::vector<TensorId> storages;
+    std::vector<TensorId> origin;  // per storage, the cache input it holds values of
+    std::vector<NodeId> movers;
+    std::vector<NodeId> products;
+    int64_t appended = 0;  // elements the movers add from outside (the step's new keys)
+    bool contains(TensorId t) const {
+      return std::find(storages.begin(), storages.end(), t) != storages.end();
+    }
+  };
+
+  // Fills `c` from cache input `s`; "" when every value of it reaches only products of the
+  // attention (and it may be quantised), why not otherwise.
+  std::string kv_closure(TensorId s, KvClosure& c) const {
+    const QuantFormat& f = *recipe_.kv_cache;
+    c.storages = {s};
+    std::string why;
+    auto add = [](std::vector<NodeId>& list, NodeId n) {
+      if (std::find(list.begin(), list.end(), n) == list.end()) list.push_back(n);
+    };
+    for (size_t i = 0; i < c.storages.size(); ++i) {
+      const TensorId st = c.storages[i];
+      for (TensorId v : views_.at(static_cast<size_t>(st))) {
+        const TensorInfo& t = in_.tensors[static_cast<size_t>(v)];
+        if (t.dtype != in_.tensors[static_cast<size_t>(st)].dtype && why.empty())
+          why = "'" + t.name + "' reads it as another dtype";
+        if (t.is_output && why.empty()) why = "'" + t.name + "' is an output of the graph";
+        for (NodeId reader : t.consumers) {
+          const Node& r = in_.nodes[static_cast<size_t>(reader)];
+          if (is_view_of(r, st)) continue;
+          if (moves_values(r) || scales_by_a_constant(r)) {
+            add(c.movers, reader);
+            for (TensorId o : r.outputs) {
+              const TensorId os = storage(o);
+              if (!c.contains(os)) c.storages.push_back(os);
+            }
+            continue;
+          }
+          const Einsum* nest = mac_nest(r);
+          const bool operand =
+              nest && std::any_of(nest->inputs.begin(), nest->inputs.end(),
+                                  [&](const Operand& op) { return r.operand_tensor(op) == v; });
+          if (operand && !is_narrow(r.matrix_dtype)) {
+            add(c.products, reader);
+          } else if (why.empty()) {
+            why = "node '" + r.name + "' reads it, and only the attention's products may";
+          }
+        }
+      }
+    }
+    for (NodeId m : c.movers)
+      for (TensorId in : in_.nodes[static_cast<size_t>(m)].inputs)
+        if (!c.contains(storage(in)) && dtype_is_float(in_.tensors[static_cast<size_t>(in)].dtype))
+          c.appended = saturating_add(c.appended, in_.tensors[static_cast<size_t>(in)].elements());
+    for (NodeId p : c.products) {
+      const Einsum* nest = mac_nest(in_.nodes[static_cast<size_t>(p)]);
+      const Node& r = in_.nodes[static_cast<size_t>(p)];
+      const bool both =
+          std::all_of(nest->inputs.begin(), nest->inputs.end(),
+                      [&](const Operand& op) { return c.contains(storage(r.operand_tensor(op))); });
+      if (both && why.empty()) why = "node '" + r.name + "' multiplies it by itself";
+    }
+    if (c.products.empty() && why.empty()) why = "no product reads it";
+    if (dtype_bits(in_.tensors[static_cast<size_t>(s)].dtype) <= dtype_bits(f.codes) && why.empty())
+      why = std::string("it is already ") + dtype_name(in_.tensors[static_cast<size_t>(s)].dtype);
+    return why;
+  }
+
+  void apply_kv(const KvClosure& c) {
+    const QuantFormat& f = *recipe_.kv_cache;
+    for (TensorId st : c.storages) retype(st, f.codes);
+    for (TensorId s : c.caches) {
+      const TensorInfo& cache = in_.tensors[static_cast<size_t>(s)];
+      out_.report.kv_inputs.push_back(cache.name);
+      out_.report.kv_bytes_before = saturating_add(out_.report.kv_bytes_before, cache.bytes());
+      out_.report.kv_bytes_after = saturating_add(
+          out_.report.kv_bytes_after, out_.graph.tensors[static_cast<size_t>(s)].bytes());
+    }
+    // Scales per block of the head dim: each stored tensor of the cache gets its own, made by
+    // the node that makes it and read by every node that reads it.
+    if (!f.per_tensor) {
+      for (TensorId st : c.storages) {
+        const TensorInfo& t = in_.tensors[static_cast<size_t>(st)];
+        const int64_t last = t.shape.empty() ? 1 : std::max<int64_t>(t.shape.back(), 1);
+        const TensorId scale =
+            new_tensor(t.name + ".scale", f.scale, scale_count(t.elements(), last, f.group),
+                       t.producer, t.producer == kNoNode ? Role::kInput : Role::kActivation);
+        if (std::find(c.caches.begin(), c.caches.end(), st) != c.caches.end())
+          out_.report.kv_bytes_after = saturating_add(
+              out_.report.kv_bytes_after, out_.graph.tensors[static_cast<size_t>(scale)].bytes());
+        for (TensorId v : views_.at(static_cast<size_t>(st)))
+          for (NodeId reader : in_.tensors[static_cast<size_t>(v)].consumers)
+            if (!is_view_of(in_.nodes[static_cast<size_t>(reader)], st))
+              read_scale(out_.graph.nodes[static_cast<size_t>(reader)], scale);
+      }
+    }
+    // The movers quantise what they add (the step's new keys and values).
+    for (NodeId m : c.movers) {
+      Node& node = out_.graph.nodes[static_cast<size_t>(m)];
+      for (TensorId in : in_.nodes[static_cast<size_t>(m)].inputs) {
+        const TensorInfo& t = in_.tensors[static_cast<size_t>(in)];
+        if (c.contains(storage(in)) || !dtype_is_float(t.dtype)) continue;
+        quantiser_work(node, t.elements(), kv_scales(t, f));
+      }
+      refresh_read_bytes(node);
+    }
+    // The products multiply the cache's codes by the other operand, quantised as it is read.
+    for (NodeId p : c.products) {
+      Node& node = out_.graph.nodes[static_cast<size_t>(p)];
+      const Node& before = in_.nodes[static_cast<size_t>(p)];
+      const Einsum* nest = mac_nest(before);
+      QuantChange change;
+      change.node = p;
+      change.prologue = true;
+      change.matrix_before = before.matrix_dtype;
+      change.bytes_before = before.bytes_read;
+      for (const Operand& op : nest->inputs) {
+        const TensorId t = before.operand_tensor(op);
+        const TensorInfo& info = in_.tensors[static_cast<size_t>(t)];
+        if (c.contains(storage(t))) {
+          const size_t k = static_cast<size_t>(
+              std::find(c.storages.begin(), c.storages.end(), storage(t)) - c.storages.begin());
+          change.cache = in_.tensors[static_cast<size_t>(c.origin[k])].name;
+        } else {
+          change.activation = info.name;
+          quantiser_work(node, info.elements(), kv_scales(info, f));
+        }
+      }
+      set_matrix_dtype(node, f.codes);
+      if (f.per_tensor) add(node, &FlopCounts::mul, outputs(node));  // the two scales' product
+      refresh_read_bytes(node);
+      change.matrix_after = node.matrix_dtype;
+      change.bytes_after = node.bytes_read;
+      out_.report.changes.push_back(change);
+    }
+  }
+
+  // Scales of `t` in KV format `f`: one for the tensor, or one per block of its last dim.
+  static int64_t kv_scales(const TensorInfo& t, const QuantFormat& f) {
+    if (f.per_tensor) return 1;
+    const int64_t last = t.shape.empty() ? 1 : std::max<int64_t>(t.shape.back(), 1);
+    return scale_count(t.elements(), last, f.group);
+  }
+
   struct Candidate {
     NodeId node;
     const Einsum* nest;
@@ -262,7 +481,7 @@ class Rewrite {
   // reads it as its weight (`weight`) or its activation, or a view of it; why not otherwise.
   std::string only_read_as(TensorId s, bool weight) const {
     const TensorInfo& st = in_.tensors[static_cast<size_t>(s)];
-    for (TensorId v : views_.at(s)) {
+    for (TensorId v : views_.at(static_cast<size_t>(s))) {
       const TensorInfo& t = in_.tensors[static_cast<size_t>(v)];
       if (t.dtype != st.dtype) return "'" + t.name + "' reads '" + st.name + "' as another dtype";
       if (t.is_output) return "'" + t.name + "' is an output of the graph";
@@ -292,7 +511,8 @@ class Rewrite {
   // Every tensor of storage `s` (the storage and its views) becomes `codes`; the bytes its
   // producer writes follow.
   void retype(TensorId s, DType codes) {
-    for (TensorId v : views_.at(s)) out_.graph.tensors[static_cast<size_t>(v)].dtype = codes;
+    for (TensorId v : views_.at(static_cast<size_t>(s)))
+      out_.graph.tensors[static_cast<size_t>(v)].dtype = codes;
     const NodeId p = in_.tensors[static_cast<size_t>(s)].producer;
     if (p != kNoNode) {
       Node& producer = out_.graph.nodes[static_cast<size_t>(p)];
@@ -308,16 +528,25 @@ class Rewrite {
     const TensorInfo& operand = in_.tensors[static_cast<size_t>(c.tensors[which])];
     const int64_t k = contracted_extent(*c.nest, c.nest->inputs[which], operand);
     const TensorInfo& s = in_.tensors[static_cast<size_t>(storage(c.tensors[which]))];
-    TensorInfo scale;
-    scale.id = static_cast<TensorId>(out_.graph.tensors.size());
-    scale.dtype = format.scale;
-    scale.role = producer == kNoNode ? Role::kWeight : Role::kActivation;
-    scale.producer = producer;
-    scale.storage = scale.id;
-    scale.name = s.name + ".scale";
-    scale.shape = {scale_count(s.elements(), std::max<int64_t>(k, 1), format.group)};
-    scale.dims = SharedDims{scale.name};
-    out_.graph.tensors.push_back(std::move(scale));
+    return new_tensor(s.name + ".scale", format.scale,
+                      scale_count(s.elements(), std::max<int64_t>(k, 1), format.group), producer,
+                      producer == kNoNode ? Role::kWeight : Role::kActivation);
+  }
+
+  // A new one-dim tensor of `elements` `dtype` values, written by `producer` (kNoNode: an
+  // input of the graph's, of `role`).
+  TensorId new_tensor(const std::string& name, DType dtype, int64_t elements, NodeId producer,
+                      Role role) {
+    TensorInfo t;
+    t.id = static_cast<TensorId>(out_.graph.tensors.size());
+    t.dtype = dtype;
+    t.role = role;
+    t.producer = producer;
+    t.storage = t.id;
+    t.name = name;
+    t.shape = {elements};
+    t.dims = SharedDims{name};
+    out_.graph.tensors.push_back(std::move(t));
     if (producer != kNoNode) {
       Node& p = out_.graph.nodes[static_cast<size_t>(producer)];
       p.outputs.push_back(out_.graph.tensors.back().id);
@@ -382,7 +611,8 @@ class Rewrite {
   void dequantise_weight(Node& node, const Candidate& c) {
     const TensorInfo& w = in_.tensors[static_cast<size_t>(c.weight())];
     const int64_t k = contracted_extent(*c.nest, c.nest->inputs[c.w], w);
-    const int64_t group = recipe_.weights.group > 0 ? std::min(recipe_.weights.group, k) : k;
+    const int64_t g = recipe_.weights->group;
+    const int64_t group = g > 0 ? std::min(g, k) : k;
     add(node, &FlopCounts::other, w.elements());
     add(node, &FlopCounts::mul, std::min(w.elements(), group > 0 ? c.nest->macs / group : 0));
   }
@@ -392,10 +622,10 @@ class Rewrite {
   // and added (no integer MMA applies scales). fp8 and fp4 block scales: the block-scaled
   // MMAs (Blackwell's tcgen05.mma kind::mxf8f6f4 and kind::mxf4nvf4) apply them.
   void epilogue(Node& node, const Candidate& c) {
-    const int64_t group = recipe_.weights.group;
+    const int64_t group = recipe_.weights->group;
     if (group == 0) {
       add(node, &FlopCounts::mul, mul_checked(2, outputs(node), node));
-    } else if (!dtype_is_float(recipe_.weights.codes)) {
+    } else if (!dtype_is_float(recipe_.weights->codes)) {
       add(node, &FlopCounts::mul, c.nest->macs / group);
       add(node, &FlopCounts::add, c.nest->macs / group);
     }
@@ -417,17 +647,23 @@ class Rewrite {
         count_add(node.flops.*kind, n, [&] { return total_overflow(in_, node, "FLOPs"); });
   }
 
+  // The node's MACs in `codes`. Calls that shared their lifted nests still share the retyped
+  // ones (the cache-aware mode's searches are per shared nest).
   void set_matrix_dtype(Node& node, DType codes) {
     node.matrix_dtype = codes;
-    auto nests = std::make_shared<std::vector<Einsum>>(*node.einsums);
-    for (Einsum& e : *nests)
-      if (e.macs > 0) e.compute_dtype = codes;
-    node.einsums = std::move(nests);
+    auto& retyped = retyped_nests_[{node.einsums.get(), codes}];
+    if (!retyped) {
+      auto nests = std::make_shared<std::vector<Einsum>>(*node.einsums);
+      for (Einsum& e : *nests)
+        if (e.macs > 0) e.compute_dtype = codes;
+      retyped = std::move(nests);
+    }
+    node.einsums = retyped;
   }
 
-  // The node's reads of its retyped operands, at their new width.
-  void refresh_read_bytes(Node& node, const Candidate& c) {
-    const Node& before = in_.nodes[static_cast<size_t>(c.node)];
+  // The node's reads of its retyped inputs, at their new width.
+  void refresh_read_bytes(Node& node) {
+    const Node& before = in_.nodes[static_cast<size_t>(node.id)];
     int64_t read = 0;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const TensorId t = node.inputs[i];
@@ -456,22 +692,26 @@ class Rewrite {
   const Graph& in_;
   const QuantRecipe& recipe_;
   Quantized out_;
-  std::map<TensorId, std::vector<TensorId>> views_;  // storage -> its tensors (itself too)
+  std::vector<std::vector<TensorId>> views_;  // by storage: its tensors (itself too)
   std::vector<Candidate> candidates_;
+  std::map<std::pair<const std::vector<Einsum>*, DType>, std::shared_ptr<const std::vector<Einsum>>>
+      retyped_nests_;
 };
 
 }  // namespace
 
-QuantRecipe parse_quant_recipe(std::string_view text) {
+namespace {
+
+// The weight recipe of `--quantize TEXT` into `recipe`.
+void parse_weight_recipe(std::string_view text, QuantRecipe& recipe) {
   const size_t colon = text.find(':');
   const std::string_view name = text.substr(0, colon);
   const auto row = std::find_if(kRecipes.begin(), kRecipes.end(),
                                 [&](const RecipeRow& r) { return name == r.name; });
   if (row == kRecipes.end())
     throw recipe_error("unknown quantisation recipe '" + std::string(name) + "'");
-  QuantRecipe recipe;
   recipe.name = std::string(text);
-  recipe.weights = row->weights;
+  QuantFormat weights = row->weights;
   if (row->quantises_activations) recipe.activations = row->activations;
   if (colon != std::string_view::npos) {
     const std::string_view param = text.substr(colon + 1);
@@ -486,13 +726,46 @@ QuantRecipe parse_quant_recipe(std::string_view text) {
       throw recipe_error("recipe '" + std::string(row->name) +
                          "' has the group its format defines; it takes no :g" +
                          std::to_string(group));
-    recipe.weights.group = group;
+    weights.group = group;
     if (recipe.activations) recipe.activations->group = group;
   }
   const bool mx = std::string_view(row->name) == "mxfp4";
-  recipe.weights.name = describe(recipe.weights, mx);
+  weights.name = describe(weights, mx);
   if (recipe.activations) recipe.activations->name = describe(*recipe.activations, mx);
+  recipe.weights = std::move(weights);
+}
+
+}  // namespace
+
+QuantRecipe parse_quant_recipe(std::string_view quantize, std::string_view kv_cache) {
+  QuantRecipe recipe;
+  if (!quantize.empty()) parse_weight_recipe(quantize, recipe);
+  if (!kv_cache.empty()) {
+    const auto row = std::find_if(kKvFormats.begin(), kKvFormats.end(),
+                                  [&](const KvRow& r) { return kv_cache == r.name; });
+    if (row == kKvFormats.end()) {
+      std::string names;
+      for (const KvRow& r : kKvFormats)
+        names += std::string(names.empty() ? "" : ", ") + r.name + " (" +
+                 describe(r.format, false) + ")";
+      throw UserError(ErrorKind::kArgument, "", Loc{},
+                      "unknown KV-cache format '" + std::string(kv_cache) + "'",
+                      "formats: " + names);
+    }
+    recipe.kv_name = row->name;
+    recipe.kv_cache = row->format;
+    std::string name = describe(row->format, false);
+    const size_t k = name.find(" of K");
+    if (k != std::string::npos) name.replace(k, 5, " of the head dim");
+    recipe.kv_cache->name = std::move(name);
+  }
   return recipe;
+}
+
+std::vector<std::string> kv_cache_format_names() {
+  std::vector<std::string> out;
+  for (const KvRow& r : kKvFormats) out.emplace_back(r.name);
+  return out;
 }
 
 std::vector<std::string> quant_recipe_names() {

@@ -75,6 +75,11 @@ bool kernel_moves_values(const Node& node) {
 
 }  // namespace
 
+bool moves_values(const Node& node) {
+  return node.kind == NodeKind::kDataMovement ? passes_values(node.builtin)
+                                              : kernel_moves_values(node);
+}
+
 ValueDtypes::ValueDtypes(const Graph& graph) : graph_(graph), values_(graph.tensors.size()) {
   for (size_t t = 0; t < graph.tensors.size(); ++t) values_[t] = graph.tensors[t].dtype;
 }
@@ -91,9 +96,7 @@ void ValueDtypes::add(const Node& node) {
       values[static_cast<size_t>(out)] = v;
     return;
   }
-  const bool moves = node.kind == NodeKind::kDataMovement ? passes_values(node.builtin)
-                                                          : kernel_moves_values(node);
-  if (!moves) return;
+  if (!moves_values(node)) return;
   for (const TensorId out : node.outputs) {
     const DType own = graph.tensors[static_cast<size_t>(out)].dtype;
     if (!dtype_is_float(own)) continue;

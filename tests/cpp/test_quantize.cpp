@@ -17,18 +17,8 @@ namespace {
 const std::string kArchDir = std::string(SOLAR_SOURCE_DIR) + "/configs/arch";
 ArchSpec load(const std::string& name) { return load_arch_spec(kArchDir + "/" + name + ".yaml"); }
 
-// x [16, 256] -> h = x * g -> u = h @ w1.T [16, 512] -> r = relu(u) -> d = r @ w2.T [16, 256]
-// -> y = x + d; beside it att = h @ x.T [16, 16], a product of two activations. All bf16.
-// Nodes: 0 scale, 1 mm_nt(h, w1), 2 relu, 3 mm_nt(r, w2), 4 add, 5 mm_nt(h, x).
-Graph mlp() {
-  const std::string src = R"(
-@kernel
-def scale(X: Tensor("A,B"), G: Tensor("B")) -> Tensor("A,B", dtype="bf16"):
-    Y = Tensor(A=X.shape[0], B=X.shape[1], dtype="bf16")
-    for i in Dim("A", parallel=True):
-        for j in Dim("B", parallel=True):
-            Y[i, j] = X[i, j] * G[j]
-    return Y
+// C = A @ B.T in bf16, the product every program below calls.
+const std::string kMmNt = R"(
 @kernel
 def mm_nt(A: Tensor("M,K"), B: Tensor("N,K")) -> Tensor("M,N", dtype="bf16"):
     C = Tensor(M=A.shape[0], N=B.shape[0], dtype="bf16")
@@ -37,6 +27,20 @@ def mm_nt(A: Tensor("M,K"), B: Tensor("N,K")) -> Tensor("M,N", dtype="bf16"):
             for k in Dim("K"):
                 C[m, n] += A[m, k] * B[n, k]
     return C
+)";
+
+// x [16, 256] -> h = x * g -> u = h @ w1.T [16, 512] -> r = relu(u) -> d = r @ w2.T [16, 256]
+// -> y = x + d; beside it att = h @ x.T [16, 16], a product of two activations. All bf16.
+// Nodes: 0 scale, 1 mm_nt(h, w1), 2 relu, 3 mm_nt(r, w2), 4 add, 5 mm_nt(h, x).
+Graph mlp() {
+  const std::string src = kMmNt + R"(
+@kernel
+def scale(X: Tensor("A,B"), G: Tensor("B")) -> Tensor("A,B", dtype="bf16"):
+    Y = Tensor(A=X.shape[0], B=X.shape[1], dtype="bf16")
+    for i in Dim("A", parallel=True):
+        for j in Dim("B", parallel=True):
+            Y[i, j] = X[i, j] * G[j]
+    return Y
 @kernel
 def relu(X: Tensor("A,B")) -> Tensor("A,B", dtype="bf16"):
     Y = Tensor(A=X.shape[0], B=X.shape[1], dtype="bf16")
@@ -174,15 +178,7 @@ TEST(Quantize, TheBestScheduleCarriesTheScalesToo) {
 
 TEST(Quantize, AWeightReadByAnythingElseStaysAsItIs) {
   // w is read by the product and returned: the recipe leaves it, and says why.
-  const std::string src = R"(
-@kernel
-def mm_nt(A: Tensor("M,K"), B: Tensor("N,K")) -> Tensor("M,N", dtype="bf16"):
-    C = Tensor(M=A.shape[0], N=B.shape[0], dtype="bf16")
-    for m in Dim("M", parallel=True):
-        for n in Dim("N", parallel=True):
-            for k in Dim("K"):
-                C[m, n] += A[m, k] * B[n, k]
-    return C
+  const std::string src = kMmNt + R"(
 DIMS = {"M": 4, "N": 8, "K": 32}
 def model(x: Tensor("M,K", role="input", dtype="bf16"), w: Tensor("N,K", role="weight", dtype="bf16")):
     return mm_nt(x, w), w
@@ -194,9 +190,75 @@ def model(x: Tensor("M,K", role="input", dtype="bf16"), w: Tensor("N,K", role="w
   EXPECT_EQ(q.report.skipped[0].reason, "'w' is an output of the graph");
 }
 
+// One decode step of one head: the cache k [32, 16] and the step's new key [1, 16] are
+// concatenated, scaled by 1/4 (PyTorch's attention scales the keys by sqrt(scale)) and
+// multiplied by the query [1, 16]; all bf16. Nodes: 0 concat, 1 scale, 2 mm_nt.
+Graph decode_step() {
+  const std::string src = kMmNt + R"(
+@kernel
+def scale(X: Tensor("A,B"), s: float) -> Tensor("A,B", dtype="bf16"):
+    Y = Tensor(A=X.shape[0], B=X.shape[1], dtype="bf16")
+    for i in Dim("A", parallel=True):
+        for j in Dim("B", parallel=True):
+            Y[i, j] = X[i, j] * s
+    return Y
+DIMS = {"S": 32, "D": 16, "O": 1}
+def model(q: Tensor("O,D", role="input", dtype="bf16"), cache: Tensor("S,D", role="input", dtype="bf16"),
+          k: Tensor("O,D", role="input", dtype="bf16")):
+    return mm_nt(q, scale(concat([cache, k], dim="S"), 0.25))
+)";
+  return trace_program(load_program_source(src, "decode.py"), {});
+}
+
+TEST(Quantize, AnFp8KvCacheIsStoredAndMultipliedInFp8) {
+  const Graph g = decode_step();
+  // As written: q 32 B + cache 32 x 16 x 2 = 1,024 B + k 32 B + scores [1, 33] 66 B.
+  EXPECT_EQ(fused_bytes(g), 1154);
+  const Quantized q = quantize(g, parse_quant_recipe("", "fp8"));
+  ASSERT_EQ(q.report.kv_inputs, std::vector<std::string>{"cache"});
+  EXPECT_EQ(q.report.kv_bytes_before, 1024);
+  EXPECT_EQ(q.report.kv_bytes_after, 512);  // 512 e4m3 codes, one fp32 scale per tensor
+  // The concat writes 33 x 16 = 528 codes (not 1,056 B) and quantises the new key: 16
+  // elements, a max, a multiply and a rounding each, and one division (one scale).
+  EXPECT_EQ(q.graph.nodes[0].bytes_written, 528);
+  EXPECT_EQ(q.graph.nodes[0].flops.compare, 16);
+  EXPECT_EQ(q.graph.nodes[0].flops.div, 1);
+  // The product reads the scaled keys as codes (528 B) and quantises the query in its
+  // prologue (16 elements); its MACs are fp8, 1 x 33 x 16 = 528; the scales' product costs
+  // one multiply per output (33).
+  const Node& product = q.graph.nodes[2];
+  EXPECT_EQ(product.matrix_dtype, DType::kFp8E4M3);
+  EXPECT_EQ(product.bytes_read, 32 + 528);
+  EXPECT_EQ(product.flops.mul, 16 + 33);
+  ASSERT_EQ(q.report.changes.size(), 1u);
+  EXPECT_EQ(q.report.changes[0].cache, "cache");
+  EXPECT_EQ(q.report.changes[0].activation, "q");
+  // Fused: q 32 + cache 512 + k 32 + scores 66.
+  EXPECT_EQ(fused_bytes(q.graph), 642);
+}
+
+TEST(Quantize, AnNvfp4KvCacheCarriesBlockScales) {
+  const Quantized q = quantize(decode_step(), parse_quant_recipe("", "nvfp4"));
+  // 512 codes at 4 bits = 256 B, and 32 rows x 16/16 = 32 e4m3 scales = 32 B.
+  EXPECT_EQ(q.report.kv_bytes_after, 256 + 32);
+  // The concat writes 33 x 16 codes (264 B) and 33 scales; the scaling kernel reads them and
+  // writes as many; the product reads the scaled codes and their scales.
+  EXPECT_EQ(q.graph.nodes[0].bytes_written, 264 + 33);
+  EXPECT_EQ(q.graph.nodes[2].bytes_read, 32 + 264 + 33);
+  EXPECT_EQ(q.graph.nodes[2].matrix_dtype, DType::kNvfp4);
+}
+
+TEST(Quantize, AnInputNothingIsAppendedToIsNoKvCache) {
+  // The MLP's x is read by products but never concatenated with new entries: no cache.
+  const Quantized q = quantize(mlp(), parse_quant_recipe("", "fp8"));
+  EXPECT_TRUE(q.report.kv_inputs.empty());
+  EXPECT_TRUE(q.report.changes.empty());
+  EXPECT_EQ(fused_bytes(q.graph), 541696);
+}
+
 TEST(Quantize, RecipesAreNamedAndTheirGroupsChecked) {
-  EXPECT_EQ(parse_quant_recipe("w4a16:g64").weights.group, 64);
-  EXPECT_EQ(parse_quant_recipe("mxfp4").weights.name, "e2m1, one e8m0 scale per 32 of K");
+  EXPECT_EQ(parse_quant_recipe("w4a16:g64").weights->group, 64);
+  EXPECT_EQ(parse_quant_recipe("mxfp4").weights->name, "e2m1, one e8m0 scale per 32 of K");
   using testing::expect_user_error;
   expect_user_error([] { parse_quant_recipe("w5a5"); }, ErrorKind::kArgument,
                     "unknown quantisation recipe 'w5a5'");
@@ -204,6 +266,8 @@ TEST(Quantize, RecipesAreNamedAndTheirGroupsChecked) {
                     "recipe 'nvfp4' has the group its format defines; it takes no :g32");
   expect_user_error([] { parse_quant_recipe("w4a16:64"); }, ErrorKind::kArgument,
                     "'w4a16:64': the group is written :gN, e.g. w4a16:g64");
+  expect_user_error([] { parse_quant_recipe("", "fp6"); }, ErrorKind::kArgument,
+                    "unknown KV-cache format 'fp6'");
 }
 
 }  // namespace

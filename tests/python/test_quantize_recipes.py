@@ -15,6 +15,7 @@ import sys
 import pytest
 import solar
 import torch
+from test_llm import decode_bytes_by_hand, small_llama
 
 FP4_FLOPS_PER_SECOND = 9.0e15  # configs/arch/B200.yaml matrix_flops_per_second.fp4
 
@@ -126,3 +127,40 @@ def test_an_unknown_recipe_is_an_error_naming_the_recipes(tmp_path):
     assert run.returncode != 0
     assert "error[argument]: unknown quantisation recipe 'int3'" in run.stderr
     assert "w4a16 (int4 weights" in run.stderr
+
+
+# One decode step of the small Llama of tests/python/test_llm.py (grouped-query attention, 2
+# layers of width 64, fp32), batch 2, 32 tokens of context: 363,312 fused bytes, derived there
+# (weights, the cache, ids and logits).
+DECODE_BYTES = decode_bytes_by_hand(2, 32)
+CACHE_BYTES = 2 * 2 * 2 * 2 * 32 * 16 * 4  # layers x (keys, values) x [2, 2, 32, 16] fp32
+
+
+def test_a_decode_step_with_an_fp8_kv_cache_reads_the_cache_as_fp8():
+    from solar.llm import analyze_llm
+
+    r = analyze_llm(small_llama(), "decode", batch=2, context=32, arch="B200", kv_cache="fp8")
+    a = r.result.analysis
+    assert r.result.validation.status == "full"
+    q = a.quantization
+    # Four cache inputs (2 layers x keys, values), 32,768 B as fp32, 8,192 B as e4m3 codes
+    # (one fp32 scale per tensor, not counted).
+    assert len(q.kv_inputs) == 4
+    assert (q.kv_bytes_before, q.kv_bytes_after) == (CACHE_BYTES, CACHE_BYTES // 4)
+    assert a.fused.bytes == DECODE_BYTES - CACHE_BYTES + CACHE_BYTES // 4  # 338,736
+    # The attention's 4 products (QK^T and PV per layer) multiply fp8 codes.
+    fp8 = [m for m in a.math_modes if m.reason == "--kv-cache fp8"]
+    assert len(fp8) == 1 and fp8[0].mode == "fp8" and fp8[0].nodes == 4
+
+
+def test_a_w4a16_decode_step_reads_int4_weights():
+    from solar.llm import analyze_llm
+
+    r = analyze_llm(small_llama(), "decode", batch=2, context=32, arch="B200", quantize="w4a16")
+    q = r.result.analysis.quantization
+    # The 15 linear layers (7 per layer, and the LM head): 81,920 fp32 values, 327,680 B; as
+    # int4 40,960 B plus one fp16 scale per row (every K here, 64 or 128, is at most one group
+    # of 128): 2 x (64 + 32 + 32 + 64 + 128 + 128 + 64) + 128 = 1,152 scales, 2,304 B.
+    assert len(q.changes) == 15
+    assert (q.weight_bytes_before, q.weight_bytes_after) == (327_680, 40_960 + 2_304)
+    assert r.result.analysis.fused.bytes == DECODE_BYTES - 327_680 + 43_264  # 78,896

@@ -35,32 +35,44 @@
 namespace solar {
 
 // How one operand is stored: codes, and one scale per `group` elements of the contracted
-// dims (0: one scale per row, all of them).
+// dims (0: one scale per row, all of them), or one for the whole tensor (`per_tensor`).
 struct QuantFormat {
   DType codes = DType::kInt8;
   DType scale = DType::kFp32;
   int64_t group = 0;
+  bool per_tensor = false;
   std::string name;  // "int4, one bf16 scale per 128 of K"
 };
 
+// A weight recipe (`--quantize`), a KV-cache format (`--kv-cache`), or both.
 struct QuantRecipe {
-  std::string name;  // as given: "w4a16", "w4a16:g64"
-  QuantFormat weights;
-  std::optional<QuantFormat> activations;  // nullopt: weight-only
+  std::string name;                    // as given: "w4a16", "w4a16:g64"; "" without a weight recipe
+  std::optional<QuantFormat> weights;  // nullopt: the weights' contractions as written
+  std::optional<QuantFormat> activations;  // nullopt: weight-only (or no weight recipe)
+  std::string kv_name;                     // as given: "fp8"; "" without a KV-cache format
+  // The KV cache: every floating graph input (role input) that the step appends to (a
+  // concatenation or an in-place update with new entries) and whose values reach only
+  // the attention's products, through data movement (views, concatenations, copies).
+  // Stored in this format, with the copies on the way, and multiplied in it.
+  std::optional<QuantFormat> kv_cache;
 };
 
-// The recipe named by `text`: RECIPE or RECIPE:gN (a group size, for the recipes whose group
-// is not fixed by their format). A UserError (kind `argument`) naming the recipes otherwise.
-QuantRecipe parse_quant_recipe(std::string_view text);
-// The recipe names, in the order docs list them.
+// The recipe of `--quantize QUANTIZE --kv-cache KV_CACHE` (either may be ""): QUANTIZE is
+// RECIPE or RECIPE:gN (a group size, for the recipes whose group is not fixed by their
+// format); KV_CACHE one of fp8, int8, nvfp4. A UserError (kind `argument`) naming the
+// recipes or the formats otherwise.
+QuantRecipe parse_quant_recipe(std::string_view quantize, std::string_view kv_cache = "");
+// The recipe names and the KV-cache formats, in the order docs list them.
 std::vector<std::string> quant_recipe_names();
+std::vector<std::string> kv_cache_format_names();
 
 // One quantised contraction: its operands' bytes as it reads them (codes and scales) before
 // and after, and the format of its MACs.
 struct QuantChange {
   NodeId node = 0;
-  std::string weight;      // the weight tensor quantised
-  std::string activation;  // the activation operand quantised ("" for weight-only recipes)
+  std::string weight;      // the weight tensor quantised ("" for an attention product)
+  std::string cache;       // the KV-cache operand it reads ("" for a weight's product)
+  std::string activation;  // the other operand, quantised ("" for weight-only recipes)
   bool prologue = false;   // the activation is quantised by this node, not by its producer
   int64_t bytes_before = 0;
   int64_t bytes_after = 0;
@@ -75,7 +87,8 @@ struct QuantSkip {
 };
 
 struct QuantReport {
-  std::string recipe;  // QuantRecipe::name
+  QuantRecipe applied;  // the recipe, to apply again (the JSON's quantised nodes)
+  std::string recipe;   // QuantRecipe::name
   std::string weights;
   std::string activations;  // "" for weight-only
   std::vector<QuantChange> changes;
@@ -83,6 +96,11 @@ struct QuantReport {
   // Every quantised weight: bytes before, and codes plus scales after.
   int64_t weight_bytes_before = 0;
   int64_t weight_bytes_after = 0;
+  std::string kv_cache;                 // the KV-cache format in words ("" without one)
+  std::vector<std::string> kv_inputs;   // the graph inputs found to be the KV cache
+  std::vector<std::string> kv_skipped;  // "'name': why" for appended inputs left as written
+  int64_t kv_bytes_before = 0;          // those inputs, as written
+  int64_t kv_bytes_after = 0;           // in the KV-cache format, with their scales
 };
 
 struct Quantized {
@@ -91,7 +109,9 @@ struct Quantized {
 };
 
 // `graph` with `recipe` applied. Adds tensors (the scales), never nodes: node ids, units and
-// the execution order are those of `graph`.
+// the execution order are those of `graph`. The KV cache's attention products are priced as
+// an FP8 or FP4 attention kernel runs them (FlashAttention-3's FP8 path): the cache's codes
+// times the other operand quantised in the prologue.
 Quantized quantize(const Graph& graph, const QuantRecipe& recipe);
 
 }  // namespace solar

@@ -15,6 +15,11 @@
 
 namespace solar {
 
+// Whether `node` only moves elements of its inputs, unchanged (views, concatenations, gathers
+// and layout copies; a kernel whose nests assign inputs with no arithmetic); not a cast, a
+// pad's fill or a conversion.
+bool moves_values(const Node& node);
+
 // Per tensor (by TensorId), the narrowest floating dtype that holds every value it can take
 // exactly: its own dtype, except where only casts up and data movement (views, gathers,
 // concatenations: elements unchanged) separate it from a narrower tensor. Computed in node
