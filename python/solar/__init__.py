@@ -180,7 +180,8 @@ def analyze(
     jitted one, a Flax module or a JAX problem file is analysed the same way (docs/jax.md):
     example_inputs are its positional arguments (arrays or jax.ShapeDtypeStruct), `params`
     a linen module's variables or a function's first argument (fn(params, *inputs)).
-    `accuracy` is the accuracy contract, as `solar analyze --accuracy` (docs/sol-modes.md,
+    `dims` overrides sizes as `--dim` does: DIMS entries of an IR program, module-level size
+    constants of a PyTorch or JAX problem file. `accuracy` is the accuracy contract, as `solar analyze --accuracy` (docs/sol-modes.md,
     "The accuracy contract"): None takes KernelBench's 1e-2 for PyTorch and JAX and no
     contract for an IR program or graph; "framework" keeps the framework's settings.
     `warm` is `solar analyze --warm` (docs/sol-modes.md, "Starting state"): a kernel repeated
@@ -246,6 +247,7 @@ def _analyze(
             fp32_math=policy("jax"),
             validate=validate,
             cache_aware=cache_aware,
+            overrides=dict(dim_overrides(dims)) or None,
         )
     if _is_torch_module(graph) or (
         isinstance(graph, (str, os.PathLike)) and _is_pytorch_file(graph)
@@ -261,6 +263,7 @@ def _analyze(
             cache_aware=cache_aware,
             mode=mode,
             training=training,
+            overrides=dict(dim_overrides(dims)) or None,
         )
     if not isinstance(graph, _core.Graph):
         graph = trace(graph, dims)

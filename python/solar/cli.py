@@ -326,8 +326,23 @@ def _analyze_from(args) -> int:
         return _analyze(args)
 
 
-def _analyze(args) -> int:
+def _math_policy(args, kind: str, workload=None):
+    """How the contractions of a program of `kind` are priced (solar/accuracy.py): --accuracy,
+    else a definition workload's tolerance (`workload`), else the default of its kind
+    (KernelBench's 1e-2 for PyTorch and JAX, none for IR); with --fp32-math, --quantize and
+    --kv-cache. One rule for analyze, inverse and sweep."""
     from . import accuracy
+
+    if args.accuracy is not None:
+        policy = accuracy.parse(args.accuracy, args.fp32_math)
+    elif workload is not None:
+        policy = workload
+    else:
+        policy = accuracy.default_policy(kind, args.fp32_math)
+    return with_quantize(policy, args.quantize, args.kv_cache)
+
+
+def _analyze(args) -> int:
     from .definitions import is_definition
     from .frontend.kind import program_kind
 
@@ -342,13 +357,7 @@ def _analyze(args) -> int:
     archs = _archs(args.arch)
     kind = program_kind(args.file)
     # From here on args.fp32_math carries the accuracy contract too (solar/accuracy.py).
-    if args.accuracy is not None:
-        args.fp32_math = accuracy.parse(args.accuracy, args.fp32_math)
-    elif args.policy is not None:
-        args.fp32_math = args.policy
-    else:
-        args.fp32_math = accuracy.default_policy("ir" if args.lang else kind, args.fp32_math)
-    args.fp32_math = with_quantize(args.fp32_math, args.quantize, args.kv_cache)
+    args.fp32_math = _math_policy(args, "ir" if args.lang else kind, args.policy)
     if args.fp32_math.line():
         extra_contract = [args.fp32_math.line()]
     else:
@@ -1348,19 +1357,25 @@ def _write_json(path: str, obj) -> None:
 
 def cmd_inverse(args) -> int:
     from .explore import inverse, inverse_dict
+    from .frontend.kind import program_kind
 
+    policy = _math_policy(args, program_kind(args.file))
     graph, results, note = inverse(
         args.file,
         latency=args.latency,
         rate=args.rate,
         arch=args.arch or ["H100_PCIe"],
-        fp32_math=with_quantize(args.fp32_math, args.quantize, args.kv_cache),
+        fp32_math=policy,
         dims=_dims(args.dim),
     )
-    for i, (_, _, inv) in enumerate(results):
+    for i, (_, analysis, inv) in enumerate(results):
         if i:
             print()
         print(report.inverse_table(args.file, inv))
+        if analysis.quantization is not None and i == 0:
+            print(report.quantization_lines(graph, analysis.quantization))
+    if policy.line():
+        print(policy.line())
     if note:
         print(f"  note: {note}")
     if args.json:
@@ -1385,7 +1400,9 @@ def cmd_sweep(args) -> int:
             "for example --dim B=1,2,4,8 --dim S=512:8192:x2",
         )
     axes = [parse_axis(item) for item in args.dim]
-    args.fp32_math = with_quantize(args.fp32_math, args.quantize, args.kv_cache)
+    from .frontend.kind import program_kind
+
+    args.fp32_math = _math_policy(args, program_kind(args.file))
     points = sweep(
         args.file, axes, arch=args.arch or ["H100_PCIe"], grid=args.grid, fp32_math=args.fp32_math
     )
@@ -1493,6 +1510,7 @@ def _add_explore_parsers(sub) -> None:
         help="override DIMS (IR) or a module-level size constant (PyTorch)",
     )
     v.add_argument("--fp32-math", choices=FP32_MATH, default="default", help=fp32_help)
+    v.add_argument("--accuracy", metavar="TOL", help="as for analyze")
     v.add_argument("--quantize", metavar="RECIPE", help=QUANTIZE_HELP)
     v.add_argument("--kv-cache", metavar="FORMAT", help=KV_CACHE_HELP)
     v.add_argument("--json", metavar="OUT", help="write solar.inverse/1 JSON")
@@ -1510,6 +1528,7 @@ def _add_explore_parsers(sub) -> None:
     w.add_argument("--grid", action="store_true", help="sweep the Cartesian product of axes")
     w.add_argument("--arch", action="append", help=arch_help)
     w.add_argument("--fp32-math", choices=FP32_MATH, default="default", help=fp32_help)
+    w.add_argument("--accuracy", metavar="TOL", help="as for analyze")
     w.add_argument("--quantize", metavar="RECIPE", help=QUANTIZE_HELP)
     w.add_argument("--kv-cache", metavar="FORMAT", help=KV_CACHE_HELP)
     w.add_argument("--csv", metavar="OUT", help="write one CSV row per point")
@@ -1552,7 +1571,18 @@ def _containment_options(p, what: str) -> None:
     )
 
 
+# Libraries whose import logs warnings a user of the command line cannot act on: torchao
+# (installed with the `quant` extra, imported by transformers) tries its CUDA kernels on a CPU
+# build ("Failed to load ..._C_cutlass_90a.abi3.so") and registers enums torch's pytree
+# calls deprecated. Errors still print.
+QUIET_LOGGERS = ("torchao", "torch.utils._pytree")
+
+
 def main(argv: list[str] | None = None) -> int:
+    import logging
+
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     args.argv = argv  # a contained command may run again in a fresh interpreter (contain.py)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import solar
@@ -164,3 +165,41 @@ def test_a_w4a16_decode_step_reads_int4_weights():
     assert len(q.changes) == 15
     assert (q.weight_bytes_before, q.weight_bytes_after) == (327_680, 40_960 + 2_304)
     assert r.result.analysis.fused.bytes == DECODE_BYTES - 327_680 + 43_264  # 78,896
+
+
+def test_inverse_prices_a_pytorch_program_as_analyze_does(tmp_path):
+    # solar inverse takes analyze's accuracy contract (KernelBench's 1e-2 for a PyTorch
+    # program: its fp32 products at bf16 on B200) and the recipe, and says both.
+    f = tmp_path / "mlp.py"
+    f.write_text(PROGRAM)
+    cmd = [sys.executable, "-m", "solar.cli", "inverse", str(f), "--rate", "1MHz", "--arch", "B200"]
+    plain = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert plain.returncode == 0, plain.stderr
+    assert "math mode: bf16 (operand rounding" in plain.stdout
+    assert "accuracy contract: atol 0.01, rtol 0.01 (KernelBench's convention" in plain.stdout
+    quantised = subprocess.run(
+        [*cmd, "--quantize", "w4a4"], capture_output=True, text=True, timeout=300
+    )
+    assert quantised.returncode == 0, quantised.stderr
+    assert "math mode: fp4 (--quantize w4a4; 2 of 3 nodes)" in quantised.stdout
+    assert "quantize w4a4: 2 of 3 contraction nodes" in quantised.stdout
+
+
+def test_the_groot_like_action_head_validates_small_and_quantises_every_linear():
+    # workloads/robotics/groot_n16_system1.py at a small size (its module-level constants):
+    # 4 blocks of width 64, 4 Euler steps. Linear layers per step: 4 blocks x 7 (ada, q, k, v,
+    # o, up, down) + the action encoder's 3 + the time MLP's 2 + the decoder's 2 = 35; the
+    # state encoder's 2 run once: 4 x 35 + 2 = 142 quantised nodes. The attention's 2
+    # products per block and step (4 x 4 x 2 = 32) multiply two activations and stay.
+    root = Path(__file__).resolve().parents[2]
+    dims = dict(LAYERS=4, WIDTH=64, HEADS=4, BACKBONE=32, IMAGE_TOKENS=16, TEXT_TOKENS=8, HIDDEN=32)
+    result = solar.analyze(
+        str(root / "workloads" / "robotics" / "groot_n16_system1.py"),
+        arch="Jetson_Thor",
+        dims=dims,
+        quantize="w4a4",
+    )
+    assert result.validation.status == "full", result.validation.detail
+    q = result.analyses[0].quantization
+    assert len(q.changes) == 142
+    assert len(q.skipped) == 32
