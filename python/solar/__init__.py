@@ -181,9 +181,10 @@ def analyze(
     example_inputs are its positional arguments (arrays or jax.ShapeDtypeStruct), `params`
     a linen module's variables or a function's first argument (fn(params, *inputs)).
     `dims` overrides sizes as `--dim` does: DIMS entries of an IR program, module-level size
-    constants of a PyTorch or JAX problem file. `accuracy` is the accuracy contract, as `solar analyze --accuracy` (docs/sol-modes.md,
-    "The accuracy contract"): None takes KernelBench's 1e-2 for PyTorch and JAX and no
-    contract for an IR program or graph; "framework" keeps the framework's settings.
+    constants of a PyTorch or JAX problem file. `accuracy` is the accuracy contract, as
+    `solar analyze --accuracy` (docs/sol-modes.md, "The accuracy contract"): None takes
+    KernelBench's 1e-2 for PyTorch and JAX and no contract for an IR program or graph;
+    "framework" keeps the framework's settings.
     `warm` is `solar analyze --warm` (docs/sol-modes.md, "Starting state"): a kernel repeated
     without flushing, the last-level cache serving up to its capacity of the fused and
     cache-aware bounds' DRAM bytes; the default, False, starts inputs and weights in DRAM.
