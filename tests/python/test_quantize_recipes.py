@@ -203,3 +203,53 @@ def test_the_groot_like_action_head_validates_small_and_quantises_every_linear()
     q = result.analyses[0].quantization
     assert len(q.changes) == 142
     assert len(q.skipped) == 32
+
+
+W4_PROGRAM = """
+import torch
+
+N, K, G, M = 256, 512, 128, 8
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(0)
+        codes = torch.randint(0, 256, (N, K // 2), dtype=torch.uint8, generator=g)
+        self.register_buffer("codes", codes)
+        scales = torch.rand(N, K // G, generator=g).to(torch.bfloat16)
+        self.register_buffer("scales", scales)
+
+    def forward(self, x):
+        lo = (self.codes & 0x0F).to(torch.int8) - 8
+        hi = (self.codes >> 4).to(torch.int8) - 8
+        q = torch.stack([lo, hi], dim=-1).reshape(N, K)
+        w = (q.to(torch.bfloat16).reshape(N, K // G, G) * self.scales[..., None]).reshape(N, K)
+        return x @ w.T
+
+
+def get_inputs():
+    return [torch.randn(M, K, dtype=torch.bfloat16)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_an_int4_group_quantised_linear_as_a_program_writes_it(tmp_path):
+    # Packed int4 codes (two per byte) with one bf16 scale per 128 of K, dequantised by the
+    # program and multiplied: no recipe needed. It validates, its weight is read at its packed
+    # size and its MACs run in the activations' format (bf16), as a weight-only kernel's do.
+    f = tmp_path / "w4.py"
+    f.write_text(W4_PROGRAM)
+    result = solar.analyze(str(f), arch="B200")
+    assert result.validation.status == "full", result.validation.detail
+    a = result.analyses[0]
+    # Fused: x 8 x 512 x 2 = 8,192 + codes 256 x 256 = 65,536 + scales 256 x 4 x 2 = 2,048
+    # + output 8 x 256 x 2 = 4,096 = 79,872 B.
+    assert a.fused.bytes == 79_872
+    # 8 x 256 x 512 = 1,048,576 MACs at bf16 (2.25e15 on B200, configs/arch/B200.yaml).
+    assert result.graph.total_macs == 1_048_576
+    assert a.math_modes[0].mode == "bf16"
+    assert a.fused.matrix_seconds == pytest.approx(2 * 1_048_576 / 2.25e15)
