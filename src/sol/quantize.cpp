@@ -355,7 +355,9 @@ class Rewrite {
           const bool operand =
               nest && std::any_of(nest->inputs.begin(), nest->inputs.end(),
                                   [&](const Operand& op) { return r.operand_tensor(op) == v; });
-          if (operand && !is_narrow(r.matrix_dtype)) {
+          const bool weighs = std::any_of(candidates_.begin(), candidates_.end(),
+                                          [&](const Candidate& w) { return w.node == reader; });
+          if (operand && !is_narrow(r.matrix_dtype) && !weighs) {
             add(c.products, reader);
           } else if (why.empty()) {
             why = "node '" + r.name + "' reads it, and only the attention's products may";
