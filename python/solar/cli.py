@@ -643,6 +643,7 @@ def cmd_batch(args) -> int:
     extra += ["--no-cache-aware"] if args.no_cache_aware else []
     extra += ["--warm"] if args.warm else []
     extra += ["--accuracy", args.accuracy] if args.accuracy is not None else []
+    with_quantize("default", args.quantize, args.kv_cache)  # refused here, not per workload
     extra += ["--quantize", args.quantize] if args.quantize else []
     extra += ["--kv-cache", args.kv_cache] if args.kv_cache else []
     if args.measure:
