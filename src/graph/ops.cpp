@@ -18,7 +18,8 @@ constexpr std::array kBuiltins = {
 const BuiltinInfo& builtin_info(Builtin op) { return kBuiltins.at(static_cast<size_t>(op)); }
 
 std::optional<Builtin> find_builtin(std::string_view name) {
-  // 18 rows: a scan is as fast as a hash and needs no table built at start-up.
+  // The registry is short (kBuiltinCount rows): a scan is as fast as a hash and needs no
+  // table built at start-up.
   for (size_t i = 1; i < kBuiltins.size(); ++i)
     if (name == kBuiltins[i].name) return static_cast<Builtin>(i);
   return std::nullopt;

@@ -78,3 +78,12 @@ def test_readme_python_example_runs():
         namespace,
     )
     assert namespace["graph"].total_flops > 0
+
+
+def test_the_trace_readme_lists_every_builtin_of_the_registry_in_order():
+    # src/trace/README.md names the builtins builtins.cpp implements; the registry
+    # (include/solar/graph/ops.def, read through _core.builtins) is the list.
+    text = (ROOT / "src" / "trace" / "README.md").read_text()
+    listed = re.search(r"in its\s+order: (.*?);", text, re.S).group(1)
+    names = [n.strip() for n in listed.replace("\n", " ").split(",")]
+    assert names == [row["name"] for row in solar._core.builtins()]

@@ -112,7 +112,7 @@ struct MathModeGroup {
 };
 
 struct GraphSol {
-  std::string mode;  // "unfused" | "fused"
+  std::string mode;  // "unfused" | "fused" | "cache_aware"
   int64_t flops = 0;
   int64_t matrix_flops = 0;
   int64_t vector_flops = 0;
