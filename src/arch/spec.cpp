@@ -40,14 +40,14 @@ const std::vector<std::string> kTopKeys = {"name",
                                            "dram",
                                            "on_chip",
                                            "cache_level"};
-const std::vector<std::string> kMatrixKeys = {"fp64", "tf32", "fp32", "bf16",
-                                              "fp16", "fp8",  "fp4",  "int8"};
+const std::vector<std::string> kMatrixKeys = {"fp64", "tf32", "fp32", "bf16", "fp16",
+                                              "fp8",  "fp6",  "fp4",  "int8"};
 const std::vector<std::string> kVectorKeys = {"fp64", "fp32", "fp16", "bf16"};
 const std::vector<std::string> kRateKeys = {"value", "source", "derivation"};
 // Matrix modes whose rate depends on the accumulate type (GeForce tensor cores run fp16 and
 // bf16 MACs with fp32 accumulate at half the fp16-accumulate rate): their rates must say
 // which one they are for.
-const std::vector<std::string> kAccumulateModes = {"bf16", "fp16", "fp8", "fp4"};
+const std::vector<std::string> kAccumulateModes = {"bf16", "fp16", "fp8", "fp6", "fp4"};
 const std::vector<std::string> kAccumulateRateKeys = {"value", "source", "derivation",
                                                       "accumulate"};
 const std::vector<std::string> kAccumulateTypes = {"fp32", "fp16"};

@@ -509,7 +509,7 @@ TEST(ArchSpecErrors, UnknownFields) {
   // An unknown dtype key: the hint lists the math modes.
   expect_spec_error(with("bf16: {value", "fp33: {value"),
                     "unknown field 'matrix_flops_per_second.fp33'",
-                    "fp64, tf32, fp32, bf16, fp16, fp8, fp4, int8");
+                    "fp64, tf32, fp32, bf16, fp16, fp8, fp6, fp4, int8");
   expect_spec_error(with("fp32: {value: 1.0e12", "fp8: {value: 1.0e12"),
                     "unknown field 'vector_flops_per_second.fp8'", "fp64, fp32, fp16, bf16");
   expect_spec_error(with("source: sheet}\ndram", "source: sheet, unit: TF}\ndram"),
@@ -577,7 +577,7 @@ TEST(ArchSpecErrors, LowPrecisionTensorRatesStateTheirAccumulateType) {
   expect_spec_error(with("bf16: {value: 4.0e12, source: sheet, accumulate: fp32}",
                          "tf32: {value: 4.0e12, source: sheet, accumulate: fp32}"),
                     "unknown field 'matrix_flops_per_second.tf32.accumulate'",
-                    "accumulate is stated for the bf16, fp16, fp8, fp4 matrix rates");
+                    "accumulate is stated for the bf16, fp16, fp8, fp6, fp4 matrix rates");
   // The vector units have no accumulate type either.
   expect_spec_error(with("fp32: {value: 1.0e12, source: sheet}",
                          "fp32: {value: 1.0e12, source: sheet, accumulate: fp32}"),

@@ -21,7 +21,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 ARCH_DIR = ROOT / "configs" / "arch"
 SPEC_FILES = sorted(ARCH_DIR.glob("*.yaml"))
-ACCUMULATE_MODES = {"bf16", "fp16", "fp8", "fp4"}
+ACCUMULATE_MODES = {"bf16", "fp16", "fp8", "fp6", "fp4"}
 CLI_TIMEOUT_S = 60
 
 
@@ -351,3 +351,38 @@ def test_blackwell_levels_by_hand():
     gb200 = solar.load_arch("GB200").on_chip
     assert sum(lv["capacity_bytes"] for lv in gb200) == 132_644_864 + 776 * 1024 * 160
     assert solar.load_arch("B200").cache_level == "L2"
+
+
+# The narrow matrix formats each architecture's vendor documents list with a dense rate
+# (issue 43): Blackwell's NVFP4 and MXFP4, MXFP6 and FP8 (HGX B200 and GB200 tables: "FP4
+# Tensor Core", "FP8/FP6 Tensor Core"), Thor's FP4 and FP8 (its launch blog), Hopper's and
+# Ada's FP8, CDNA 3's FP8, CDNA 4's FP8, FP6 and FP4 (AMD's CDNA 4 whitepaper), and INT8
+# everywhere these tables print it. Found by the family named in the spec's description.
+NARROW_FORMATS = {
+    "Blackwell": {"fp4", "fp6", "fp8", "int8"},
+    "Hopper": {"fp8", "int8"},
+    "Ada Lovelace": {"fp8", "int8"},
+    "Ampere": {"int8"},
+    "Turing": {"int8"},
+    "CDNA 2": {"int8"},
+    "CDNA 3": {"fp8", "int8"},
+    "CDNA 4": {"fp4", "fp6", "fp8", "int8"},
+}
+# Jetson Thor is Blackwell, and its blog gives FP4 and FP8 (no FP6 figure).
+NARROW_EXCEPTIONS = {"Jetson_Thor": {"fp4", "fp8", "int8"}}
+
+
+@pytest.mark.parametrize("path", SPEC_FILES, ids=spec_id)
+def test_every_spec_lists_the_narrow_formats_of_its_architecture(path):
+    doc = load_yaml(path)
+    if path.stem == "H100_PCIe_paper":
+        pytest.skip("the paper's spec, reproduced as the paper gives it (one fp32 rate)")
+    families = [f for f in NARROW_FORMATS if f in doc["description"]]
+    assert len(families) == 1, f"{path.stem}: no single family in {doc['description']!r}"
+    required = NARROW_EXCEPTIONS.get(path.stem, NARROW_FORMATS[families[0]])
+    listed = set(doc["matrix_flops_per_second"])
+    assert required <= listed, f"{path.stem} lacks {sorted(required - listed)}"
+    # A format the family's documents do not list is not invented either (no fp4 before
+    # Blackwell and CDNA 4, no fp8 before Hopper, Ada and CDNA 3).
+    narrow = {"fp4", "fp6", "fp8"}
+    assert listed & narrow <= required, f"{path.stem} lists {sorted((listed & narrow) - required)}"
