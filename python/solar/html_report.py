@@ -14,7 +14,15 @@ import html
 from pathlib import Path
 
 from . import __version__, plots
-from .report import bottleneck_text, cache_line, fusion_benefit_text, rate, seconds, si
+from .report import (
+    bottleneck_text,
+    cache_line,
+    fusion_benefit_text,
+    quantization_lines,
+    rate,
+    seconds,
+    si,
+)
 
 _CSS = """
 :root { --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --head: #f6f8fa; --warn: #d62728; }
@@ -209,9 +217,18 @@ def _sol_tables(graph, archs, analyses) -> str:
             + '<p class="note">'
             + "<br>".join(_e(line.strip()) for line in cache_line(r).splitlines())
             + "</p>"
+            + _quantization_note(graph, r)
         )
     parts.append("</section>")
     return "".join(parts)
+
+
+def _quantization_note(graph, analysis) -> str:
+    """What --quantize and --kv-cache changed, as the terminal prints it (report.py)."""
+    if analysis.quantization is None:
+        return ""
+    lines = quantization_lines(graph, analysis.quantization).splitlines()
+    return '<p class="note">' + "<br>".join(_e(line.strip()) for line in lines) + "</p>"
 
 
 def _cross_table(archs, analyses) -> str:

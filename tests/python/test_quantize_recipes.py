@@ -94,7 +94,10 @@ def test_the_cli_lists_what_the_recipe_changed(tmp_path):
     out = tmp_path / "a.json"
     cmd = [sys.executable, "-m", "solar.cli", "analyze", str(f), "--arch", "B200", "--no-validate"]
     run = subprocess.run(
-        [*cmd, "--quantize", "fp8", "--json", str(out)], capture_output=True, text=True, timeout=300
+        [*cmd, "--quantize", "fp8", "--json", str(out), "--html", str(tmp_path / "a.html")],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert run.returncode == 0, run.stderr
     text = run.stdout
@@ -103,6 +106,8 @@ def test_the_cli_lists_what_the_recipe_changed(tmp_path):
     # projection's prologue quantises it.
     assert "its prologue quantises it" in text
     assert "left as written: " in text and "no operand is a weight" in text
+    # The HTML report says the same.
+    assert "quantize fp8: 2 of 3 contraction nodes" in (tmp_path / "a.html").read_text()
     doc = json.loads(out.read_text())
     q = doc["quantization"]
     assert q["recipe"] == "fp8" and len(q["nodes"]) == 2 and len(q["skipped"]) == 1
