@@ -11,8 +11,9 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from . import _core, dim_overrides, list_archs, load_arch, report
+from . import _core, report
 from .accuracy import with_quantize
+from .api import dim_overrides, list_archs, load_arch
 from .errors import InternalError, UserError, argument_error
 from .session import analyze_graph
 
@@ -50,13 +51,13 @@ def _dims(values: list[str] | None) -> list[tuple[str, int]]:
 
 
 def _load_graph(args):
-    from . import check
+    from .api import check
 
     return _core.trace(check(args.file), _dims(args.dim))
 
 
 def cmd_check(args) -> int:
-    from . import check
+    from .api import check
 
     program = check(args.file)
     if args.dump:
@@ -94,9 +95,10 @@ def _headroom_data(measured) -> list[dict] | None:
 
 def _visual_reports(args, graph, archs, analyses, validation, measured=None) -> None:
     """--html and --png (docs/reports.md); the figures are drawn once for both."""
-    from . import cache_aware_curve, html_report, plots
+    from . import html_report, plots
+    from .curve import curves
 
-    curve = cache_aware_curve(graph, archs[0])  # marks: every arch's cache capacity
+    curve = curves(graph, archs[0])[0]  # marks: every arch's cache capacity
     if not any(p["dram_bytes"] for p in curve):
         curve = None  # no traffic at any capacity (only views returned): nothing to plot
     headroom = _headroom_data(measured)

@@ -124,7 +124,7 @@ def prepare(program, inputs, dims=None):
             f"model() takes {', '.join(names)}",
             prog.file,
         )
-    from . import dim_overrides
+    from .api import dim_overrides
 
     overrides = dict(dim_overrides(dims)) if dims else _infer_dims(prog, arrays)
     graph = _core.trace(prog, list(overrides.items()))
@@ -409,7 +409,7 @@ def inputs_bytes(program, dims=None) -> int:
     """Memory make_inputs needs: every input in its storage format, plus one block of
     float64 draws and the widest .npz copy of one input (formats NumPy lacks are written
     widened to float32)."""
-    from . import dim_overrides
+    from .api import dim_overrides
 
     prog = _program(program)
     graph = _core.trace(prog, dim_overrides(dims))
@@ -438,7 +438,7 @@ def make_inputs(program, seed: int = 0, dims=None, max_bytes=None) -> dict[str, 
     max + 1))); other integers uniform in [0, 8); bool with probability 1/2. Refused (kind
     `budget`)
     when the inputs would not fit `max_bytes` (default: the budget of `solar run`)."""
-    from . import dim_overrides
+    from .api import dim_overrides
 
     prog = _program(program)
     graph = _core.trace(prog, dim_overrides(dims))

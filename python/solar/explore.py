@@ -7,7 +7,8 @@ from __future__ import annotations
 import itertools
 import os
 
-from . import _core, dim_overrides, list_archs, load_arch
+from . import _core
+from .api import dim_overrides, list_archs, load_arch
 from .errors import argument_error
 from .session import analyze_graph
 

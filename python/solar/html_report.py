@@ -13,7 +13,8 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from . import __version__, plots
+from . import plots
+from .api import __version__
 from .report import (
     bottleneck_text,
     cache_line,

@@ -42,7 +42,7 @@ def analyse_lowered(lowered, archs, fp32_math, cache_aware, emit_ir, step):
     """(program, graph, specs, analyses) of a lowered program of any front end: its text
     written to `emit_ir` when given, checked, traced (diagnostics point into the lowered
     text) and analysed on each architecture; `step(stage)` reports progress."""
-    from . import load_arch
+    from .api import load_arch
     from .frontend.validation import in_lowered_text, load_lowered
 
     if emit_ir:

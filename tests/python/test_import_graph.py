@@ -110,3 +110,50 @@ def test_the_walk_finds_a_cycle_through_a_function_level_import():
         if isinstance(node, ast.ImportFrom):
             edges |= _imported("solar.a", False, node, modules)
     assert edges == {"solar.b"}
+
+
+def names_taken_from_the_package(module: str, is_package: bool, node, modules) -> list[str]:
+    """The names one import statement of `module` takes from the `solar` package itself
+    (`from . import load_arch` in solar/cli.py, `from .. import check`, `from solar import
+    trace`), not from one of its modules."""
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    if node.level:
+        base = module.split(".") if is_package else module.split(".")[:-1]
+        base = base[: len(base) - (node.level - 1)]
+        target = ".".join(base + ([node.module] if node.module else []))
+    else:
+        target = node.module or ""
+    if target != "solar":
+        return []
+    # `_core` is the compiled extension, a module without a .py file.
+    return [a.name for a in node.names if f"solar.{a.name}" not in modules and a.name != "_core"]
+
+
+def test_nothing_inside_the_package_imports_from_its_init():
+    # The package's own entry points that its modules need (load_arch, dim_overrides, check,
+    # trace, the version) live in solar/api.py; solar/__init__.py only re-exports them and
+    # the front ends. A module that took a name from the package itself would depend on
+    # everything __init__ imports (issue 45).
+    modules = _modules()
+    taken = []
+    for name, path in modules.items():
+        if name == "solar":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            for imported in names_taken_from_the_package(
+                name, path.name == "__init__.py", node, modules
+            ):
+                taken.append(f"{name}: {imported}")
+    assert taken == []
+
+
+def test_a_name_taken_from_the_package_is_found():
+    modules = {"solar": None, "solar.cli": None, "solar.api": None, "solar.frontend": None}
+    for source, module, is_package in (
+        ("from . import load_arch, api", "solar.cli", False),
+        ("from .. import load_arch", "solar.frontend.x", False),
+        ("from solar import load_arch", "solar.cli", False),
+    ):
+        node = ast.parse(source).body[0]
+        assert names_taken_from_the_package(module, is_package, node, modules) == ["load_arch"]
