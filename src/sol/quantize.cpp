@@ -199,7 +199,7 @@ class Rewrite {
                                    node.operand_tensor(nest->inputs[1])};
       int w = -1;
       for (int i = 0; i < 2; ++i)
-        if (is_weight(t[static_cast<size_t>(i)])) w = w < 0 ? i : 2;
+        if (weight_root(t[static_cast<size_t>(i)]) >= 0) w = w < 0 ? i : 2;
       if (w < 0 || w == 2) {
         // A product of two activations is the KV-cache pass's, if it reads the cache.
         if (w == 2 || !recipe_.kv_cache)
@@ -211,7 +211,7 @@ class Rewrite {
         continue;
       }
       Candidate c{node.id, nest, static_cast<size_t>(w), t};
-      const TensorId ws = storage(c.weight());
+      const TensorId ws = weight_root(c.weight());
       if (dtype_bits(in_.tensors[static_cast<size_t>(ws)].dtype) <= dtype_bits(weights.codes)) {
         skip(node, "its weight is already " +
                        std::string(dtype_name(in_.tensors[static_cast<size_t>(ws)].dtype)));
@@ -219,14 +219,18 @@ class Rewrite {
       }
       candidates_.push_back(c);
     }
-    // Pass 2: a weight is quantised when every reader of it is such a contraction.
+    // Pass 2: a weight is quantised when every reader of it, and of what data movement makes
+    // of it (a MoE layer's gathered experts), is such a contraction.
+    std::map<TensorId, WeightClosure> closures;
     std::vector<Candidate> kept;
     for (const Candidate& c : candidates_) {
-      const std::string why = only_read_as(storage(c.weight()), /*weight=*/true);
-      if (why.empty()) {
+      const TensorId root = weight_root(c.weight());
+      auto it = closures.find(root);
+      if (it == closures.end()) it = closures.emplace(root, weight_closure(root)).first;
+      if (it->second.why.empty()) {
         kept.push_back(c);
       } else {
-        skip(in_.nodes[static_cast<size_t>(c.node)], why);
+        skip(in_.nodes[static_cast<size_t>(c.node)], it->second.why);
       }
     }
     candidates_ = std::move(kept);
@@ -237,19 +241,10 @@ class Rewrite {
       change.node = c.node;
       change.matrix_before = node.matrix_dtype;
       change.bytes_before = operand_bytes(node, c);
-      const TensorId ws = storage(c.weight());
-      change.weight = in_.tensors[static_cast<size_t>(c.weight())].name;
-      if (!weight_scales.count(ws)) {
-        out_.report.weight_bytes_before =
-            saturating_add(out_.report.weight_bytes_before, in_.tensors[ws].bytes());
-        retype(ws, weights.codes);
-        const TensorId scale = add_scale(c, c.w, weights, kNoNode);
-        weight_scales[ws] = scale;
-        out_.report.weight_bytes_after = saturating_add(
-            out_.report.weight_bytes_after,
-            saturating_add(out_.graph.tensors[ws].bytes(), out_.graph.tensors[scale].bytes()));
-      }
-      read_scale(node, weight_scales[ws]);
+      const TensorId root = weight_root(c.weight());
+      change.weight = in_.tensors[static_cast<size_t>(root)].name;
+      if (!weight_scales.count(root)) store_weight(c, closures.at(root), weight_scales);
+      read_scale(node, weight_scales.at(storage(c.weight())));
       if (recipe_.activations) {
         quantise_activation(c, activation_scales, change);
         set_matrix_dtype(node, recipe_.activations->codes);
@@ -470,18 +465,125 @@ class Rewrite {
 
   TensorId storage(TensorId t) const { return in_.tensors[static_cast<size_t>(t)].storage; }
 
-  bool is_weight(TensorId t) const {
-    const TensorInfo& s = in_.tensors[static_cast<size_t>(storage(t))];
-    return s.role == Role::kWeight && s.producer == kNoNode;
+  // The weight whose elements `t` holds: its storage when that is a weight, or the weight
+  // that data movement alone (a gather of experts, a layout copy) made it from; -1 otherwise.
+  TensorId weight_root(TensorId t) const {
+    TensorId s = storage(t);
+    for (;;) {
+      const TensorInfo& st = in_.tensors[static_cast<size_t>(s)];
+      if (st.producer == kNoNode) return st.role == Role::kWeight ? s : -1;
+      const TensorId from = moved_from(in_.nodes[static_cast<size_t>(st.producer)]);
+      if (from < 0) return -1;
+      s = storage(from);
+    }
+  }
+
+  // The one floating input whose elements data-movement node `n` moves (a gather's table,
+  // not its indices); -1 for any other node.
+  TensorId moved_from(const Node& n) const {
+    if (!moves_values(n)) return -1;
+    TensorId from = -1;
+    for (TensorId in : n.inputs) {
+      if (!dtype_is_float(in_.tensors[static_cast<size_t>(in)].dtype)) continue;
+      if (from >= 0) return -1;
+      from = in;
+    }
+    return from;
+  }
+
+  // A weight and what data movement makes of it: the storages in the order they are made,
+  // and why it cannot be quantised ("" when it can).
+  struct WeightClosure {
+    std::vector<TensorId> storages;
+    std::string why;
+  };
+
+  // Every reader of weight `root`, and of the storages data movement makes of it, must be a
+  // view, such a mover, or a candidate that multiplies it as its weight.
+  WeightClosure weight_closure(TensorId root) const {
+    WeightClosure c;
+    c.storages = {root};
+    const std::string& name = in_.tensors[static_cast<size_t>(root)].name;
+    for (size_t i = 0; i < c.storages.size() && c.why.empty(); ++i) {
+      const TensorId s = c.storages[i];
+      for (TensorId v : views_.at(static_cast<size_t>(s))) {
+        const TensorInfo& t = in_.tensors[static_cast<size_t>(v)];
+        if (t.dtype != in_.tensors[static_cast<size_t>(s)].dtype) {
+          c.why = "'" + t.name + "' reads '" + name + "' as another dtype";
+        } else if (t.is_output) {
+          c.why = "'" + t.name + "' is an output of the graph";
+        }
+        for (NodeId reader : t.consumers) {
+          const Node& r = in_.nodes[static_cast<size_t>(reader)];
+          if (is_view_of(r, s)) continue;
+          if (moved_from(r) == v) {
+            for (TensorId o : r.outputs) c.storages.push_back(storage(o));
+            continue;
+          }
+          const bool multiplies = std::any_of(candidates_.begin(), candidates_.end(),
+                                              [&](const Candidate& w) {
+                                                return w.node == reader && storage(w.weight()) == s;
+                                              }) &&
+                                  std::count(r.inputs.begin(), r.inputs.end(), v) == 1;
+          if (!multiplies && c.why.empty())
+            c.why = "'" + name + "' is also read by node '" + r.name +
+                    "', which the recipe does not quantise";
+        }
+      }
+    }
+    return c;
+  }
+
+  // Stores weight closure `c` (the weight of candidate `first`) as the recipe's codes, each
+  // storage with its scales: the weight's own (a weight of the graph), and each moved copy's,
+  // made by the mover that makes the copy from the part of the scales it moves.
+  void store_weight(const Candidate& first, const WeightClosure& c,
+                    std::map<TensorId, TensorId>& scales) {
+    const QuantFormat& f = *recipe_.weights;
+    const TensorId root = c.storages.front();
+    const TensorInfo& operand = in_.tensors[static_cast<size_t>(first.weight())];
+    const int64_t k =
+        std::max<int64_t>(contracted_extent(*first.nest, first.nest->inputs[first.w], operand), 1);
+    for (TensorId s : c.storages) retype(s, f.codes);
+    for (TensorId s : c.storages) {
+      const TensorInfo& t = in_.tensors[static_cast<size_t>(s)];
+      const TensorId scale =
+          new_tensor(t.name + ".scale", f.scale, scale_count(t.elements(), k, f.group), t.producer,
+                     s == root ? Role::kWeight : Role::kActivation);
+      scales[s] = scale;
+      if (s == root) continue;
+      // The mover reads the scales of what it moves, in proportion to what it reads of it.
+      Node& mover = out_.graph.nodes[static_cast<size_t>(t.producer)];
+      const Node& before = in_.nodes[static_cast<size_t>(t.producer)];
+      const TensorId from = moved_from(before);
+      const size_t i = static_cast<size_t>(
+          std::find(before.inputs.begin(), before.inputs.end(), from) - before.inputs.begin());
+      const TensorId from_scale = scales.at(storage(from));
+      const TensorInfo& full = in_.tensors[static_cast<size_t>(storage(from))];
+      const int64_t part = full.bytes() > 0 ? before.input_bytes[i] : 0;
+      const int64_t bytes = out_.graph.tensors[static_cast<size_t>(from_scale)].bytes();
+      read_scale(mover, from_scale,
+                 full.bytes() > 0
+                     ? static_cast<int64_t>(static_cast<double>(bytes) * static_cast<double>(part) /
+                                            static_cast<double>(full.bytes()))
+                     : bytes);
+      refresh_read_bytes(mover);
+    }
+    out_.report.weight_bytes_before =
+        saturating_add(out_.report.weight_bytes_before, in_.tensors[root].bytes());
+    out_.report.weight_bytes_after = saturating_add(
+        out_.report.weight_bytes_after,
+        saturating_add(out_.graph.tensors[root].bytes(),
+                       out_.graph.tensors[static_cast<size_t>(scales.at(root))].bytes()));
   }
 
   void skip(const Node& node, const std::string& reason) {
     out_.report.skipped.push_back({node.id, reason});
   }
 
-  // "" when every node that reads storage `s` (through any of its views) is a candidate that
-  // reads it as its weight (`weight`) or its activation, or a view of it; why not otherwise.
-  std::string only_read_as(TensorId s, bool weight) const {
+  // "" when every node that reads activation storage `s` (through any of its views) is a
+  // candidate that multiplies it as its activation, or a view of it; why not otherwise.
+  std::string only_read_as_activation(TensorId s) const {
     const TensorInfo& st = in_.tensors[static_cast<size_t>(s)];
     for (TensorId v : views_.at(static_cast<size_t>(s))) {
       const TensorInfo& t = in_.tensors[static_cast<size_t>(v)];
@@ -492,8 +594,7 @@ class Rewrite {
         if (is_view_of(r, s)) continue;
         auto it = std::find_if(candidates_.begin(), candidates_.end(),
                                [&](const Candidate& c) { return c.node == reader; });
-        const bool ok = it != candidates_.end() &&
-                        storage(weight ? it->weight() : it->activation()) == s &&
+        const bool ok = it != candidates_.end() && storage(it->activation()) == s &&
                         std::count(r.inputs.begin(), r.inputs.end(), v) == 1;
         if (!ok)
           return "'" + st.name + "' is also read by node '" + r.name + "', which the recipe " +
@@ -557,12 +658,12 @@ class Rewrite {
     return out_.graph.tensors.back().id;
   }
 
-  // `node` reads scale tensor `scale` (once).
-  void read_scale(Node& node, TensorId scale) {
+  // `node` reads scale tensor `scale` (once): all of it, or `bytes` of it.
+  void read_scale(Node& node, TensorId scale, int64_t bytes = -1) {
     if (std::find(node.inputs.begin(), node.inputs.end(), scale) != node.inputs.end()) return;
     TensorInfo& s = out_.graph.tensors[static_cast<size_t>(scale)];
     node.inputs.push_back(scale);
-    node.input_bytes.push_back(s.bytes());
+    node.input_bytes.push_back(bytes < 0 ? s.bytes() : std::min(bytes, s.bytes()));
     s.consumers.push_back(node.id);
   }
 
@@ -581,7 +682,7 @@ class Rewrite {
     const bool by_producer = p != kNoNode &&
                              in_.nodes[static_cast<size_t>(p)].kind == NodeKind::kEinsum &&
                              !is_narrow(in_.tensors[static_cast<size_t>(as)].dtype) &&
-                             only_read_as(as, /*weight=*/false).empty();
+                             only_read_as_activation(as).empty();
     const TensorInfo& a = in_.tensors[static_cast<size_t>(by_producer ? as : c.activation())];
     if (by_producer) {
       retype(as, f.codes);

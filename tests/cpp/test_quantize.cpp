@@ -256,6 +256,42 @@ TEST(Quantize, AnInputNothingIsAppendedToIsNoKvCache) {
   EXPECT_EQ(fused_bytes(q.graph), 541696);
 }
 
+// A mixture of experts' weights reach their product through a gather: 4 experts [16, 32]
+// in bf16, one expert per token for 2 tokens (x [2, 32]); nodes 0 gather, 1 the product.
+TEST(Quantize, GatheredExpertsAreQuantisedWithTheirScales) {
+  const std::string src = R"(
+@kernel
+def per_token(A: Tensor("T,K"), B: Tensor("T,N,K")) -> Tensor("T,N", dtype="bf16"):
+    C = Tensor(T=A.shape[0], N=B.shape[1], dtype="bf16")
+    for t in Dim("T", parallel=True):
+        for n in Dim("N", parallel=True):
+            for k in Dim("K"):
+                C[t, n] += A[t, k] * B[t, n, k]
+    return C
+DIMS = {"T": 2, "E": 4, "N": 16, "K": 32}
+def model(x: Tensor("T,K", role="input", dtype="bf16"), w: Tensor("E,N,K", role="weight", dtype="bf16"),
+          idx: Tensor("T", role="input", dtype="int64")):
+    return per_token(x, gather(w, idx, dim="E"))
+)";
+  const Graph g = trace_program(load_program_source(src, "moe.py"), {});
+  // As written: x 128 B + the 2 experts the gather fetches (2 x 16 x 32 x 2 = 2,048 B) + idx
+  // 16 B + output 2 x 16 x 2 = 64 B.
+  EXPECT_EQ(fused_bytes(g), 2256);
+  const Quantized q = quantize(g, parse_quant_recipe("w4a16"));
+  ASSERT_EQ(q.report.changes.size(), 1u);
+  EXPECT_EQ(q.report.changes[0].weight, "w");
+  // w: 2,048 codes at 4 bits = 1,024 B, and one fp16 scale per row of K = 32 (under one
+  // group of 128): 4 x 16 = 64 scales, 128 B.
+  EXPECT_EQ(q.report.weight_bytes_after, 1024 + 128);
+  // The gather fetches half of each (2 of 4 experts): 512 B of codes and 64 B of scales, and
+  // writes as much; the product reads those.
+  EXPECT_EQ(q.graph.nodes[0].bytes_read, 16 + 512 + 64);
+  EXPECT_EQ(q.graph.nodes[0].bytes_written, 512 + 64);
+  EXPECT_EQ(q.graph.nodes[1].bytes_read, 128 + 512 + 64);
+  // Fused: x 128 + codes 512 + scales 64 + idx 16 + output 64.
+  EXPECT_EQ(fused_bytes(q.graph), 784);
+}
+
 TEST(Quantize, RecipesAreNamedAndTheirGroupsChecked) {
   EXPECT_EQ(parse_quant_recipe("w4a16:g64").weights->group, 64);
   EXPECT_EQ(parse_quant_recipe("mxfp4").weights->name, "e2m1, one e8m0 scale per 32 of K");
