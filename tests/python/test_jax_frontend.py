@@ -799,3 +799,35 @@ def test_bitcasts_read_the_bytes_as_another_dtype(tmp_path):
     r = analyze_jax(path)
     assert r.validation.status == "full", r.validation.detail
     assert r.ops["bitcast_convert_type"] == 4
+
+
+def test_an_fp8_dot_with_a_preferred_element_type_runs_at_the_fp8_rate(tmp_path):
+    # jnp.float8_e4m3fn operands, accumulated into fp32 (preferred_element_type): a [64, 128]
+    # x [256, 128]^T product is 64 x 256 x 128 = 2,097,152 fp8 MACs, at H100 SXM's fp8 rate
+    # (1978.9e12, configs/arch/H100_SXM.yaml). Fused bytes: a 8,192 + b 32,768 (one byte each)
+    # + the fp32 output 64 x 256 x 4 = 65,536 = 106,496.
+    path = write(
+        tmp_path,
+        "fp8_dot.py",
+        """\
+        import jax
+        import jax.numpy as jnp
+
+
+        def forward(a, b):
+            return jnp.dot(a, b.T, preferred_element_type=jnp.float32)
+
+
+        def get_inputs(key):
+            k1, k2 = jax.random.split(key)
+            a = jax.random.normal(k1, (64, 128)).astype(jnp.float8_e4m3fn)
+            b = jax.random.normal(k2, (256, 128)).astype(jnp.float8_e4m3fn)
+            return [a, b]
+        """,
+    )
+    result = analyze_jax(path, archs=("H100_SXM",))
+    assert result.validation.status == "full", result.validation.detail
+    a = result.analyses[0]
+    assert a.math_modes[0].mode == "fp8"
+    assert a.fused.bytes == 106_496
+    assert a.fused.matrix_seconds == pytest.approx(2 * 2_097_152 / 1978.9e12)
