@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 FRONTEND = Path(__file__).resolve().parents[2] / "python" / "solar" / "frontend"
-NEUTRAL = ["builder", "problem", "sizes", "validation", "values"]
+NEUTRAL = ["builder", "ops", "problem", "sizes", "validation", "values"]
 
 
 def _module(path: Path) -> str:
@@ -81,3 +81,19 @@ def test_the_neutral_modules_import_no_framework():
 def test_the_graph_sees_lazy_imports():
     # lower.py imports the rules and the PyTorch capture: the walk must find both.
     assert {"rules", "capture", "builder"} <= _graph()["lower"]
+
+
+def test_the_jax_rules_use_no_private_helper_of_the_pytorch_rules():
+    # The helpers both languages need are public functions of the neutral ops.py; the JAX
+    # rules reach into the PyTorch rules module for none of its private names (issue 45).
+    private = []
+    for path in sorted((FRONTEND / "jax").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "T"
+                and node.attr.startswith("_")
+            ):
+                private.append(f"{path.name}:{node.lineno}: T.{node.attr}")
+    assert private == []

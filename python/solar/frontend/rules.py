@@ -20,6 +20,7 @@ import math
 import operator
 import re
 
+from . import ops
 from .builder import Builder as Lowerer
 from .builder import Value
 from .contract import contract, einsum_refusal, lower_einsum
@@ -428,19 +429,9 @@ def _cat(lw, tensors, dim=0):
     return Value(var, lw.out_shape(), lw.out_dtype())
 
 
-def _split(lw, x, sizes, axis):
-    x = tensor(lw, x)
-    var = lw.fresh()
-    lw.emit(f"{var} = split({x.var}, dim={axis}, sizes={list(sizes)})")
-    metas = lw.out_meta()
-    return tuple(
-        Value(f"{var}[{i}]", tuple(int(s) for s in m.shape), x.dtype) for i, m in enumerate(metas)
-    )
-
-
 @rule("aten.split_with_sizes.default")
 def _split_sizes(lw, x, sizes, dim=0):
-    return _split(lw, x, sizes, _axis(dim, len(tensor(lw, x).shape)))
+    return ops.split(lw, x, sizes, _axis(dim, len(tensor(lw, x).shape)))
 
 
 @rule("aten.split.Tensor")
@@ -448,7 +439,7 @@ def _split_tensor(lw, x, size, dim=0):
     x = tensor(lw, x)
     axis = _axis(dim, len(x.shape))
     n = x.shape[axis]
-    return _split(lw, x, [min(size, n - s) for s in range(0, n, size)], axis)
+    return ops.split(lw, x, [min(size, n - s) for s in range(0, n, size)], axis)
 
 
 @rule("aten.constant_pad_nd.default")
@@ -503,7 +494,7 @@ def _full(lw, *args, **kwargs):
         value = args[0]
     else:
         value = args[1]
-    return _const_typed(lw, value, lw.out_shape(), lw.out_dtype())
+    return ops.const_typed(lw, value, lw.out_shape(), lw.out_dtype())
 
 
 @rule("aten.arange.start_step", "aten.arange.default", "aten.arange.start")
@@ -618,88 +609,6 @@ def _addmm(lw, bias, a, b, beta=1, alpha=1):
     return elementwise(lw, "add", [prod, bias])
 
 
-# ---------------------------------------------------------------------------- convolution
-def _per_dim(v, nd: int) -> list[int]:
-    """A convolution attribute per spatial dim: PyTorch lets one value stand for all
-    (`padding="valid"` arrives as [0])."""
-    v = [int(e) for e in (v if isinstance(v, (list, tuple)) else [v])]
-    return v * nd if len(v) == 1 and nd > 1 else v
-
-
-@rule("aten.convolution.default")
-def _convolution(lw, x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
-    x, w = tensor(lw, x), tensor(lw, w)
-    nd = len(x.shape) - 2
-    stride, padding, dilation = (_per_dim(v, nd) for v in (stride, padding, dilation))
-    output_padding = _per_dim(output_padding, nd)
-    out = lw.out_shape()
-    g = int(groups)
-    if nd == 1:  # as 2-D with H = R = 1
-        stride, padding, dilation = [1, *stride], [0, *padding], [1, *dilation]
-        output_padding = [0, *output_padding]
-        x = lw.reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2]))
-        w = lw.reshape(w, (w.shape[0], w.shape[1], 1, w.shape[2]))
-        out2 = (out[0], out[1], 1, out[2])
-    elif nd == 2:
-        out2 = out
-    elif nd == 3:
-        n, c = x.shape[:2]
-        xg = lw.reshape(x, (n, g, c // g, *x.shape[2:]))
-        wg = lw.reshape(w, (g, w.shape[0] // g, *w.shape[1:]))
-        if transposed:
-            # PyTorch weight [C_in, O/G, T, R, S] -> [G, C_in/G, O/G, T, R, S]
-            y = lw.call(
-                "conv_transpose3d",
-                [xg.var, wg.var, *stride, *padding, *dilation, *output_padding],
-                (n, g, w.shape[1], *out[2:]),
-                lw.out_dtype(),
-            )
-        else:
-            y = lw.call(
-                "conv3d",
-                [xg.var, wg.var, *stride, *padding, *dilation],
-                (n, g, out[1] // g, *out[2:]),
-                lw.out_dtype(),
-            )
-        return _bias(lw, lw.reshape(y, out), bias)
-    else:
-        lw.fail(
-            f"{nd}-D convolution (transposed={transposed}, dilation={list(dilation)}) "
-            "is not supported yet"
-        )
-    n, c, h, wd = x.shape
-    xg = lw.reshape(x, (n, g, c // g, h, wd))
-    if transposed:
-        # PyTorch weight [C_in, O/G, R, S] -> [G, C_in/G, O/G, R, S]
-        wg = lw.reshape(w, (g, w.shape[0] // g, *w.shape[1:]))
-        o_g = w.shape[1]
-        y = lw.call(
-            "conv_transpose2d",
-            [xg.var, wg.var, *stride, *padding, *dilation, *output_padding],
-            (n, g, o_g, out2[2], out2[3]),
-            lw.out_dtype(),
-        )
-    else:
-        wg = lw.reshape(w, (g, w.shape[0] // g, *w.shape[1:]))
-        y = lw.call(
-            "conv2d",
-            [xg.var, wg.var, *stride, *padding, *dilation],
-            (n, g, out2[1] // g, out2[2], out2[3]),
-            lw.out_dtype(),
-        )
-    return _bias(lw, lw.reshape(y, out), bias)
-
-
-def _bias(lw, y: Value, bias):
-    if bias is None:
-        return y
-    bias = tensor(lw, bias)
-    n, c = y.shape[:2]
-    s = y.numel // (n * c)
-    r = lw.call("add_channel_bias", [lw.reshape(y, (n, c, s)).var, bias.var], (n, c, s), y.dtype)
-    return lw.reshape(r, y.shape)
-
-
 # ---------------------------------------------------------------------------- reductions
 @rule("aten.convolution_backward.default")
 def _convolution_backward(
@@ -716,9 +625,9 @@ def _convolution_backward(
     n, c, h, wd = x.shape
     o, _, kr, ks = w.shape
     p_, q_ = gy.shape[2:]
-    sh, sw = _per_dim(stride, 2)
-    ph, pw = _per_dim(padding, 2)
-    dh, dw = _per_dim(dilation, 2)
+    sh, sw = ops.per_dim(stride, 2)
+    ph, pw = ops.per_dim(padding, 2)
+    dh, dw = ops.per_dim(dilation, 2)
     out = []
     if mask[0]:
         # output_padding recovers the input size the strided forward convolution dropped.
@@ -748,7 +657,7 @@ def _convolution_backward(
     else:
         out.append(_unused(lw, "grad_weight"))
     if len(mask) > 2 and mask[2]:
-        mid, (a, _, b) = _mid(lw, lw.reshape(gy, (n, o, p_ * q_)), [0, 2])
+        mid, (a, _, b) = ops.around(lw, lw.reshape(gy, (n, o, p_ * q_)), [0, 2])
         gb = lw.call("sum_mid", [mid.var], (a, b), lw.out_dtype(2))
         out.append(lw.reshape(gb, (o,)))
     else:
@@ -756,46 +665,10 @@ def _convolution_backward(
     return tuple(out)
 
 
-def _mid(lw, x: Value, dims):
-    """Reshape x to [A, R, B] with R the product of `dims` (which must be contiguous;
-    otherwise they are permuted to the end first)."""
-    if not x.shape:  # a 0-d tensor: one element
-        x = lw.reshape(x, (1,))
-        dims = []
-    rank = len(x.shape)
-    dims = sorted({_axis(d, rank) for d in dims}) if dims else list(range(rank))
-    if dims != list(range(dims[0], dims[-1] + 1)):
-        keep = [d for d in range(rank) if d not in dims]
-        x = lw.permute(x, keep + dims)
-        dims = list(range(len(keep), rank))
-    a = b = r = 1
-    for d in range(rank):
-        if d < dims[0]:
-            a *= x.shape[d]
-        elif d > dims[-1]:
-            b *= x.shape[d]
-        else:
-            r *= x.shape[d]
-    return lw.reshape(x, (a, r, b)), (a, r, b)
-
-
-def _reduce(kernel: str, int_out: bool = False):
-    def lower_reduce(lw, x, dims=None, keepdim=False, **kwargs):
-        x = tensor(lw, x)
-        if isinstance(dims, int):
-            dims = [dims]
-        mid, (a, _, b) = _mid(lw, x, dims or [])
-        dtype = lw.out_dtype()
-        y = lw.call(kernel, [mid.var], (a, b), dtype, kernel_dtype="fp32" if int_out else dtype)
-        return lw.reshape(y, lw.out_shape())
-
-    return lower_reduce
-
-
-RULES["aten.sum.dim_IntList"] = _reduce("sum_mid")
-RULES["aten.sum.default"] = _reduce("sum_mid")
-RULES["aten.mean.dim"] = _reduce("mean_mid")
-RULES["aten.mean.default"] = _reduce("mean_mid")
+RULES["aten.sum.dim_IntList"] = ops.reduce("sum_mid")
+RULES["aten.sum.default"] = ops.reduce("sum_mid")
+RULES["aten.mean.dim"] = ops.reduce("mean_mid")
+RULES["aten.mean.default"] = ops.reduce("mean_mid")
 
 
 # ---------------------------------------------------------------------------- contractions
@@ -926,7 +799,7 @@ def _mul(lw, a, b):
 
 
 def _reduce_or_contract(kernel: str):
-    plain = _reduce(kernel)
+    plain = ops.reduce(kernel)
 
     def lower(lw, x, dims=None, keepdim=False, **kwargs):
         if not isinstance(x, _Product):
@@ -969,33 +842,17 @@ def _einsum(lw, equation, operands, path=None):
     return lw.reshape(y, lw.out_shape())
 
 
-RULES["aten.amax.default"] = _reduce("amax_mid")
-RULES["aten.amin.default"] = _reduce("amin_mid")
-RULES["aten.prod.dim_int"] = _reduce("prod_mid")
-RULES["aten.argmax.default"] = _reduce("argmax_mid", int_out=True)
-RULES["aten.argmin.default"] = _reduce("argmin_mid", int_out=True)
+RULES["aten.amax.default"] = ops.reduce("amax_mid")
+RULES["aten.amin.default"] = ops.reduce("amin_mid")
+RULES["aten.prod.dim_int"] = ops.reduce("prod_mid")
+RULES["aten.argmax.default"] = ops.reduce("argmax_mid", int_out=True)
+RULES["aten.argmin.default"] = ops.reduce("argmin_mid", int_out=True)
 
 
-def _along(kernel: str):
-    def lower_along(lw, x, dim, *args, **kwargs):
-        x = tensor(lw, x)
-        band = lw.bands.get(lw.node.name) if lw.bands else None
-        if band is not None:  # a masked attention's softmax (masks.py): only inside the band
-            rows, cols = x.shape[-2:]
-            x3 = lw.reshape(x, (x.numel // (rows * cols), rows, cols))
-            y = lw.call("softmax_band", [x3.var, *band.args()], x3.shape, lw.out_dtype())
-            return lw.reshape(y, lw.out_shape())
-        mid, shape3 = _mid(lw, x, [dim])
-        y = lw.call(kernel, [mid.var], shape3, lw.out_dtype())
-        return lw.reshape(y, lw.out_shape())
-
-    return lower_along
-
-
-RULES["aten._softmax.default"] = _along("softmax_mid")
-RULES["aten._log_softmax.default"] = _along("log_softmax_mid")
-RULES["aten.cumsum.default"] = _along("cumsum_mid")
-RULES["aten.cumprod.default"] = _along("cumprod_mid")
+RULES["aten._softmax.default"] = ops.along("softmax_mid")
+RULES["aten._log_softmax.default"] = ops.along("log_softmax_mid")
+RULES["aten.cumsum.default"] = ops.along("cumsum_mid")
+RULES["aten.cumprod.default"] = ops.along("cumprod_mid")
 
 
 # ---------------------------------------------------------------------------- normalisation
@@ -1170,15 +1027,6 @@ def _pool_args(kernel, stride, padding, nd: int = 2, dilation=None):
     return kernel, per_dim(stride, kernel), per_dim(padding, [0]), per_dim(dilation, [1])
 
 
-def _fold_spatial(lw, x: Value, nd: int) -> Value:
-    """x [..., *spatial] viewed as [A, *spatial] (batch and channels folded into A)."""
-    spatial = x.shape[len(x.shape) - nd :]
-    n = 1
-    for s in spatial:
-        n *= s
-    return lw.reshape(x, (x.numel // n if n else 0, *spatial))
-
-
 def _avg_bounds(sizes, padding, count_include_pad):
     """The [lo, hi) positions whose taps the divisor counts, per dim."""
     out = []
@@ -1197,7 +1045,7 @@ def _max_pool(lw, x, kernel, stride=(), padding=0, dilation=1, ceil_mode=False):
     nd = 3 if "3d" in str(lw.node.target) else 2
     kernel, stride, padding, dilation = _pool_args(kernel, stride, padding, nd, dilation)
     out = lw.out_shape(0)
-    xf = _fold_spatial(lw, x, nd)
+    xf = ops.fold_spatial(lw, x, nd)
     args = [xf.var, *kernel, *stride, *padding, *dilation, *out[-nd:]]
     oshape = (xf.shape[0], *out[-nd:])
     if nd == 2 and any(
@@ -1219,10 +1067,10 @@ def _max_pool_backward(lw, grad, x, kernel, stride, padding, dilation, ceil_mode
     grad, x, indices = tensor(lw, grad), tensor(lw, x), tensor(lw, indices)
     planes, area = math.prod(x.shape[:-2]), x.shape[-2] * x.shape[-1]
     taken = math.prod(grad.shape[-2:])
-    zeros = _const_typed(lw, 0.0, (planes, area), grad.dtype)
+    zeros = ops.const_typed(lw, 0.0, (planes, area), grad.dtype)
     index = lw.reshape(indices, (planes, taken))
     src = lw.reshape(grad, (planes, taken))
-    return lw.reshape(_scatter_into(lw, "scatter_add", zeros, 1, index, src), x.shape)
+    return lw.reshape(ops.scatter_into(lw, "scatter_add", zeros, 1, index, src), x.shape)
 
 
 @rule("aten.avg_pool2d.default", "aten.avg_pool3d.default")
@@ -1240,7 +1088,7 @@ def _avg_pool(
     nd = 3 if "3d" in str(lw.node.target) else 2
     kernel, stride, padding, _ = _pool_args(kernel, stride, padding, nd)
     out = lw.out_shape()
-    xf = _fold_spatial(lw, x, nd)
+    xf = ops.fold_spatial(lw, x, nd)
     oshape = (xf.shape[0], *out[-nd:])
     if divisor_override is not None:
         if nd != 2:
@@ -1270,12 +1118,12 @@ def _adaptive(lw, x: Value, output_size, nd: int, kind: str, dtype: str) -> Valu
     output_size = [spatial[i] if o is None else int(o) for i, o in enumerate(output_size)]
     out = lw.out_shape(0) if kind == "max" else lw.out_shape()
     if all(o == 1 for o in output_size):
-        mid, (a, _, b) = _mid(lw, x, list(range(len(x.shape) - nd, len(x.shape))))
+        mid, (a, _, b) = ops.around(lw, x, list(range(len(x.shape) - nd, len(x.shape))))
         y = lw.call("amax_mid" if kind == "max" else "mean_mid", [mid.var], (a, b), dtype)
         return lw.reshape(y, out)
     if all(s % o == 0 for s, o in zip(spatial, output_size, strict=True)):
         k = [s // o for s, o in zip(spatial, output_size, strict=True)]
-        xf = _fold_spatial(lw, x, nd)
+        xf = ops.fold_spatial(lw, x, nd)
         oshape = (xf.shape[0], *output_size)
         if kind == "max":
             args = [xf.var, *k, *k, *([0] * nd), *([1] * nd), *output_size]
@@ -1297,12 +1145,12 @@ def _adaptive(lw, x: Value, output_size, nd: int, kind: str, dtype: str) -> Valu
         if n_in == n_out:
             continue
         kmax = max(-(-(p + 1) * n_in // n_out) - (p * n_in // n_out) for p in range(n_out))
-        mid, (a, _, b) = _mid(lw, cur, [axis])
+        mid, (a, _, b) = ops.around(lw, cur, [axis])
         var = lw.fresh()
         lw.use_kernel("adaptive_index")
         lw.emit(f"{var} = adaptive_index({n_in}, {n_out}, {kmax})")
         idx = Value(f"{var}[0]", (n_out, kmax), "int64")
-        gathered = _gather_rows(lw, mid, idx, 1)  # [P, K, A, B]
+        gathered = ops.gather_rows(lw, mid, idx, 1)  # [P, K, A, B]
         if kind == "max":
             y = lw.call("adaptive_max_rows", [gathered.var], (a, n_out, b), dtype)
         else:
@@ -1313,16 +1161,6 @@ def _adaptive(lw, x: Value, output_size, nd: int, kind: str, dtype: str) -> Valu
         shape[axis] = n_out
         cur = lw.reshape(y, shape)
     return lw.reshape(cur, out)
-
-
-def _gather_rows(lw, table: Value, index: Value, axis: int, distinct: int = 0) -> Value:
-    """The `gather` builtin: index's dims, then table's dims without `axis`; `distinct`: the
-    fewest distinct rows the index holds, when known (top-k indices)."""
-    var = lw.fresh()
-    least = f", distinct={distinct}" if distinct else ""
-    lw.emit(f"{var} = gather({table.var}, {index.var}, dim={axis}{least})")
-    shape = tuple(index.shape) + tuple(s for i, s in enumerate(table.shape) if i != axis)
-    return Value(var, shape, table.dtype)
 
 
 @rule("aten._adaptive_avg_pool2d.default", "aten._adaptive_avg_pool3d.default")
@@ -1374,7 +1212,7 @@ def _embedding_bag(
             "pass the indices as [bags, bag size]",
         )
     size, dim = indices.numel // bags, weight.shape[1]
-    rows = _gather_rows(lw, weight, lw.flat(indices), 0)  # [bags * size, dim]
+    rows = ops.gather_rows(lw, weight, lw.flat(indices), 0)  # [bags * size, dim]
     if per_sample_weights is not None:
         w = lw.broadcast_to(
             lw.reshape(tensor(lw, per_sample_weights), (rows.shape[0], 1)), rows.shape
@@ -1416,8 +1254,8 @@ def _embedding_bag_backward(
             rows.shape,
         )
     index = lw.broadcast_to(lw.reshape(indices, (bags * size, 1)), rows.shape)
-    zeros = _const_typed(lw, 0.0, (int(num_weights), dim), grad.dtype)
-    return _scatter_into(lw, "scatter_add", zeros, 0, index, rows)
+    zeros = ops.const_typed(lw, 0.0, (int(num_weights), dim), grad.dtype)
+    return ops.scatter_into(lw, "scatter_add", zeros, 0, index, rows)
 
 
 # offset2bag, bag_size and max_indices (results the forward lowering does not produce) are
@@ -1454,23 +1292,6 @@ def _random(lw, *args, **kwargs):
     return lw.generated_input(lw.out_shape(), lw.out_dtype())
 
 
-@rule("aten.topk.default")
-def _topk(lw, x, k, dim=-1, largest=True, sorted=True):
-    """The `topk` builtin: values and int64 indices, best first (a sorted result is also a
-    valid unsorted one: PyTorch leaves the order of `sorted=False` unspecified). Data
-    movement: 0 FLOPs, a lower bound on the comparisons any selection makes."""
-    x = tensor(lw, x)
-    axis = _axis(dim, len(x.shape))
-    var = lw.fresh()
-    lw.emit(f"{var} = topk({x.var}, k={int(k)}, dim={axis}, largest={int(bool(largest))})")
-    shape = list(x.shape)
-    shape[axis] = int(k)
-    return (
-        Value(f"{var}[0]", tuple(shape), x.dtype),
-        Value(f"{var}[1]", tuple(shape), "int64", int(k)),  # k distinct positions per row
-    )
-
-
 @rule("aten.sort.default", "aten.sort.stable", "aten.argsort.default", "aten.argsort.stable")
 def _sort(lw, x, *args, dim=-1, descending=False, stable=False):
     """torch.sort / argsort: the `topk` builtin with k = the size of dim (largest = descending):
@@ -1483,7 +1304,7 @@ def _sort(lw, x, *args, dim=-1, descending=False, stable=False):
         descending = rest[0] if rest else descending
     x = tensor(lw, x)
     axis = _axis(dim, len(x.shape))
-    values, indices = _topk(lw, x, x.shape[axis] if x.shape else 1, axis, bool(descending))
+    values, indices = ops.topk(lw, x, x.shape[axis] if x.shape else 1, axis, bool(descending))
     if "argsort" in str(lw.node.target):
         return indices
     return values, indices
@@ -1493,14 +1314,14 @@ def _sort(lw, x, *args, dim=-1, descending=False, stable=False):
 def _scatter(lw, x, dim, index, src):
     """torch.scatter (no reduce): the `scatter` builtin. `src` is cut to index's shape (PyTorch
     reads only that corner of it); a scalar src is a constant of index's shape."""
-    return _scatter_into(lw, "scatter", x, dim, index, src)
+    return ops.scatter_into(lw, "scatter", x, dim, index, src)
 
 
 @rule("aten.scatter_add.default")
 def _scatter_add(lw, x, dim, index, src):
     """torch.scatter_add: the `scatter_add` builtin (every src element is added, duplicate
     indices included; one add each). `src` is cut to index's shape as for scatter."""
-    return _scatter_into(lw, "scatter_add", x, dim, index, src)
+    return ops.scatter_into(lw, "scatter_add", x, dim, index, src)
 
 
 @rule("aten.scatter_reduce.two")
@@ -1515,7 +1336,7 @@ def _scatter_reduce(lw, x, dim, index, src, reduce, include_self=True):
             "(scatter_add)",
             "docs/pytorch-operators.md lists the unsupported operators",
         )
-    return _scatter_into(lw, "scatter_add", x, dim, index, src)
+    return ops.scatter_into(lw, "scatter_add", x, dim, index, src)
 
 
 @rule("aten.index_add.default")
@@ -1532,36 +1353,7 @@ def _index_add(lw, x, dim, index, source, alpha=1):
         source = lw.reshape(scaled, source.shape)
     shape = (1,) * axis + (index.numel,) + (1,) * (len(source.shape) - axis - 1)
     index = lw.broadcast_to(lw.reshape(index, shape), source.shape)
-    return _scatter_into(lw, "scatter_add", x, axis, index, source)
-
-
-def _scatter_into(lw, builtin, x, dim, index, src, inplace=False):
-    """`builtin`(x, index, src) along dim: scatter or scatter_add (`inplace`: into x's
-    memory, where eager PyTorch writes in place: docs/pytorch.md, In-place updates)."""
-    x, index = tensor(lw, x), tensor(lw, index)
-    axis = _axis(dim, len(x.shape))
-    if len(index.shape) != len(x.shape) or any(
-        i != s for d, (i, s) in enumerate(zip(index.shape, x.shape, strict=True)) if d != axis
-    ):
-        lw.fail(
-            f"{builtin} with an index of shape {list(index.shape)} into {list(x.shape)} along "
-            f"dim {axis}: only an index of the input's shape except along dim is supported"
-        )
-    if isinstance(src, Value | Transposed):
-        src = tensor(lw, src)
-        for d, n in enumerate(index.shape):
-            if src.shape[d] != n:
-                var = lw.fresh()
-                lw.emit(f"{var} = slice({src.var}, dim={d}, start=0, stop={n})")
-                src = Value(var, src.shape[:d] + (n,) + src.shape[d + 1 :], src.dtype)
-        if src.dtype != x.dtype:
-            src = lw.cast(src, x.dtype)
-    else:
-        src = _const_typed(lw, src, index.shape, x.dtype)
-    var = lw.fresh()
-    flag = ", inplace=1" if inplace else ""
-    lw.emit(f"{var} = {builtin}({x.var}, {index.var}, {src.var}, dim={axis}{flag})")
-    return Value(var, x.shape, x.dtype)
+    return ops.scatter_into(lw, "scatter_add", x, axis, index, source)
 
 
 @rule("aten.masked_scatter.default")
@@ -1574,7 +1366,7 @@ def _masked_scatter(lw, x, mask, source):
     n = x.numel
     m = lw.flat(lw.broadcast_to(mask, x.shape))
     positions = lw.call("masked_positions", [m.var], (n,), "int64", kernel_dtype="fp32")
-    taken = _gather_rows(lw, lw.flat(source), positions, 0)
+    taken = ops.gather_rows(lw, lw.flat(source), positions, 0)
     y = lw.call("where", [m.var, taken.var, lw.flat(x).var], (n,), x.dtype, kernel_dtype=x.dtype)
     return lw.reshape(y, x.shape)
 
@@ -1591,7 +1383,7 @@ def _index_select(lw, x, dim, index):
     pre = math.prod(x.shape[:axis])
     post = math.prod(x.shape[axis + 1 :])
     table = lw.reshape(x, (pre, x.shape[axis], post))
-    y = _gather_rows(lw, table, index, 1)  # [I, pre, post]
+    y = ops.gather_rows(lw, table, index, 1)  # [I, pre, post]
     if pre > 1:
         y = lw.permute(y, (1, 0, 2))
     return lw.reshape(y, lw.out_shape())
@@ -1630,7 +1422,7 @@ def _bernoulli(lw, x, p=0.5, generator=None):
     counted as for a real mask), and validation runs PyTorch with the same expectation
     (docs/pytorch.md)."""
     lw.notes.append(MASK_NOTE)
-    return _const_typed(lw, float(p), lw.out_shape(), lw.out_dtype())
+    return ops.const_typed(lw, float(p), lw.out_shape(), lw.out_dtype())
 
 
 @rule("aten.as_strided.default")
@@ -1705,28 +1497,6 @@ def call_multi(lw, kernel: str, args, shapes, dtypes, kernel_dtype: str = "fp32"
         Value(f"{var}[{i}]", tuple(s), d)
         for i, (s, d) in enumerate(zip(shapes, dtypes, strict=True))
     )
-
-
-def _slice_view(lw, x: Value, axis: int, start: int, stop: int) -> Value | None:
-    """x[start:stop] along axis (a view); None when empty."""
-    if stop <= start:
-        return None
-    if start == 0 and stop == x.shape[axis]:
-        return x
-    var = lw.fresh()
-    lw.emit(f"{var} = slice({x.var}, dim={axis}, start={start}, stop={stop}, step=1)")
-    shape = list(x.shape)
-    shape[axis] = stop - start
-    return Value(var, tuple(shape), x.dtype)
-
-
-def _dims_arg(dims, rank: int):
-    """A reduction's dim argument as a list of axes ([] = all)."""
-    if dims is None:
-        return []
-    if isinstance(dims, int):
-        return [_axis(dims, rank)]
-    return [_axis(d, rank) for d in dims]
 
 
 # ---------------------------------------------------------------------------- elementwise (2)
@@ -1845,7 +1615,7 @@ def _correction(correction, unbiased=None) -> float:
 @rule("aten.var.correction")
 def _var(lw, x, dims=None, *, correction=None, keepdim=False):
     x = tensor(lw, x)
-    mid, (a, _, b) = _mid(lw, x, _dims_arg(dims, len(x.shape)))
+    mid, (a, _, b) = ops.around(lw, x, ops.dims_arg(dims, len(x.shape)))
     y = lw.call("var_mid", [mid.var, _correction(correction)], (a, b), lw.out_dtype())
     return lw.reshape(y, lw.out_shape())
 
@@ -1856,7 +1626,7 @@ def _cummax(lw, x, dim):
     from (`cummax_idx_mid`, `cummin_idx_mid`; ties take the later position, NaN propagates)."""
     x = tensor(lw, x)
     kernel = "cummax_idx_mid" if "cummax" in str(lw.node.target) else "cummin_idx_mid"
-    mid, (a, r, b) = _mid(lw, x, [dim] if x.shape else [])
+    mid, (a, r, b) = ops.around(lw, x, [dim] if x.shape else [])
     values, indices = call_multi(
         lw, kernel, [mid.var], [(a, r, b)] * 2, [x.dtype, "int64"], x.dtype
     )
@@ -1866,20 +1636,12 @@ def _cummax(lw, x, dim):
 @rule("aten.var_mean.correction")
 def _var_mean(lw, x, dims=None, *, correction=None, keepdim=False):
     x = tensor(lw, x)
-    mid, (a, _, b) = _mid(lw, x, _dims_arg(dims, len(x.shape)))
+    mid, (a, _, b) = ops.around(lw, x, ops.dims_arg(dims, len(x.shape)))
     dtype = lw.out_dtype(0)
     var, mean = call_multi(
         lw, "var_mean_mid", [mid.var, _correction(correction)], [(a, b)] * 2, [dtype] * 2, dtype
     )
     return (lw.reshape(var, lw.out_shape(0)), lw.reshape(mean, lw.out_shape(1)))
-
-
-@rule("aten.any.dim", "aten.any.dims", "aten.any.default")
-def _any(lw, x, dims=None, keepdim=False):
-    x = tensor(lw, x)
-    mid, (a, _, b) = _mid(lw, x, _dims_arg(dims, len(x.shape)))
-    y = lw.call("any_mid", [mid.var], (a, b), "bool", kernel_dtype="fp32")
-    return lw.reshape(y, lw.out_shape())
 
 
 def _indices_used(lw) -> bool:
@@ -1890,7 +1652,7 @@ def _indices_used(lw) -> bool:
 def _max_min_dim(kind: str):
     def lower(lw, x, dim, keepdim=False):
         x = tensor(lw, x)
-        mid, (a, _, b) = _mid(lw, x, [dim])
+        mid, (a, _, b) = ops.around(lw, x, [dim])
         dtype = lw.out_dtype(0)
         if not _indices_used(lw):  # values only: the plain reduction
             values = lw.call(f"a{kind}_mid", [mid.var], (a, b), dtype)
@@ -1905,14 +1667,14 @@ def _max_min_dim(kind: str):
 
 RULES["aten.max.dim"] = _max_min_dim("max")
 RULES["aten.min.dim"] = _max_min_dim("min")
-RULES["aten.max.default"] = _reduce("amax_mid")
-RULES["aten.min.default"] = _reduce("amin_mid")
+RULES["aten.max.default"] = ops.reduce("amax_mid")
+RULES["aten.min.default"] = ops.reduce("amin_mid")
 
 
 @rule("aten.linalg_vector_norm.default")
 def _vector_norm(lw, x, ord=2, dims=None, keepdim=False, *, dtype=None):
     x = tensor(lw, x)
-    mid, (a, _, b) = _mid(lw, x, _dims_arg(dims, len(x.shape)))
+    mid, (a, _, b) = ops.around(lw, x, ops.dims_arg(dims, len(x.shape)))
     out = lw.out_dtype()
     ord = float(ord)
     if ord == 2:
@@ -1945,12 +1707,12 @@ def take_along(lw, x, dim, index, shape):
     axis = _axis(dim, rank)
     for d in range(rank):  # index may be smaller than x in the other dims: a view of x
         if d != axis and index.shape[d] < x.shape[d]:
-            x = _slice_view(lw, x, d, 0, index.shape[d])
+            x = ops.slice_view(lw, x, d, 0, index.shape[d])
     a = math.prod(index.shape[:axis])
     b = math.prod(index.shape[axis + 1 :])
     i3 = lw.reshape(index, (a, index.shape[axis], b))
     rows = lw.call("gather_rows", [i3.var, x.shape[axis]], i3.shape, "int64", kernel_dtype="fp32")
-    y = _gather_rows(lw, lw.flat(x), rows, 0)
+    y = ops.gather_rows(lw, lw.flat(x), rows, 0)
     return lw.reshape(y, shape)
 
 
@@ -1987,29 +1749,10 @@ def _index(lw, x, indices):
     # One index tensor keeps its distinct values through the wrap of negative indices; a
     # gather cannot fetch more distinct rows than it has indices or the table has rows.
     distinct = min(tensors[0].distinct, n, sizes[0]) if len(tensors) == 1 else 0
-    y = _gather_rows(lw, table, rows, 1, distinct)  # [n, pre, post]
+    y = ops.gather_rows(lw, table, rows, 1, distinct)  # [n, pre, post]
     if pre > 1:
         y = lw.permute(y, (1, 0, 2))
     return lw.reshape(y, lw.out_shape())
-
-
-@rule("aten.flip.default")
-def _flip(lw, x, dims):
-    """Each run of adjacent flipped dims is one reversed block (a copy per run)."""
-    x = tensor(lw, x)
-    rank = len(x.shape)
-    axes = sorted({_axis(d, rank) for d in dims})
-    runs = []
-    for d in axes:
-        if runs and runs[-1][-1] == d - 1:
-            runs[-1].append(d)
-        else:
-            runs.append([d])
-    shape = x.shape
-    for run in runs:
-        mid, shape3 = _mid(lw, x, run)
-        x = lw.reshape(lw.call("flip_mid", [mid.var], shape3, x.dtype), shape)
-    return x
 
 
 @rule("aten.unfold.default")
@@ -2091,7 +1834,7 @@ def _index_put(lw, x, indices, values, accumulate=False):
         shape = (1,) * axis + (index.numel,) + (1,) * len(after)
         index = lw.broadcast_to(lw.reshape(index, shape), values.shape)
         builtin = "scatter_add" if accumulate else "scatter"
-        return _scatter_into(lw, builtin, x, axis, index, values, _in_place(lw))
+        return ops.scatter_into(lw, builtin, x, axis, index, values, _in_place(lw))
     mask = tensor(lw, idx[0]) if len(idx) == 1 and len(indices) == 1 else None
     if mask is None or mask.dtype != "bool" or values.numel != 1:
         lw.fail(
@@ -2125,7 +1868,7 @@ def _index_put_rows(lw, x, pos, indices, values, accumulate):
     values = lw.reshape(values, (math.prod(pre), n, math.prod(post)))
     index = lw.broadcast_to(lw.reshape(rows, (1, n, 1)), values.shape)
     builtin = "scatter_add" if accumulate else "scatter"
-    y = _scatter_into(lw, builtin, x3, 1, index, values, _in_place(lw))
+    y = ops.scatter_into(lw, builtin, x3, 1, index, values, _in_place(lw))
     return lw.reshape(y, x.shape)
 
 
@@ -2204,9 +1947,9 @@ def _slice_scatter(lw, base, src, dim=0, start=None, end=None, step=1):
     if step != 1:
         return strided_slice_scatter(lw, base, src, axis, start, step)
     parts = [
-        _slice_view(lw, base, axis, 0, start),
+        ops.slice_view(lw, base, axis, 0, start),
         lw.cast(src, base.dtype),
-        _slice_view(lw, base, axis, end, n),
+        ops.slice_view(lw, base, axis, end, n),
     ]
     return _concat(lw, parts, axis)
 
@@ -2222,9 +1965,9 @@ def _select_scatter(lw, base, src, dim, index):
     if _in_place(lw):
         return _update(lw, base, lw.reshape(src, shape), axis, index, 1)
     parts = [
-        _slice_view(lw, base, axis, 0, index),
+        ops.slice_view(lw, base, axis, 0, index),
         lw.cast(lw.reshape(src, shape), base.dtype),
-        _slice_view(lw, base, axis, index + 1, n),
+        ops.slice_view(lw, base, axis, index + 1, n),
     ]
     return _concat(lw, parts, axis)
 
@@ -2258,7 +2001,7 @@ def _nearest(lw, x, output_size=None, scale_factors=None):
         f > 0 and (s is None or float(s) == f) for f, (_, _, s) in zip(factors, dims, strict=True)
     )
     if integer and nd in (1, 2, 3):
-        xf = _fold_spatial(lw, x, nd)
+        xf = ops.fold_spatial(lw, x, nd)
         if nd == 1:
             xf = lw.reshape(xf, (xf.shape[0], 1, xf.shape[1]))
             factors = [1, *factors]
@@ -2276,8 +2019,8 @@ def _nearest(lw, x, output_size=None, scale_factors=None):
         var = lw.fresh()
         lw.use_kernel("nearest_index")
         lw.emit(f"{var} = nearest_index({n_in}, {n_out}, {scale!r}, {exact})")
-        mid, (a, _, b) = _mid(lw, cur, [axis])
-        y = _gather_rows(lw, mid, Value(var, (n_out,), "int64"), 1)  # [P, A, B]
+        mid, (a, _, b) = ops.around(lw, cur, [axis])
+        y = ops.gather_rows(lw, mid, Value(var, (n_out,), "int64"), 1)  # [P, A, B]
         y = lw.permute(y, (1, 0, 2)) if a > 1 else y
         shape = list(cur.shape)
         shape[axis] = n_out
@@ -2315,9 +2058,9 @@ def _linear_resize(lw, x, output_size, align_corners, scale_factors=None):
             [(n_out,)] * 3,
             ["int64", "int64", "fp32"],
         )
-        mid, (a, _, b) = _mid(lw, cur, [axis])
-        g0 = _gather_rows(lw, mid, i0, 1)
-        g1 = _gather_rows(lw, mid, i1, 1)
+        mid, (a, _, b) = ops.around(lw, cur, [axis])
+        g0 = ops.gather_rows(lw, mid, i0, 1)
+        g1 = ops.gather_rows(lw, mid, i1, 1)
         y = lw.call("lerp_rows", [g0.var, g1.var, lam.var], (a, n_out, b), lw.out_dtype())
         shape = list(cur.shape)
         shape[axis] = n_out
@@ -2363,19 +2106,7 @@ for _op, _why in UNSUPPORTED.items():
 @rule("aten.empty.memory_format", "aten.empty_permuted.default")
 def _empty(lw, *args, **kwargs):
     """An uninitialised tensor (its values are overwritten before use): zeros."""
-    return _const_typed(lw, 0.0, lw.out_shape(), lw.out_dtype())
-
-
-def _const_typed(lw, value, shape, dtype):
-    """A constant tensor (the `constant` builtin; NaN, which has no literal, from a kernel)."""
-    if math.isnan(float(value)):
-        n = math.prod(shape)
-        return lw.reshape(lw.call("nan_const", [n], (n,), dtype), shape)
-    names = [f"c{i}" for i in range(len(shape))]
-    var = lw.fresh()
-    sizes = "".join(f", {n}={s}" for n, s in zip(names, shape, strict=True))
-    lw.emit(f'{var} = constant({float(value)!r}, "{",".join(names)}"{sizes}, dtype="{dtype}")')
-    return Value(var, tuple(shape), dtype)
+    return ops.const_typed(lw, 0.0, lw.out_shape(), lw.out_dtype())
 
 
 # ---------------------------------------------------------------------------- recurrent
@@ -2383,3 +2114,10 @@ def _const_typed(lw, value, shape, dtype):
 from .rnn import RULES as _RECURRENT_RULES  # noqa: E402
 
 RULES.update(_RECURRENT_RULES)
+
+
+# The shared op helpers (frontend/ops.py) that are PyTorch operators as they stand.
+rule("aten.convolution.default")(ops.convolution)
+rule("aten.topk.default")(ops.topk)
+rule("aten.any.dim", "aten.any.dims", "aten.any.default")(ops.reduce_any)
+rule("aten.flip.default")(ops.flip)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import rules as T
+from .. import ops
 from ..builder import NUMPY_DTYPES, Builder, LoweredProgram, Value, frontend_error
 from ..problem import constant_dim_names
 from .capture import JaxCapture
@@ -181,7 +181,7 @@ class JaxLowerer(Builder):
                     raise frontend_error(
                         "lower", f"output {i} of the program is not an array", file=self.source
                     )
-                v = T._const_typed(self, float(value), shape, dtype)
+                v = ops.const_typed(self, float(value), shape, dtype)
             if not v.var:
                 raise frontend_error("lower", f"output {i} is an empty array", file=self.source)
             # JAX returns new arrays: an output that is a parameter, a view of one (a

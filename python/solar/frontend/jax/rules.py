@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import rules as T  # the PyTorch rules' shared helpers
+from .. import ops
+from .. import rules as T  # PyTorch lowerings JAX primitives share as they stand (take_along)
 from ..builder import Value, stdlib_kernels
 from ..contract import dot_kernel as _dot_kernel
 from ..rules import elementwise
@@ -65,7 +66,7 @@ def tensor_of(lw, v, shape=None, dtype=None) -> Value:
         v = Splat(float(v), tuple(shape), dtype or lw.out_dtype())
     if isinstance(v, Splat):
         # one element, broadcast as a view: a kernel reads 4 bytes (PyTorch's scalar_tensor)
-        return lw.broadcast_to(T._const_typed(lw, v.value, (), v.dtype), v.shape)
+        return lw.broadcast_to(ops.const_typed(lw, v.value, (), v.dtype), v.shape)
     if v is EMPTY:
         lw.fail("an array with no elements (a zero-size dim) is used here; the IR has none")
     lw.fail(f"expected an array operand, got {type(v).__name__}")
@@ -411,13 +412,13 @@ def _concatenate(lw, eqn, *xs):
         if 0 in tuple(var.aval.shape):  # an array with no elements adds nothing
             continue
         parts.append(tensor_of(lw, v, tuple(var.aval.shape), dtype))
-    return T._concat(lw, parts, axis)
+    return ops.concat(lw, parts, axis)
 
 
 @rule("split")
 def _split(lw, eqn, x):
     sizes = [int(s) for s in eqn.params["sizes"]]
-    return list(T._split(lw, tensor_of(lw, x), sizes, int(eqn.params["axis"])))
+    return list(ops.split(lw, tensor_of(lw, x), sizes, int(eqn.params["axis"])))
 
 
 @rule("pad")
@@ -439,7 +440,7 @@ def _pad(lw, eqn, x, value):
             x = Value(var, tuple(shape), x.dtype)
         if lo < 0 or hi < 0:
             n = x.shape[axis]
-            x = T._slice_view(lw, x, axis, max(-lo, 0), n - max(-hi, 0))
+            x = ops.slice_view(lw, x, axis, max(-lo, 0), n - max(-hi, 0))
     return x
 
 
@@ -458,7 +459,7 @@ def _pad_interior(lw, x: Value, axis: int, interior: int, value: float) -> Value
     flat = lw.reshape(
         Value(var, spread, x.dtype), x.shape[:axis] + (n * (1 + interior),) + x.shape[axis + 1 :]
     )
-    return T._slice_view(lw, flat, axis, 0, n * (1 + interior) - interior)
+    return ops.slice_view(lw, flat, axis, 0, n * (1 + interior) - interior)
 
 
 def _static_slice(lw, x: Value, starts, limits, strides=None) -> Value:
@@ -514,11 +515,11 @@ def _dynamic_update_slice(lw, eqn, x, update, *starts):
         return update
     a = differ[0]
     parts = [
-        T._slice_view(lw, x, a, 0, starts[a]),
+        ops.slice_view(lw, x, a, 0, starts[a]),
         update,
-        T._slice_view(lw, x, a, starts[a] + update.shape[a], x.shape[a]),
+        ops.slice_view(lw, x, a, starts[a] + update.shape[a], x.shape[a]),
     ]
-    return T._concat(lw, parts, a)
+    return ops.concat(lw, parts, a)
 
 
 @rule("iota")
@@ -536,7 +537,7 @@ def _iota(lw, eqn):
 
 @rule("rev")
 def _rev(lw, eqn, x):
-    return T._flip(lw, tensor_of(lw, x), list(eqn.params["dimensions"]))
+    return ops.flip(lw, tensor_of(lw, x), list(eqn.params["dimensions"]))
 
 
 # ---------------------------------------------------------------------------- contractions
@@ -675,7 +676,7 @@ def _conv(lw, eqn, x, w):
     nchw = tuple(out[d] for d in out_spec)
     fused = _bias_of(lw, eqn, out_spec[1])
     with lw.result_as(nchw, eqn.outvars[0].aval.dtype):
-        y = T._convolution(
+        y = ops.convolution(
             lw,
             x,
             w,
@@ -704,7 +705,7 @@ def _pad_axis(lw, x: Value, axis: int, lo: int, hi: int) -> Value:
         shape[axis] += max(lo, 0) + max(hi, 0)
         x = Value(var, tuple(shape), x.dtype)
     if lo < 0 or hi < 0:
-        x = T._slice_view(lw, x, axis, max(-lo, 0), x.shape[axis] - max(-hi, 0))
+        x = ops.slice_view(lw, x, axis, max(-lo, 0), x.shape[axis] - max(-hi, 0))
     return x
 
 
@@ -728,7 +729,7 @@ def _conv_transposed(lw, eqn, x, w):
     padding = [(int(lo), int(hi)) for lo, hi in p["padding"]]
     flips = [2 + i for i, (lo, hi) in enumerate(padding) if hi < lo]
     if flips:
-        x, w = T._flip(lw, x, flips), T._flip(lw, w, flips)
+        x, w = ops.flip(lw, x, flips), ops.flip(lw, w, flips)
         padding = [(hi, lo) if hi < lo else (lo, hi) for lo, hi in padding]
     pads, outpad = [], []
     for (lo, hi), k, r in zip(padding, ks, rdil, strict=True):
@@ -740,13 +741,13 @@ def _conv_transposed(lw, eqn, x, w):
         outpad.append(op)
     # PyTorch's transposed weight [C_in, O, k...], spatially flipped against lax's.
     w_t = lw.permute(w, [1, 0, *range(2, len(w.shape))])
-    w_t = T._flip(lw, w_t, list(range(2, len(w.shape))))
+    w_t = ops.flip(lw, w_t, list(range(2, len(w.shape))))
     out = lw.out_shape()
     nchw = tuple(out[d] for d in out_spec)
     with lw.result_as(nchw, eqn.outvars[0].aval.dtype):
-        y = T._convolution(lw, x, w_t, None, list(p["lhs_dilation"]), pads, rdil, True, outpad, 1)
+        y = ops.convolution(lw, x, w_t, None, list(p["lhs_dilation"]), pads, rdil, True, outpad, 1)
     if flips:
-        y = T._flip(lw, y, flips)
+        y = ops.flip(lw, y, flips)
     inverse = [0] * len(out_spec)
     for i, d in enumerate(out_spec):
         inverse[d] = i
@@ -760,7 +761,7 @@ def _reduce(kernel: str):
         x = tensor_of(lw, x, tuple(eqn.invars[0].aval.shape), lw.ir_dtype(eqn.invars[0].aval.dtype))
         if not axes:
             return x
-        return T._reduce(kernel)(lw, x, axes)
+        return ops.reduce(kernel)(lw, x, axes)
 
     return lower_reduce
 
@@ -773,13 +774,13 @@ RULES["reduce_prod"] = _reduce("prod_mid")
 
 @rule("reduce_or")
 def _reduce_or(lw, eqn, x):
-    return T._any(lw, tensor_of(lw, x), [int(a) for a in eqn.params["axes"]])
+    return ops.reduce_any(lw, tensor_of(lw, x), [int(a) for a in eqn.params["axes"]])
 
 
 @rule("reduce_and")
 def _reduce_and(lw, eqn, x):
     x = tensor_of(lw, x)
-    mid, (a, _, b) = T._mid(lw, x, [int(d) for d in eqn.params["axes"]])
+    mid, (a, _, b) = ops.around(lw, x, [int(d) for d in eqn.params["axes"]])
     y = lw.call("all_mid", [mid.var], (a, b), "bool", kernel_dtype="fp32")
     return lw.reshape(y, lw.out_shape())
 
@@ -789,7 +790,7 @@ def _arg(kernel: str):
         (axis,) = [int(a) for a in eqn.params["axes"]]
         x = tensor_of(lw, x)
         dtype = lw.out_dtype()
-        mid, (a, _, b) = T._mid(lw, x, [axis])
+        mid, (a, _, b) = ops.around(lw, x, [axis])
         text = stdlib_kernels()[kernel].replace('dtype="int64"', f'dtype="{dtype}"')
         name = lw.add_kernel(text.replace(f"def {kernel}(", "def {name}(", 1), kernel)
         y = lw.call_kernel(name, [mid.var], (a, b), dtype)
@@ -807,10 +808,10 @@ def _cumulative(kernel: str):
         axis = int(eqn.params["axis"])
         x = tensor_of(lw, x)
         if eqn.params.get("reverse"):
-            x = T._flip(lw, x, [axis])
-        y = T._along(kernel)(lw, x, axis)
+            x = ops.flip(lw, x, [axis])
+        y = ops.along(kernel)(lw, x, axis)
         if eqn.params.get("reverse"):
-            y = T._flip(lw, y, [axis])
+            y = ops.flip(lw, y, [axis])
         return y
 
     return lower_cumulative
@@ -847,7 +848,7 @@ def _window(lw, eqn, x, kind: str):
     xp = lw.permute(x, keep + spatial)
     out = lw.out_shape()
     out_perm = tuple(out[i] for i in keep + spatial)
-    xf = T._fold_spatial(lw, xp, nd)
+    xf = ops.fold_spatial(lw, xp, nd)
     oshape = (xf.shape[0], *out_perm[-nd:])
     k = [win[i] for i in spatial]
     s = [strides[i] for i in spatial]
@@ -970,7 +971,7 @@ def _gather(lw, eqn, table, index):
     if not batching:
         if any(sizes[i] != table.shape[i] for i in range(len(sizes)) if i != axis):
             lw.fail("a gather of partial slices is not supported (whole rows are)")
-        y = T._gather_rows(lw, table, idx, axis)
+        y = ops.gather_rows(lw, table, idx, axis)
         # gather's result: index dims, then the table's other dims; lax puts the offset
         # dims at offset_dims
         offset = list(dn.offset_dims)
@@ -1017,13 +1018,13 @@ def _scatter(lw, eqn, x, index, updates):
     idx = lw.reshape(index, (1,) * axis + (rows,) + (1,) * (len(rest) - axis))
     idx = lw.broadcast_to(idx, src.shape)
     builtin = "scatter_add" if eqn.primitive.name == "scatter-add" else "scatter"
-    return T._scatter_into(lw, builtin, x, axis, idx, src)
+    return ops.scatter_into(lw, builtin, x, axis, idx, src)
 
 
 @rule("top_k")
 def _top_k(lw, eqn, x):
     k = int(eqn.params["k"])
-    values, indices = T._topk(lw, tensor_of(lw, x), k, -1)
+    values, indices = ops.topk(lw, tensor_of(lw, x), k, -1)
     return [values, lw.cast(indices, lw.out_dtype(1))]
 
 
@@ -1101,7 +1102,7 @@ def _sort(lw, eqn, *operands):
         lw.fail("a sort on several keys (lax.sort with num_keys > 1) is not supported")
     key = tensor_of(lw, operands[0])
     axis = int(eqn.params["dimension"]) % max(len(key.shape), 1)
-    values, indices = T._topk(lw, key, key.shape[axis], axis, False)
+    values, indices = ops.topk(lw, key, key.shape[axis], axis, False)
     outs = [values]
     for payload in operands[1:]:
         outs.append(T.take_along(lw, tensor_of(lw, payload), axis, indices, key.shape))
@@ -1168,7 +1169,7 @@ def lower_pattern(lw, eqns) -> str:
         return ""
     lw.node = outer
     if kind == "along":
-        y = T._along(kernel)(lw, x, axes[0])
+        y = ops.along(kernel)(lw, x, axes[0])
     else:
         y = elementwise(lw, kernel, [x])
     lw.env[outer.outvars[0]] = y
