@@ -13,8 +13,9 @@
 namespace solar {
 namespace {
 
-// A recipe as listed: its weight format, its activation format (codes kNone: weight-only)
-// and whether `:gN` may change the group.
+// A recipe as listed: its weight format, its activation format (used when
+// `quantises_activations`; a weight-only recipe has none) and whether `:gN` may change the
+// group.
 struct RecipeRow {
   const char* name;
   QuantFormat weights;
@@ -115,7 +116,8 @@ UserError recipe_error(const std::string& message) {
                    "recipes: " + recipe_list() + ". A group size: w4a16:g64");
 }
 
-// `value` rounded up to whole bytes at `to` bits per element where it held `from` bits each.
+// `bytes` of `from` elements as `to` elements, rounded up to whole bytes (a read of part of a
+// tensor keeps its share).
 int64_t rebits(int64_t bytes, DType from, DType to) {
   const int64_t f = dtype_bits(from), t = dtype_bits(to);
   const int64_t whole = bytes / f * t;  // bytes and bits per element in proportion
@@ -734,9 +736,11 @@ class Rewrite {
     }
   }
 
+  // Elements the node computes: its outputs in the graph as written (not the scales a
+  // recipe made it write besides).
   int64_t outputs(const Node& node) const {
     int64_t n = 0;
-    for (TensorId t : node.outputs)
+    for (TensorId t : in_.nodes[static_cast<size_t>(node.id)].outputs)
       n = saturating_add(n, in_.tensors[static_cast<size_t>(t)].elements());
     return n;
   }

@@ -248,6 +248,34 @@ TEST(Quantize, AnNvfp4KvCacheCarriesBlockScales) {
   EXPECT_EQ(q.graph.nodes[2].matrix_dtype, DType::kNvfp4);
 }
 
+TEST(Quantize, AWeightRecipeAndAKvCacheMeetOnTheAttentionsOutput) {
+  // The scores [1, 33] feed a weight's product: w4a4 makes the attention's product write them
+  // as codes (its epilogue quantises 33 elements: 33 mul, and 3 scales of 16), then the fp8
+  // cache makes it multiply fp8 codes (the query quantised: 16 mul; the two per-tensor scales'
+  // product: one mul per output, 33): 82 mul in all, none before.
+  const std::string src = kMmNt + R"(
+@kernel
+def scale(X: Tensor("A,B"), s: float) -> Tensor("A,B", dtype="bf16"):
+    Y = Tensor(A=X.shape[0], B=X.shape[1], dtype="bf16")
+    for i in Dim("A", parallel=True):
+        for j in Dim("B", parallel=True):
+            Y[i, j] = X[i, j] * s
+    return Y
+DIMS = {"S": 32, "D": 16, "O": 1, "N": 8, "C": 33}
+def model(q: Tensor("O,D", role="input", dtype="bf16"), cache: Tensor("S,D", role="input", dtype="bf16"),
+          k: Tensor("O,D", role="input", dtype="bf16"), w: Tensor("N,C", role="weight", dtype="bf16")):
+    return mm_nt(mm_nt(q, scale(concat([cache, k], dim="S"), 0.25)), w)
+)";
+  const Graph g = trace_program(load_program_source(src, "meet.py"), {});
+  const Quantized q = quantize(g, parse_quant_recipe("w4a4", "fp8"));
+  EXPECT_EQ(q.report.kv_inputs, std::vector<std::string>{"cache"});
+  ASSERT_EQ(q.report.changes.size(), 2u);  // the weight's product, then the attention's
+  const Node& attention = q.graph.nodes[2];
+  EXPECT_EQ(attention.matrix_dtype, DType::kFp8E4M3);
+  EXPECT_EQ(attention.flops.mul, 82);
+  EXPECT_EQ(attention.flops.div, 3 + 1);  // its output's scales, and the query's one scale
+}
+
 TEST(Quantize, AnInputNothingIsAppendedToIsNoKvCache) {
   // The MLP's x is read by products but never concatenated with new entries: no cache.
   const Quantized q = quantize(mlp(), parse_quant_recipe("", "fp8"));
