@@ -1359,7 +1359,7 @@ def _write_json(path: str, obj) -> None:
 
 
 def cmd_inverse(args) -> int:
-    from .explore import inverse, inverse_dict
+    from .explore import inverse, inverse_dict, quantization_dict
     from .frontend.kind import program_kind
 
     policy = _math_policy(args, program_kind(args.file))
@@ -1388,6 +1388,7 @@ def cmd_inverse(args) -> int:
                 "schema": "solar.inverse/1",
                 "source": args.file,
                 "dims": dict(graph.dims),
+                "quantization": quantization_dict(results[0][1].quantization),
                 "inverses": [inverse_dict(inv) for _, _, inv in results],
             },
         )

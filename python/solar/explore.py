@@ -102,6 +102,26 @@ def inverse(source, latency=None, rate=None, arch="H100_PCIe", fp32_math="defaul
     return graph, out, note
 
 
+def quantization_dict(q) -> dict | None:
+    """What a --quantize / --kv-cache analysis assumed (Analysis.quantization) as plain data,
+    or None without one: the formats and the bytes before and after (the per-node list is the
+    analysis JSON's)."""
+    if q is None:
+        return None
+    return {
+        "recipe": q.recipe or None,
+        "weights": q.weights or None,
+        "activations": q.activations or None,
+        "quantised_nodes": len(q.changes),
+        "weight_bytes_before": q.weight_bytes_before,
+        "weight_bytes_after": q.weight_bytes_after,
+        "kv_cache": q.kv_cache or None,
+        "kv_inputs": list(q.kv_inputs),
+        "kv_bytes_before": q.kv_bytes_before,
+        "kv_bytes_after": q.kv_bytes_after,
+    }
+
+
 def inverse_dict(inv) -> dict:
     """One arch's inverse roofline as plain data (schema solar.inverse/1, docs/json-schema.md)."""
     return {

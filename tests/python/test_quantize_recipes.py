@@ -182,12 +182,21 @@ def test_inverse_prices_a_pytorch_program_as_analyze_does(tmp_path):
     assert plain.returncode == 0, plain.stderr
     assert "math mode: bf16 (operand rounding" in plain.stdout
     assert "accuracy contract: atol 0.01, rtol 0.01 (KernelBench's convention" in plain.stdout
+    out = tmp_path / "inverse.json"
     quantised = subprocess.run(
-        [*cmd, "--quantize", "w4a4"], capture_output=True, text=True, timeout=300
+        [*cmd, "--quantize", "w4a4", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert quantised.returncode == 0, quantised.stderr
     assert "math mode: fp4 (--quantize w4a4; 2 of 3 nodes)" in quantised.stdout
     assert "quantize w4a4: 2 of 3 contraction nodes" in quantised.stdout
+    # The JSON says what it assumed: 16,384 fp32 weights (65,536 B) as 8,192 B of e2m1 codes
+    # and one e4m3 scale per 16 (1,024 B).
+    q = json.loads(out.read_text())["quantization"]
+    assert (q["recipe"], q["quantised_nodes"]) == ("w4a4", 2)
+    assert (q["weight_bytes_before"], q["weight_bytes_after"]) == (65_536, 8_192 + 1_024)
 
 
 def test_the_groot_like_action_head_validates_small_and_quantises_every_linear():
