@@ -1441,6 +1441,8 @@ def cmd_sweep(args) -> int:
                 "schema": "solar.sweep/1",
                 "source": args.file,
                 "grid": args.grid,
+                "quantize": args.fp32_math.quantize or None,
+                "kv_cache": args.fp32_math.kv_cache or None,
                 "points": points,
                 "regime_changes": changes,
             },

@@ -267,3 +267,29 @@ def test_an_int4_group_quantised_linear_as_a_program_writes_it(tmp_path):
     assert result.graph.total_macs == 1_048_576
     assert a.math_modes[0].mode == "bf16"
     assert a.fused.matrix_seconds == pytest.approx(2 * 1_048_576 / 2.25e15)
+
+
+def test_a_sweep_prices_every_point_under_the_recipe(tmp_path):
+    # examples/ir/transformer.py over B = 1, 2: the recipe stores its linear weights (2 layers
+    # of 4 x 256^2 + 2 x 256 x 1,024 = 786,432 fp32 values each: 6,291,456 B) as e2m1 codes
+    # and one e4m3 scale per 16 (0.5 + 1/16 B per value: 884,736 B), whatever the batch; the
+    # rest of the fused bytes (x, the norms' weights, the output) stays.
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "sweep.json"
+    cmd = [
+        sys.executable,
+        "-m",
+        "solar.cli",
+        "sweep",
+        str(root / "examples" / "ir" / "transformer.py"),
+    ]
+    cmd += ["--dim", "B=1,2", "--arch", "B200", "--quantize", "w4a4", "--json", str(out)]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(out.read_text())
+    assert (doc["quantize"], doc["kv_cache"]) == ("w4a4", None)
+    plain = solar.sweep(
+        str(root / "examples" / "ir" / "transformer.py"), {"B": [1, 2]}, arch="B200"
+    )
+    for p, q in zip(plain, doc["points"], strict=True):
+        assert p["bytes"]["fused"] - q["bytes"]["fused"] == 6_291_456 - 884_736
