@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 BUILD := build/cpp
 APT_PACKAGES := build-essential cmake ninja-build libgtest-dev libgmock-dev libbenchmark-dev \
                 libyaml-cpp-dev nlohmann-json3-dev libabsl-dev libopenblas-dev chromium \
-                clang-14 libclang-rt-14-dev libssl-dev
+                clang-14 libclang-rt-14-dev libssl-dev libkissfft-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test setup apt venv build cpp-test cpp-sanitize fuzz-smoke fuzz py-test lint format \

@@ -264,6 +264,17 @@ nb::dict node_attributes(const solar::Node& n) {
       d["largest"] = a.largest;
       break;
     }
+    case Builtin::kFft: {
+      const auto a = solar::FftAttrs::of(n);
+      static constexpr const char* kKinds[] = {"r2c", "c2r", "c2c"};
+      d["axis"] = a.axis;
+      d["kind"] = kKinds[static_cast<int>(a.kind)];
+      d["n"] = a.n;
+      d["inverse"] = a.inverse;
+      d["onesided"] = a.onesided;
+      d["scale"] = a.scale;
+      break;
+    }
     case Builtin::kConstant:
       d["value"] = n.value;
       break;

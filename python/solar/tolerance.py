@@ -207,6 +207,12 @@ def _node_roundings(tensors, node, final_tensors: set) -> list[tuple[float, floa
             # the scattered dim (all of them landing on it), each rounded to the dtype.
             adds = tensors[node.inputs[1]].shape[node.attributes["axis"]]
             return [(u, float(adds))] if u else []
+        if node.op == "fft":
+            # log2(n) butterfly stages, each rounding a few times (a complex product and
+            # two sums: 6). The values a stage rounds are sums of 2^k inputs, which the
+            # output's magnitude bounds, as for a reduction's partial sums.
+            stages = max(1, math.ceil(math.log2(max(node.attributes["n"], 2))))
+            return [(u, 6.0 * stages)] if u else []
         # A cast rounds to its format, a constant to its dtype; every other builtin moves
         # values unchanged.
         rounds = node.op == "cast" or node.op in ("constant", "iota") and u

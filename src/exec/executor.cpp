@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <kissfft/kissfft.hh>
 #include <new>
 #include <numeric>
 #include <optional>
@@ -381,6 +383,8 @@ class GraphRun {
       topk(node);
     } else if (op == Builtin::kScatter || op == Builtin::kScatterAdd) {
       scatter(node);
+    } else if (op == Builtin::kFft) {
+      fft(node);
     } else if (op == Builtin::kApplyMask) {
       Array out = new_output(node, 0);
       const Array& m = value(node.inputs[1]);
@@ -488,6 +492,50 @@ class GraphRun {
       } else {
         std::memcpy(static_cast<std::byte*>(out.data) + at * es,
                     static_cast<const std::byte*>(src.data) + i * es, static_cast<size_t>(es));
+      }
+    }
+  }
+
+  // The fft builtin (graph/attrs.h, FftAttrs), each transform by kissfft in double precision
+  // (a maintained mixed-radix FFT for any length: Debian's libkissfft-dev, header only).
+  // Complex values are pairs in the last dim; `post` counts the elements between the axis
+  // and that dim (all of the rest for real data), so element j of transform (p, q) of a
+  // complex array is the pair at ((p * length + j) * post + q) * 2.
+  void fft(const Node& node) {
+    const Array& x = value(node.inputs[0]);
+    Array out = new_output(node, 0);
+    const FftAttrs at = FftAttrs::of(node);
+    const bool real_in = at.kind == FftKind::kR2c, real_out = at.kind == FftKind::kC2r;
+    const int64_t n = at.n, in_length = x.shape[at.axis], out_length = out.shape[at.axis];
+    int64_t pre = 1, post = 1;
+    for (size_t d = 0; d < at.axis; ++d) pre *= x.shape[d];
+    for (size_t d = at.axis + 1; d < x.shape.size() - (real_in ? 0 : 1); ++d) post *= x.shape[d];
+    using Complex = std::complex<double>;
+    const kissfft<double> plan(static_cast<size_t>(n), at.inverse);
+    std::vector<Complex> in(static_cast<size_t>(n)), spectrum(static_cast<size_t>(n));
+    auto load = [&](int64_t e) { return detail::load_element(x.dtype, x.data, e); };
+    auto store = [&](int64_t e, double v) { detail::store_element(out.dtype, out.data, e, v); };
+    for (int64_t p = 0; p < pre; ++p) {
+      for (int64_t q = 0; q < post; ++q) {
+        for (int64_t j = 0; j < in_length; ++j) {
+          const int64_t e = (p * in_length + j) * post + q;
+          in[static_cast<size_t>(j)] =
+              real_in ? Complex(load(e), 0.0) : Complex(load(2 * e), load(2 * e + 1));
+        }
+        // c2r: the bins above n/2 are the conjugates of those below (a real signal's).
+        for (int64_t k = in_length; real_out && k < n; ++k)
+          in[static_cast<size_t>(k)] = std::conj(in[static_cast<size_t>(n - k)]);
+        plan.transform(in.data(), spectrum.data());
+        for (int64_t k = 0; k < out_length; ++k) {
+          const Complex v = spectrum[static_cast<size_t>(k)] * at.scale;
+          const int64_t e = (p * out_length + k) * post + q;
+          if (real_out) {
+            store(e, v.real());
+          } else {
+            store(2 * e, v.real());
+            store(2 * e + 1, v.imag());
+          }
+        }
       }
     }
   }

@@ -1,6 +1,7 @@
 #include "solar/graph/ops.h"
 
 #include <array>
+#include <string>
 
 namespace solar {
 namespace {
@@ -23,6 +24,13 @@ std::optional<Builtin> find_builtin(std::string_view name) {
   for (size_t i = 1; i < kBuiltins.size(); ++i)
     if (name == kBuiltins[i].name) return static_cast<Builtin>(i);
   return std::nullopt;
+}
+
+std::string builtin_names() {
+  std::string out;
+  for (size_t i = 1; i < kBuiltins.size(); ++i)
+    out += (i > 1 ? " " : "") + std::string(kBuiltins[i].name);
+  return out;
 }
 
 }  // namespace solar

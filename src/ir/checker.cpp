@@ -1454,13 +1454,10 @@ class Checker {
           sink_.error(ErrorKind::kRecursion, fn.loc, "model() cannot be called",
                       "move shared code into a helper function");
         } else {
-          sink_.error(
-              ErrorKind::kUnknownBuiltin, fn.loc,
-              "unknown function '" + fn.text + "' in " + scope.fn + "()",
-              "model() calls @kernel functions, helper functions and the builtins "
-              "reshape permute permute_view slice concat stack split pad broadcast "
-              "gather scatter scatter_add update topk select unfold apply_mask cast bitcast "
-              "constant iota (and range len min max int float)");
+          sink_.error(ErrorKind::kUnknownBuiltin, fn.loc,
+                      "unknown function '" + fn.text + "' in " + scope.fn + "()",
+                      "model() calls @kernel functions, helper functions and the builtins " +
+                          builtin_names() + " (and range len min max int float)");
         }
       } else {
         if (program_.helpers.count(fn.text)) calls_[scope.fn].push_back({fn.text, fn.loc});

@@ -2,6 +2,7 @@
 // (docs/ir.md, "Builtins"). Views (reshape, slice, select, split, broadcast, unfold,
 // permute_view) move nothing; copies read their inputs and write their output once.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <optional>
 
@@ -259,6 +260,8 @@ class BuiltinCall {
       case Builtin::kConstant:
       case Builtin::kIota:
         return constant();
+      case Builtin::kFft:
+        return fft();
       case Builtin::kNone:
         break;
     }
@@ -818,6 +821,81 @@ class BuiltinCall {
     return finish({}, {}, {{dims, shape}}, dtype, view());
   }
 
+  // A discrete Fourier transform along `dim` (torch.fft's _fft_r2c, _fft_c2r, _fft_c2c over
+  // one dim): complex values are pairs of reals in a last dim of size 2. r2c: x real, the
+  // transform as long as x's dim, its n/2 + 1 lowest bins (`onesided=0`: all n); c2r: the n
+  // real values (`n=`) of a one-sided spectrum of n/2 + 1 bins; c2c: the same length,
+  // `inverse=1` for the positive exponent. Every output is multiplied by `scale`. Reads x,
+  // writes the output, and does fft_flops per transform (vector work: docs/sol-modes.md).
+  Value fft() {
+    const TensorId x = tensor(0, "x");
+    const TensorInfo& t = ctx_.tensor(x);
+    no_extra_keywords({"x", "dim", "kind", "n", "inverse", "onesided", "scale"}, false);
+    const std::string kind = string(2, "kind");
+    FftAttrs at;
+    if (kind == "r2c") {
+      at.kind = FftKind::kR2c;
+    } else if (kind == "c2r") {
+      at.kind = FftKind::kC2r;
+    } else if (kind == "c2c") {
+      at.kind = FftKind::kC2c;
+    } else {
+      fail("kind \"" + kind + "\" is none of \"r2c\", \"c2r\", \"c2c\"");
+    }
+    if (t.dtype != DType::kFp32 && t.dtype != DType::kFp64) {
+      ctx_.fail(ErrorKind::kType, loc_,
+                "fft(): '" + t.name + "' is " + dtype_name(t.dtype) + "; fft takes fp32 or fp64",
+                "cast it first");
+    }
+    at.axis = axis(t, 1);
+    const bool pairs = at.kind != FftKind::kR2c;
+    if (pairs && (t.shape.empty() || t.shape.back() != 2 || at.axis + 1 == t.shape.size())) {
+      fail(
+          "a complex input holds (real, imaginary) pairs in a last dim of size 2, and the "
+          "transform runs along another dim; '" +
+          t.name + "' is " + dims_text(t));
+    }
+    const int64_t length = t.shape[at.axis];
+    const int64_t inverse = integer(4, "inverse", at.kind == FftKind::kC2r ? 1 : 0, false);
+    const int64_t onesided = integer(5, "onesided", 1, false);
+    if ((inverse != 0 && inverse != 1) || (onesided != 0 && onesided != 1))
+      fail("inverse and onesided must be 0 or 1");
+    at.inverse = inverse != 0;
+    at.onesided = onesided != 0;
+    if (at.kind == FftKind::kR2c && at.inverse) fail("an r2c transform is a forward one");
+    if (at.kind == FftKind::kC2r && !at.inverse) fail("a c2r transform is an inverse one");
+    at.n = at.kind == FftKind::kC2r ? integer(3, "n", 0, true) : length;
+    if (at.kind != FftKind::kC2r && arg(3, "n") && integer(3, "n", 0, false) != length)
+      fail("n must be the length of dim '" + t.dims[at.axis] + "' (" + std::to_string(length) +
+           "): pad or slice x first");
+    if (at.kind == FftKind::kC2r && (at.n < 1 || at.n / 2 + 1 != length)) {
+      fail("a c2r transform of n = " + std::to_string(at.n) + " reads n/2 + 1 bins, but dim '" +
+           t.dims[at.axis] + "' holds " + std::to_string(length));
+    }
+    if (at.n < 1) fail("dim '" + t.dims[at.axis] + "' is empty");
+    at.scale = 1.0;
+    if (const Value* v = arg(6, "scale")) {
+      if (!v->is_number() || !std::isfinite(v->as_double())) fail("scale must be a finite number");
+      at.scale = v->as_double();
+    }
+    DimNames dims = t.dims;
+    Shape shape = t.shape;
+    if (at.kind == FftKind::kR2c) {
+      shape[at.axis] = at.onesided ? at.n / 2 + 1 : at.n;
+      dims.push_back("ri");
+      shape.push_back(2);
+    } else if (at.kind == FftKind::kC2r) {
+      shape[at.axis] = at.n;
+      dims.pop_back();
+      shape.pop_back();
+    }
+    const int64_t transforms = t.elements() / (length * (pairs ? 2 : 1));
+    flops_.add = saturating_mul(transforms, fft_flops(at.n, at.kind != FftKind::kC2c));
+    value_ = at.scale;
+    attrs_ = at.flat();
+    return finish({x}, {ctx_.read_bytes(x)}, {{dims, shape}}, t.dtype, view());
+  }
+
  private:
   TraceContext& ctx_;
   Builtin op_;
@@ -826,7 +904,7 @@ class BuiltinCall {
   Loc loc_;
   NodeAttrs attrs_;               // execution attributes of the node (graph.h, Node::attrs)
   int64_t inplace_written_ = -1;  // update: the bytes it writes into base's memory
-  FlopCounts flops_;              // its arithmetic (scatter_add's adds; the other builtins do none)
+  FlopCounts flops_;  // its arithmetic (scatter_add's adds, fft's; the other builtins do none)
   double value_ = 0.0;
   std::vector<DType> out_dtypes_;  // per output, where they differ (topk: values, int64 indices)
 };

@@ -349,14 +349,14 @@ def test_llm_fallback_for_a_jax_primitive():
 
 
 def test_llm_fallback_refuses_what_the_ir_cannot_hold():
-    """torch.fft.rfft returns complex numbers: the fallback says the IR has no dtype for
+    """torch.complex returns complex numbers: the fallback says the IR has no dtype for
     them and asks nothing."""
     from solar.agent.fallback import Fallback
     from solar.pytorch import analyze_pytorch
 
     with ScriptedServer([]) as s:
         with pytest.raises(UserError, match="complex numbers are not IR values"):
-            analyze_pytorch(str(DATA / "rfft_torch.py"), llm_fallback=Fallback(endpoint(s)))
+            analyze_pytorch(str(DATA / "complex_torch.py"), llm_fallback=Fallback(endpoint(s)))
         assert s.requests == []
 
 

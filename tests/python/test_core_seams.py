@@ -156,17 +156,25 @@ def test_python_reads_the_builtins_from_the_cores_registry():
     from solar.tolerance import _PASS_THROUGH
 
     rows = {b["name"]: b for b in _core.builtins()}
-    # docs/ir.md lists 21 builtins; 8 of them are views ("view: 0" in its table: reshape,
+    # docs/ir.md lists 22 builtins; 8 of them are views ("view: 0" in its table: reshape,
     # permute_view, slice, select, split, broadcast, unfold, bitcast; update shares its base's
-    # memory but writes, so it is no view) and 5 make new values (cast rounds; scatter_add
-    # adds; constant and iota write values of their own; bitcast reads bits as other values).
-    assert len(rows) == 21
+    # memory but writes, so it is no view) and 6 make new values (cast rounds; scatter_add
+    # adds; constant and iota write values of their own; bitcast reads bits as other values;
+    # fft transforms).
+    assert len(rows) == 22
     assert VIEW_BUILTINS == {"reshape", "permute_view", "slice", "select", "split"} | {
         "broadcast",
         "unfold",
         "bitcast",
     }
-    assert set(rows) - _PASS_THROUGH == {"cast", "scatter_add", "constant", "iota", "bitcast"}
+    assert set(rows) - _PASS_THROUGH == {
+        "cast",
+        "scatter_add",
+        "constant",
+        "iota",
+        "bitcast",
+        "fft",
+    }
     assert rows["topk"]["attributes"] == "TopkAttrs"
 
 

@@ -1033,6 +1033,20 @@ CASES = {
         m(lambda mha, x: mha(x, x, x)[0], nn.MultiheadAttention(6, 2, batch_first=True)),
         [R(2, 3, 6)],
     ),
+    # torch.fft over pairs of reals: rfft (zero-padded) and its normalisation, irfft,
+    # fft of a real tensor (a two-sided r2c), fftn and ifft (c2c both ways), magnitudes.
+    "fft_transforms": lambda: (
+        f(
+            lambda x: (
+                torch.view_as_real(torch.fft.rfft(x, n=16) / 16),
+                torch.fft.irfft(torch.fft.rfft(x) * 2, n=8),
+                torch.view_as_real(torch.fft.fft(x)),
+                torch.fft.ifft(torch.fft.fftn(x, dim=(-2, -1), norm="ortho")).real,
+                torch.fft.rfft(x, norm="forward").abs(),
+            )
+        ),
+        [R(2, 3, 8)],
+    ),
     "lstm": lambda: (_lstm(), [R(2, 3, 4)]),
     "gru_bidirectional": lambda: (_gru(), [R(2, 3, 4)]),
     "rnn_relu_two_layers": lambda: (_rnn_relu(), [R(3, 2, 4)]),
@@ -1669,29 +1683,10 @@ NOTES = {
     "`add_scalar`)",
     "aten.native_group_norm.default": "statistics per (sample, group); instance norm arrives "
     "as batch norm without running statistics over a [1, N*C, ...] view",
+    "solar.fft_r2c.default": "torch.fft's `_fft_r2c`, `_fft_c2c` and `_fft_c2r` become these "
+    "over pairs of reals, one per transformed dim (frontend/fft.py)",
 }
-BUILTINS = {
-    "update",
-    "unfold",
-    "permute_view",
-    "reshape",
-    "permute",
-    "slice",
-    "concat",
-    "stack",
-    "split",
-    "pad",
-    "broadcast",
-    "gather",
-    "scatter",
-    "scatter_add",
-    "topk",
-    "select",
-    "apply_mask",
-    "cast",
-    "constant",
-    "iota",
-}
+BUILTINS = {b["name"] for b in solar._core.builtins()}  # the registry (graph/ops.def)
 EXTRA_UNSUPPORTED = {
     "aten.nll_loss_forward.default": "not produced: PyTorch decomposes nll_loss / cross_entropy "
     "to `gather` + reductions in core ATen, which are supported",
@@ -1699,7 +1694,6 @@ EXTRA_UNSUPPORTED = {
     "tensors it is a logical operator and supported",
     "aten._cdist_forward.default": "not implemented yet (write the distance explicitly: it "
     "decomposes to supported operators)",
-    "aten.fft_*": "not expressible (no complex dtype)",
     "aten.upsample_bicubic2d.vec": "not implemented yet (interpolate's 'area' mode is adaptive "
     "average pooling and is supported)",
     "aten.index_put.default (several index tensors)": "a write to data-chosen positions the "
@@ -1796,8 +1790,9 @@ def operator_table() -> str:
         "operators (`silu`, `mish`, `hardswish`, `logsumexp`, `cross_entropy`, `lstm`, `einsum`,",
         "`pixel_shuffle`, `roll`, `F.unfold`, reflection/replication padding, `tril`, ...)",
         "arrive as the operators below. Complex tensors (`polar`, `view_as_complex`,",
-        "`view_as_real`, their products, sums and views) are rewritten over pairs of reals",
-        "first (docs/pytorch.md, Complex tensors).",
+        "`view_as_real`, their products, sums, quotients, magnitudes and views, and",
+        "torch.fft's transforms) are rewritten over pairs of reals first (docs/pytorch.md,",
+        "Complex tensors and Fourier transforms).",
         "",
         "Lowering conventions: elementwise operators run on flattened views (broadcasting is a",
         "`broadcast` view); reductions, scans and softmax view the tensor as `[A, R, B]` with R",

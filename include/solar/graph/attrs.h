@@ -93,4 +93,28 @@ struct TopkAttrs {
   NodeAttrs flat() const { return {static_cast<int64_t>(axis), k, largest ? 1 : 0}; }
 };
 
+// fft: a discrete Fourier transform along `axis` (docs/ir.md, fft). Complex values are pairs
+// of reals in a last dim of size 2. `kind`: r2c (real input, its spectrum: n/2 + 1 bins, or
+// all n when not `onesided`), c2r (the n real values of a one-sided spectrum's inverse), c2c
+// (`inverse` picks the sign). `n` is the transform's length; the factor every output is
+// multiplied by is Node::value.
+enum class FftKind : int64_t { kR2c = 0, kC2r = 1, kC2c = 2 };
+struct FftAttrs {
+  size_t axis = 0;
+  FftKind kind = FftKind::kR2c;
+  int64_t n = 1;
+  bool inverse = false;
+  bool onesided = true;
+  double scale = 1.0;
+  static FftAttrs of(const Node& node);
+  NodeAttrs flat() const {
+    return {static_cast<int64_t>(axis), static_cast<int64_t>(kind), n, inverse ? 1 : 0,
+            onesided ? 1 : 0};
+  }
+};
+
+// The fewest real additions and multiplications known for a DFT of n points, complex or
+// real data (S. G. Johnson and M. Frigo's modified split radix; attrs.cpp).
+int64_t fft_flops(int64_t n, bool real_data);
+
 }  // namespace solar

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace solar {
@@ -36,5 +37,7 @@ const BuiltinInfo& builtin_info(Builtin op);
 inline const char* builtin_name(Builtin op) { return builtin_info(op).name; }
 // The builtin named `name` as written in a program; nullopt for any other name.
 std::optional<Builtin> find_builtin(std::string_view name);
+// Every builtin's name in the registry's order, separated by spaces (for messages).
+std::string builtin_names();
 
 }  // namespace solar

@@ -9,11 +9,16 @@ compute the same values (docs/pytorch.md, "Complex tensors").
 The rewritten operators are `polar`, `view_as_complex` and `view_as_real` (the pair form is
 their layout, so the views cost nothing), products and sums of complex tensors (a complex
 product is four real products and two sums per element, as a kernel computes it), products
-with real tensors and scalars, and the views and copies in between. A complex input, buffer
+with real tensors and scalars and quotients by them, magnitudes (`abs`), a real tensor made
+complex, torch.fft's
+transforms (`_fft_r2c`, `_fft_c2c`, `_fft_c2r`: one `fft` builtin per transformed dim,
+frontend/fft.py), and the views and copies in between. A complex input, buffer
 or constant is given in its pair form. An operator with no pair form that makes or reads a
 complex tensor, or a complex program output, is left, and the lowering names it."""
 
 from __future__ import annotations
+
+from .fft import FFT_OPS
 
 
 def pair_complex(graph):
@@ -86,18 +91,37 @@ class _Pairs:
 
         aten = torch.ops.aten
         t = node.target
-        if node.op != "call_function" or not (_is_complex(node) or t is aten.view_as_real.default):
+        real_out = t in (aten.view_as_real.default, aten._fft_c2r.default, aten.abs.default)
+        if node.op != "call_function" or not (_is_complex(node) or real_out):
             return False
         if any(_is_complex(i) and i not in self.rep for i in node.all_input_nodes):
             return False  # reads a complex value this pass did not make (an input)
         out = self._pair_form(node)
         if out is None:
             return False
-        if t is aten.view_as_real.default:  # kept (it may be named as an output): a view
+        if real_out:  # kept (it may be named as an output): a view of its real result
             node.target, node.args = aten.view.default, (out, list(node.meta["val"].shape))
         else:
             self.rep[node] = out
         return True
+
+    def _fft(self, node):
+        """torch.fft's core operators as one-dim steps over pair forms (frontend/fft.py)."""
+        import torch
+
+        from .fft import fft_steps, register
+
+        register()
+        x = node.args[0]
+        real = x.target is torch.ops.aten._to_copy.default and not _is_complex(x.args[0])
+        if real:  # a real tensor made complex: transformed as real data
+            x = x.args[0]
+        out = self.rep.get(x, x)  # a real input of r2c is itself
+        shape_in, shape_out = x.meta["val"].shape, node.meta["val"].shape
+        steps = fft_steps(str(node.target), node.args[1:], shape_in, shape_out, real)
+        for name, dim, arg, scale in steps:
+            out = self.op(node, getattr(torch.ops.solar, name).default, out, dim, arg, scale)
+        return out
 
     def _pair_form(self, node):
         import torch
@@ -126,6 +150,15 @@ class _Pairs:
             re = op(aten.mul.Tensor, a[0], op(aten.cos.default, a[1]))
             im = op(aten.mul.Tensor, a[0], op(aten.sin.default, a[1]))
             return pair(re, im)
+        if t is aten.abs.default:  # |re + i im| = sqrt(re^2 + im^2), a real result
+            if not paired(a[0]):
+                return None
+            squares = op(aten.mul.Tensor, rep[a[0]], rep[a[0]])
+            return op(aten.sqrt.default, op(aten.sum.dim_IntList, squares, [-1]))
+        if str(t) in FFT_OPS and not node.kwargs:
+            return self._fft(node)
+        if t is aten._to_copy.default and not paired(a[0]) and set(node.kwargs) <= {"dtype"}:
+            return pair(a[0], op(aten.zeros_like.default, a[0]))  # a real tensor made complex
         if node.kwargs:
             return None
         if t in (aten.view.default, aten._unsafe_view.default, aten.reshape.default):
@@ -145,6 +178,10 @@ class _Pairs:
             return op(aten.clone.default, rep[a[0]])
         if t in (aten.add.Tensor, aten.sub.Tensor) and len(a) == 2:
             return op(t, rep[a[0]], rep[a[1]]) if all(paired(x) for x in a) else None
+        if t is aten.div.Tensor and len(a) == 2 and paired(a[0]) and not paired(a[1]):
+            r = a[1]  # a complex tensor divided by a real one or a number
+            divisor = op(aten.unsqueeze.default, r, -1) if isinstance(r, torch.fx.Node) else r
+            return op(aten.div.Tensor, rep[a[0]], divisor)
         if t is not aten.mul.Tensor or len(a) != 2:
             return None
         x, y = a

@@ -2115,6 +2115,11 @@ from .rnn import RULES as _RECURRENT_RULES  # noqa: E402
 
 RULES.update(_RECURRENT_RULES)
 
+# torch.fft's transforms, one `fft` builtin per dim over pair forms (frontend/fft.py).
+from .fft import RULES as _FFT_RULES  # noqa: E402
+
+RULES.update(_FFT_RULES)
+
 
 # The shared op helpers (frontend/ops.py) that are PyTorch operators as they stand.
 rule("aten.convolution.default")(ops.convolution)
