@@ -20,9 +20,11 @@ import math
 import os
 import re
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+from .report import rate_line
 from .workers import (  # noqa: F401 - Zygote, ZygoteGone, run_one: re-exported
     Zygote,
     ZygoteGone,
@@ -378,6 +380,7 @@ def run_batch(
             results = ray_results(todo, arch, timeout, extra or [], jobs, workers, address, stream)
         else:
             results = local_results(todo, arch, timeout, extra or [], jobs, workers, stream)
+        started, ran = time.perf_counter(), 0
         try:
             for r in results:
                 key = _key(r["source"])
@@ -387,13 +390,16 @@ def run_batch(
                 sink.write((json.dumps(r) + "\n").encode())
                 sink.flush()
                 count += 1
+                ran += 1
                 status = (
                     _text(r.get("validation", {}).get("status", ""))
                     if r["status"] == "ok"
                     else f"{r['stage']} error"
                 )
+                pace = rate_line(ran, time.perf_counter() - started, total - count)
                 print(
-                    f"[{count:4d}/{total}] {status:16s} {_seconds(r):6.1f} s  {r['source']}",
+                    f"[{count:4d}/{total}] {status:16s} {_seconds(r):6.1f} s  {r['source']}"
+                    f"  ({pace})",
                     file=stream,
                     flush=True,
                 )

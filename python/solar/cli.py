@@ -39,6 +39,8 @@ KV_CACHE_HELP = (
     + ' (docs/sol-modes.md, "Quantisation recipes")'
 )
 
+QUIET_HELP = "print no progress on stderr (results and errors still print)"
+
 
 def _dims(values: list[str] | None) -> list[tuple[str, int]]:
     out = []
@@ -118,13 +120,16 @@ def _visual_reports(args, graph, archs, analyses, validation, measured=None) -> 
 PROGRESS_INTERVAL = 30.0
 
 
-def _terminal_progress(what: str):
+def _terminal_progress(what: str, quiet: bool = False):
     """Progress on stderr: on a terminal, a one-line stage display rewritten in place; else
-    (a script, CI, nohup, a batch worker's log) a line `what: stage (N s)` every
-    PROGRESS_INTERVAL seconds while a stage runs, so a short run stays quiet and a long one
-    is not silent until its end. `show("")` ends it."""
+    (a script, CI, nohup, a batch worker's log) one line per stage as it ends, `what: stage
+    done in N s`, and a line `what: stage (N s)` every PROGRESS_INTERVAL seconds while a
+    stage runs, so a long one is not silent until its end. `show("")` ends it; `quiet`
+    (--quiet) prints nothing."""
     import time
 
+    if quiet:
+        return lambda stage: None
     start = time.perf_counter()
     if not sys.stderr.isatty():
         return _line_progress(what, start)
@@ -138,26 +143,36 @@ def _terminal_progress(what: str):
 
 
 def _line_progress(what: str, start: float):
-    """`_terminal_progress` where stderr is no terminal: a daemon thread writes the current
-    stage every PROGRESS_INTERVAL seconds until `show("")` (or the process's end)."""
+    """`_terminal_progress` where stderr is no terminal: a line as each stage ends, and a
+    daemon thread that writes the current stage every PROGRESS_INTERVAL seconds until
+    `show("")` (or the process's end)."""
     import threading
     import time
 
     stream, interval = sys.stderr, PROGRESS_INTERVAL
-    current = {"stage": ""}
+    current = {"stage": "", "since": start}
+    lock = threading.Lock()
     done = threading.Event()
 
     def beat() -> None:
         while not done.wait(interval):
-            if current["stage"]:
-                elapsed = time.perf_counter() - start
-                stream.write(f"{what}: {current['stage']} ({elapsed:.0f} s)\n")
-                stream.flush()
+            with lock:
+                if current["stage"]:
+                    elapsed = time.perf_counter() - start
+                    stream.write(f"{what}: {current['stage']} ({elapsed:.0f} s)\n")
+                    stream.flush()
 
     threading.Thread(target=beat, name="solar-progress", daemon=True).start()
 
     def show(stage: str) -> None:
-        current["stage"] = stage
+        now = time.perf_counter()
+        with lock:
+            if current["stage"] and stage != current["stage"]:
+                took = now - current["since"]
+                stream.write(f"{what}: {current['stage']} done in {took:.1f} s\n")
+                stream.flush()
+            if stage != current["stage"]:
+                current["stage"], current["since"] = stage, now
         if not stage:
             done.set()
 
@@ -403,7 +418,7 @@ def _analyze(args) -> int:
             emit_ir=args.emit_ir,
             overrides=dict(_dims(args.dim)),
             cache_aware=not args.no_cache_aware,
-            progress=_terminal_progress(args.file),
+            progress=_terminal_progress(args.file, args.quiet),
             llm_fallback=_fallback(args),
         )
         graph, analyses = result.graph, result.analyses
@@ -463,7 +478,7 @@ def _analyze(args) -> int:
             overrides=overrides,
             cache_aware=not args.no_cache_aware,
             mode=args.mode,
-            progress=_terminal_progress(args.file),
+            progress=_terminal_progress(args.file, args.quiet),
             training=args.training,
             llm_fallback=_fallback(args),
         )
@@ -601,7 +616,7 @@ def _translate(args, source: str, out: str | None):
         cache=False if args.no_cache else (args.cache_dir or True),
         transcript=args.transcript,
         backend=getattr(args, "backend", "native"),
-        progress=_terminal_progress(source),
+        progress=_terminal_progress(source, getattr(args, "quiet", False)),
     )
 
 
@@ -626,7 +641,7 @@ def _fallback(args):
         Budget(args.max_iters, args.max_seconds, args.max_tokens),
         False if args.no_cache else (args.cache_dir or True),
         args.transcript,
-        _terminal_progress(args.file),
+        _terminal_progress(args.file, getattr(args, "quiet", False)),
     )
 
 
@@ -669,6 +684,7 @@ def cmd_batch(args) -> int:
         workers=args.workers,
         engine=args.engine,
         address=args.address,
+        stream=open(os.devnull, "w") if args.quiet else None,  # noqa: SIM115 (the process's)
     )
     print(summary(results))
     return 0
@@ -1085,6 +1101,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("analyze", help="SOL bounds of an IR program on one or more archs")
     a.add_argument("file")
+    a.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     _containment_options(a, "the user's code (PyTorch, JAX, a definition's reference)")
     a.add_argument(
         "--arch",
@@ -1245,6 +1262,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--quantize", metavar="RECIPE", help="as for analyze")
     b.add_argument("--kv-cache", metavar="FORMAT", help="as for analyze")
     b.add_argument("--backend", choices=["native", "interpreter"], default="native")
+    b.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     _measure_options(b)
     b.set_defaults(func=cmd_batch)
 
@@ -1408,7 +1426,12 @@ def cmd_sweep(args) -> int:
 
     args.fp32_math = _math_policy(args, program_kind(args.file))
     points = sweep(
-        args.file, axes, arch=args.arch or ["H100_PCIe"], grid=args.grid, fp32_math=args.fp32_math
+        args.file,
+        axes,
+        arch=args.arch or ["H100_PCIe"],
+        grid=args.grid,
+        fp32_math=args.fp32_math,
+        progress=None if args.quiet else _sweep_progress(args.file),
     )
     changes = regime_changes(points)
     kind = "grid (Cartesian product)" if args.grid else "each axis alone, the others at defaults"
@@ -1450,6 +1473,27 @@ def cmd_sweep(args) -> int:
     if args.html or args.png:
         _sweep_reports(args, points)
     return 0
+
+
+def _sweep_progress(what: str):
+    """One stderr line per configuration of a sweep that captures each (a PyTorch or JAX
+    program): the count, its sizes, its time, the pace and the time left."""
+    import time
+
+    from .report import rate_line
+
+    start = time.perf_counter()
+
+    def show(done: int, total: int, dims: dict, seconds: float) -> None:
+        sizes = ", ".join(f"{k}={v}" for k, v in dims.items()) or "defaults"
+        pace = rate_line(done, time.perf_counter() - start, total - done)
+        print(
+            f"{what}: point {done}/{total} ({sizes}) in {seconds:.1f} s ({pace})",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    return show
 
 
 def _sweep_reports(args, points) -> None:
@@ -1541,6 +1585,7 @@ def _add_explore_parsers(sub) -> None:
     w.add_argument("--json", metavar="OUT", help="write solar.sweep/1 JSON")
     w.add_argument("--html", metavar="OUT", help="self-contained HTML report with a plot per axis")
     w.add_argument("--png", metavar="DIR", help="write the plots as PNG files into DIR")
+    w.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     w.set_defaults(func=cmd_sweep)
 
     c = sub.add_parser(

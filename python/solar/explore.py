@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import time
 
 from . import _core
 from .api import dim_overrides, list_archs, load_arch
@@ -265,18 +266,21 @@ def _point(dims: dict, axis, p) -> dict:
     }
 
 
-def sweep(program, axes, arch="H100_PCIe", grid: bool = False, fp32_math: str = "default"):
+def sweep(
+    program, axes, arch="H100_PCIe", grid: bool = False, fp32_math: str = "default", progress=None
+):
     """SOL of `program` (an IR file, a checked Program, or a PyTorch problem file) at each
     configuration of `axes` ({name: [sizes] or 'A:B:xK'}), on each arch. Returns one dict per
     (configuration, arch): {dims, axis, arch, flops, bytes: {unfused, fused},
     seconds: {unfused, fused}, bottleneck: {unfused, fused}}; `axis` is the dim varied
     (None in a grid). IR programs are checked once and traced per configuration by the core
     (solar::sweep); PyTorch programs are captured again per configuration with their
-    module-level size constants overridden."""
+    module-level size constants overridden; `progress(done, total, dims, seconds)`, when
+    given, is called as each of their configurations is analysed."""
     configs = configurations(axes, grid)
     archs = resolve_archs(arch)
     if is_pytorch(program) or is_jax(program):
-        return _sweep_pytorch(str(program), configs, archs, fp32_math)
+        return _sweep_pytorch(str(program), configs, archs, fp32_math, progress)
     if not isinstance(program, _core.Program):
         program = _core.load_program(str(program))
     from .accuracy import unpack
@@ -288,7 +292,7 @@ def sweep(program, axes, arch="H100_PCIe", grid: bool = False, fp32_math: str = 
     return out
 
 
-def _sweep_pytorch(path: str, configs, archs, fp32_math):
+def _sweep_pytorch(path: str, configs, archs, fp32_math, progress=None):
     """A PyTorch or JAX problem file, captured again per configuration."""
     from .frontend.capture import program_text
     from .frontend.problem import int_constants
@@ -312,7 +316,8 @@ def _sweep_pytorch(path: str, configs, archs, fp32_math):
             if name not in names:
                 names.append(name)
     out = []
-    for axis, config in configs:
+    for i, (axis, config) in enumerate(configs):
+        start = time.perf_counter()
         overrides = dict(config)
         program = load_lowered(lower_source(path, overrides=overrides)[1])
         graph = _core.trace(program, [])
@@ -320,6 +325,8 @@ def _sweep_pytorch(path: str, configs, archs, fp32_math):
         for spec in archs:
             a = analyze_graph(graph, spec, fp32_math, False)  # a sweep reports no cache-aware
             out.append(_point(dims, axis, _SweepPoint(spec.name, a)))
+        if progress is not None:
+            progress(i + 1, len(configs), dict(config), time.perf_counter() - start)
     return out
 
 

@@ -453,3 +453,20 @@ def chains_table(source: str, chains: list) -> str:
             f"range (worst / best): {factor(spread)}"
         )
     return "\n".join(out)
+
+
+def rate_line(finished: int, seconds: float, left: int) -> str:
+    """`2.4/min, about 12 min left`: the pace of the entries finished since the run began
+    and the time the `left` ones take at that pace."""
+    per_minute = finished / max(seconds, 1e-9) * 60
+    if not left:
+        return f"{per_minute:.1f}/min, done"
+    remaining = left / per_minute  # minutes
+    when = (
+        "under a minute"
+        if remaining < 1
+        else f"about {remaining:.0f} min"
+        if remaining < 90
+        else f"about {remaining / 60:.1f} h"
+    )
+    return f"{per_minute:.1f}/min, {when} left"

@@ -103,6 +103,23 @@ def test_warm_and_cold_workers_give_the_same_results(tmp_path):
     assert set(w) == set(c) == {"scale0.py", "scale1.py", "scale2.py", "relu.py"}
     assert all(w[k]["totals"] == c[k]["totals"] for k in w)
     assert w["relu.py"]["totals"]["bytes"]["fused"] == 1024
+    # stderr is a pipe here: one line per entry with the count, the pace and the time
+    # left, the last one "done".
+    lines = [ln for ln in warm.stderr.splitlines() if ln.startswith("[")]
+    assert [ln[:7] for ln in lines] == ["[   1/4", "[   2/4", "[   3/4", "[   4/4"], warm.stderr
+    assert all(" left)" in ln and "/min, " in ln for ln in lines[:3]), lines
+    assert lines[3].endswith("/min, done)"), lines
+
+
+def test_quiet_batch_prints_no_progress(tmp_path):
+    """--quiet: the IR programs are analysed, stderr holds no per-entry line; the summary
+    still prints on stdout."""
+    files = [f for f in suite(tmp_path) if f.name.startswith("scale")]
+    r = batch(files, tmp_path / "q.jsonl", "--quiet", "--workers", "cold")
+    assert r.returncode == 0, r.stderr
+    assert len(results(tmp_path / "q.jsonl")) == 3
+    assert not [ln for ln in r.stderr.splitlines() if ln.startswith("[")], r.stderr
+    assert r.stdout.strip()
 
 
 def test_a_killed_or_hanging_workload_loses_nothing_else(tmp_path):

@@ -208,7 +208,8 @@ def test_the_front_end_follows_the_imports(tmp_path, imports, kind):
 def test_progress_is_printed_as_lines_when_stderr_is_no_terminal(capsys, monkeypatch):
     """Piped stderr (a script, CI, nohup) gets a line per PROGRESS_INTERVAL while a stage runs
     (30 s by default; 0.02 s here), each naming the file and the stage with the seconds since
-    the start; nothing follows the end (show(""))."""
+    the start, and one line as each stage ends with its own time; nothing follows the end
+    (show("")). --quiet's progress prints nothing."""
     import time
 
     from solar import cli
@@ -217,10 +218,31 @@ def test_progress_is_printed_as_lines_when_stderr_is_no_terminal(capsys, monkeyp
     show = cli._terminal_progress("model.py")  # capsys's stderr is no terminal
     show("capturing")
     time.sleep(0.2)
+    show("validating")
     show("")
     time.sleep(0.05)
     lines = capsys.readouterr().err.splitlines()
-    assert len(lines) >= 2, lines
-    assert all(ln == "model.py: capturing (0 s)" for ln in lines), lines
+    beats = [ln for ln in lines if ln == "model.py: capturing (0 s)"]
+    assert len(beats) >= 2, lines
+    ends = [ln for ln in lines if ln not in beats]
+    assert len(ends) == 2, lines
+    assert ends[0].startswith("model.py: capturing done in 0.") and ends[0].endswith(" s")
+    assert ends[1].startswith("model.py: validating done in 0.0")
     time.sleep(0.1)
     assert capsys.readouterr().err == ""
+    quiet = cli._terminal_progress("model.py", quiet=True)
+    quiet("capturing")
+    time.sleep(0.1)
+    quiet("")
+    assert capsys.readouterr().err == ""
+
+
+def test_rate_line_gives_the_pace_and_the_time_left():
+    from solar.report import rate_line
+
+    # 3 entries in 90 s: 2.0 a minute; 6 left take 3 minutes.
+    assert rate_line(3, 90.0, 6) == "2.0/min, about 3 min left"
+    assert rate_line(10, 60.0, 5) == "10.0/min, under a minute left"
+    # 1 a minute, 600 left: 10 hours.
+    assert rate_line(1, 60.0, 600) == "1.0/min, about 10.0 h left"
+    assert rate_line(4, 60.0, 0) == "4.0/min, done"

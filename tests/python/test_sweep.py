@@ -155,6 +155,23 @@ def test_sweep_pytorch_program_constants_and_constructor_args():
     assert points[1]["flops"] == 17_179_869_184
 
 
+def test_sweep_of_a_pytorch_program_prints_a_line_per_point_on_a_pipe():
+    # Two configurations, each captured: "point 1/2 (batch_size=2) in S s (R/min, T left)",
+    # then "point 2/2 ... done"; --quiet prints none of them (the table still prints).
+    args = ("sweep", str(LINEAR), "--dim", "batch_size=2,4")
+    r = solar_cli(*args)
+    assert r.returncode == 0, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ": point " in ln]
+    assert len(lines) == 2, r.stderr
+    assert lines[0].startswith(f"{LINEAR}: point 1/2 (batch_size=2) in ")
+    assert lines[0].endswith(" left)") and "/min, " in lines[0]
+    assert lines[1].startswith(f"{LINEAR}: point 2/2 (batch_size=4) in ")
+    assert lines[1].endswith("/min, done)")
+    quiet = solar_cli(*args, "--quiet")
+    assert quiet.returncode == 0 and ": point " not in quiet.stderr
+    assert quiet.stdout == r.stdout
+
+
 def test_sweep_pytorch_unknown_constant():
     r = solar_cli("sweep", str(LINEAR), "--dim", "hidden=1,2")
     assert r.returncode == 1
