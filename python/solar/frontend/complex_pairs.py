@@ -10,10 +10,9 @@ The rewritten operators are `polar`, `view_as_complex` and `view_as_real` (the p
 their layout, so the views cost nothing), products and sums of complex tensors (a complex
 product is four real products and two sums per element, as a kernel computes it), products
 with real tensors and scalars and quotients by them, magnitudes (`abs`), a real tensor made
-complex, torch.fft's
-transforms (`_fft_r2c`, `_fft_c2c`, `_fft_c2r`: one `fft` builtin per transformed dim,
-frontend/fft.py), and the views and copies in between. A complex input, buffer
-or constant is given in its pair form. An operator with no pair form that makes or reads a
+complex, torch.fft's transforms (`_fft_r2c`, `_fft_c2c`, `_fft_c2r`: one `fft` builtin per
+transformed dim, frontend/fft.py), and the views and copies in between. A complex input,
+buffer or constant is given in its pair form. An operator with no pair form that makes or reads a
 complex tensor, or a complex program output, is left, and the lowering names it."""
 
 from __future__ import annotations
