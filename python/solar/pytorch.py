@@ -91,18 +91,22 @@ def lower_pytorch(
     output_caches=True,
     training=False,
     fallback=None,
+    progress=None,
 ):
     """(capture, lowered) for a problem file path or an nn.Module with example inputs (a list
     of positional arguments, a dict of keyword arguments, or {"args": [...], "kwargs": {...}}).
     `overrides` ({constant: value}) replaces a problem file's module-level integer constants
     before it runs (`--dim` on a PyTorch program); `mode` "train" or "eval" sets the module's
-    mode (None: the one it has; a problem file's Model is built in training mode)."""
+    mode (None: the one it has; a problem file's Model is built in training mode).
+    `progress(stage)`, when given, is told the layers a problem file's capture reaches and
+    the lowering's start."""
     from .frontend import capture_module, capture_problem, lower
 
+    step = progress or (lambda stage: None)
     if isinstance(source, (str, bytes)) or hasattr(source, "__fspath__"):
         if overrides:
             check_overrides(str(source), overrides)
-        capture = capture_problem(str(source), overrides or None, mode, training)
+        capture = capture_problem(str(source), overrides or None, mode, training, progress)
     else:
         if example_inputs is None:
             from .errors import argument_error
@@ -115,6 +119,7 @@ def lower_pytorch(
             example_inputs = list(example_inputs)
         capture = capture_module(source, example_inputs, mode, output_caches, training)
     capture.fallback = fallback  # --llm-fallback: agent/fallback.py
+    step("lowering to the IR")
     return capture, lower(capture)
 
 
@@ -162,9 +167,9 @@ def analyze_pytorch(
     from .frontend.validate import validate as run_validation
 
     step = progress or (lambda stage: None)
-    step("capturing with torch.export and lowering to the IR")
+    step("capturing with torch.export")
     capture, lowered = lower_pytorch(
-        source, example_inputs, overrides, mode, output_caches, training, llm_fallback
+        source, example_inputs, overrides, mode, output_caches, training, llm_fallback, step
     )
     analysed = analyse_lowered(lowered, archs, fp32_math, cache_aware, emit_ir, step)
     _, graph, specs, analyses = analysed

@@ -237,6 +237,44 @@ def test_progress_is_printed_as_lines_when_stderr_is_no_terminal(capsys, monkeyp
     assert capsys.readouterr().err == ""
 
 
+DEEP = """import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Sequential(nn.Linear(16, 16), nn.ReLU())  # mixed classes: no stack
+        self.layers = nn.ModuleList(nn.Linear(16, 16) for _ in range(3))
+
+    def forward(self, x):
+        x = self.embed(x)
+        for layer in self.layers:
+            x = torch.relu(layer(x))
+        return x
+
+
+def get_inputs():
+    return [torch.randn(4, 16)]
+"""
+
+
+def test_a_capture_names_the_layers_it_reaches(tmp_path):
+    """A model with a stack of 3 like layers (and a Sequential of two classes, which is no
+    stack): with stderr a pipe, one line per layer as the trace leaves it, then the
+    lowering; --quiet prints none of them."""
+    path = tmp_path / "deep.py"
+    path.write_text(DEEP)
+    r = solar("analyze", str(path), "--no-validate")
+    assert r.returncode == 0, r.stderr
+    layers = [ln for ln in r.stderr.splitlines() if ": layer " in ln]
+    assert [ln.split(": layer ")[1].split(" done")[0] for ln in layers] == ["1/3", "2/3", "3/3"]
+    assert layers[0].startswith(f"{path}: capturing with torch.export: layer 1/3 done in ")
+    assert f"{path}: lowering to the IR done in " in r.stderr
+    quiet = solar("analyze", str(path), "--no-validate", "--quiet")
+    assert quiet.returncode == 0 and ": layer " not in quiet.stderr
+
+
 def test_rate_line_gives_the_pace_and_the_time_left():
     from solar.report import rate_line
 

@@ -657,8 +657,16 @@ def module_dim_names(model, sig, tensors) -> dict:
 
 
 def capture_problem(
-    path: str, overrides: dict | None = None, mode: str | None = None, training: bool = False
+    path: str,
+    overrides: dict | None = None,
+    mode: str | None = None,
+    training: bool = False,
+    progress=None,
 ) -> Capture:
+    """The capture of a problem file; `progress(stage)`, when given, is told each layer of
+    the model's layer stack as the trace reaches it (frontend/layers.py)."""
+    from .layers import layer_progress
+
     problem = load_problem(path, overrides)
     with fake_tensors():
         model, inputs = build_problem(problem, mode)
@@ -667,16 +675,17 @@ def capture_problem(
     from .specialise import reads_values
 
     try:
-        capture = _flat_capture(
-            model,
-            inputs,
-            path,
-            problem=problem,
-            model_bytes=model_bytes,
-            input_bytes=input_bytes,
-            mode=mode,
-            training=training,
-        )
+        with layer_progress(model, progress, "capturing with torch.export"):
+            capture = _flat_capture(
+                model,
+                inputs,
+                path,
+                problem=problem,
+                model_bytes=model_bytes,
+                input_bytes=input_bytes,
+                mode=mode,
+                training=training,
+            )
     except UserError as e:
         if training:
             raise
