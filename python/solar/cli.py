@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 import zipfile
 import zlib
 from pathlib import Path
@@ -242,7 +243,14 @@ def _definition_problem(args) -> str | None:
     if math_note:
         print(math_note)
     failed = False
-    for w, axes, path in paths:
+    started = time.perf_counter()
+
+    def tell(done: int) -> None:  # the pace and the time left on stderr, as solar batch
+        if not args.quiet:
+            pace = report.rate_line(done, time.perf_counter() - started, len(paths) - done)
+            print(f"{args.file}: workload {done}/{len(paths)} ({pace})", file=sys.stderr)
+
+    for done, (w, axes, path) in enumerate(paths, 1):
         try:
             _check_definition_outputs(d, w, axes, path)
             r = analyze_pytorch(
@@ -264,13 +272,16 @@ def _definition_problem(args) -> str | None:
             print(f"{w.uuid[:38]:38s} {'error':>12s} {'':>10s}  {e.kind}", flush=True)
             print(str(e), file=sys.stderr)
             rows.append({"workload": w.uuid, "axes": axes, "error": str(e)})
+            tell(done)
             continue
         a = r.analyses[0]
         failed = failed or r.validation.status == "failed"
         print(
             f"{w.uuid[:38]:38s} {report.seconds(a.fused.seconds):>12s} "
-            f"{report.bottleneck_text(a.fused.bottleneck):>10s}  {r.validation.status}"
+            f"{report.bottleneck_text(a.fused.bottleneck):>10s}  {r.validation.status}",
+            flush=True,
         )
+        tell(done)
         if narrow and (note := _narrow_note(args.definition_narrow, a)):
             print(note)
         if args.json:

@@ -66,6 +66,10 @@ def test_each_workload_gets_its_bound():
     assert r.returncode == 0, r.stderr
     assert "gemm_n256_k512: 3 workloads on H100_PCIe" in r.stdout
     assert "m1                                           132 ns" in r.stdout
+    # stderr (a pipe): a line per workload with the pace and the time left, as solar batch.
+    progress = [ln for ln in r.stderr.splitlines() if ": workload " in ln]
+    assert [ln.split(": workload ")[1].split(" ")[0] for ln in progress] == ["1/3", "2/3", "3/3"]
+    assert progress[-1].endswith("/min, done)"), progress
     one = solar(
         "analyze",
         GEMM,
