@@ -18,6 +18,7 @@ from .api import __version__
 from .report import (
     bottleneck_text,
     cache_line,
+    einsum_text,
     fusion_benefit_text,
     quantization_lines,
     rate,
@@ -271,7 +272,7 @@ def _node_table(graph, archs, analyses) -> str:
         row = [
             node.name,
             node.op,
-            node.einsum or "(data movement)",
+            einsum_text(node),
             (f"{node.macs:,}", node.macs),
             (f"{node.vector_flops:,}", node.vector_flops),
             (f"{node.bytes:,}", node.bytes),

@@ -217,7 +217,7 @@ def node_table(graph, analysis) -> str:
         if grouped:
             row.append(block.get(node.id, ""))
         row += [
-            node.einsum or "(data movement)",
+            einsum_text(node),
             f"{node.macs:,}",
             f"{node.vector_flops:,}",
             f"{node.bytes:,}",
@@ -470,3 +470,11 @@ def rate_line(finished: int, seconds: float, left: int) -> str:
         else f"about {remaining / 60:.1f} h"
     )
     return f"{per_minute:.1f}/min, {when} left"
+
+
+def einsum_text(node) -> str:
+    """A node's einsum column: its einsum string, or for a builtin what it does: "(fft)",
+    the builtin that computes (docs/ir.md, fft), or "(data movement)"."""
+    if node.einsum:
+        return node.einsum
+    return "(fft)" if node.op == "fft" else "(data movement)"

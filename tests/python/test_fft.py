@@ -27,6 +27,10 @@ def test_fft_convolution_validates_and_counts_the_transforms():
     r = solar.analyze(FftConv(), [torch.randn(2, 4, 8), torch.randn(4, 8)], arch="B200")
     assert r.validation.status == "full"
     ffts = [n for n in r.graph.nodes if n.op == "fft"]
+    # The per-node table names what they do: the one builtin that computes.
+    from solar.report import einsum_text
+
+    assert [einsum_text(n) for n in ffts] == ["(fft)"] * 3
     assert [n.attributes["kind"] for n in ffts] == ["r2c", "r2c", "c2r"]
     assert sum(n.vector_flops for n in ffts) == 1320
     # The fused bound reads u (256 B) and k (128 B) and writes y (256 B): 640 B; the spectra
