@@ -274,14 +274,18 @@ def make_inputs(program, seed: int = 0, dims=None, max_bytes=None):
     return _make_inputs(program, seed=seed, dims=dims, max_bytes=max_bytes)
 
 
-def sweep(program, axes, arch="H100_PCIe", grid: bool = False, fp32_math: str = "default"):
+def sweep(
+    program, axes, arch="H100_PCIe", grid: bool = False, fp32_math: str = "default", progress=None
+):
     """SOL across sizes: a list of dicts {dims, axis, arch, flops, bytes: {unfused, fused},
     seconds: {unfused, fused}, bottleneck: {unfused, fused}}, one per configuration and arch.
     `axes` maps a DIMS name (IR) or a module-level size constant (PyTorch) to sizes or to a
-    range 'A:B:xK' / 'A:B:+K'; see solar.explore.sweep."""
+    range 'A:B:xK' / 'A:B:+K'; `progress(done, total, dims, seconds)` is called as each
+    configuration of a PyTorch or JAX program is captured and analysed; see
+    solar.explore.sweep."""
     from .explore import sweep as _sweep
 
-    return _sweep(program, axes, arch=arch, grid=grid, fp32_math=fp32_math)
+    return _sweep(program, axes, arch=arch, grid=grid, fp32_math=fp32_math, progress=progress)
 
 
 def inverse_roofline(program, latency=None, rate=None, arch="H100_PCIe", fp32_math="default"):

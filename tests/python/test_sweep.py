@@ -143,9 +143,14 @@ def test_sweep_pytorch_program_constants_and_constructor_args():
     # get_init_inputs()). batch 128: MACs 128·8192·8192 = 8,589,934,592 -> 17,179,869,184
     # FLOPs; bytes 4·(128·8192 + 8192·8192 + 8192 + 128·8192) = 276,856,832 (one node: unfused
     # = fused). out_features 4096 at batch 256: MACs 256·8192·4096 -> 17,179,869,184 FLOPs.
+    told = []
     points = solar.sweep(
-        str(LINEAR), {"batch_size": [128], "out_features": [4096]}, arch="H100_PCIe"
+        str(LINEAR),
+        {"batch_size": [128], "out_features": [4096]},
+        arch="H100_PCIe",
+        progress=lambda done, total, dims, seconds: told.append((done, total, dims)),
     )
+    assert told == [(1, 2, {"batch_size": 128}), (2, 2, {"out_features": 4096})]
     assert [p["dims"] for p in points] == [
         {"batch_size": 128, "out_features": 8192},
         {"batch_size": 256, "out_features": 4096},
