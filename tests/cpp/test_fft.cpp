@@ -119,6 +119,15 @@ TEST(Fft, ErrorsNameWhatIsWrong) {
   testing::expect_user_error(
       trace(R"(fft(fft(x, dim="L", kind="r2c"), dim=1, kind="c2r", n=10))"), ErrorKind::kShape,
       "fft(): a c2r transform of n = 10 reads n/2 + 1 bins, but dim 'L' holds 5");
+  testing::expect_user_error(trace(R"(fft(x, dim="L", kind="r2c", onesided=2))"), ErrorKind::kShape,
+                             "fft(): inverse and onesided must be 0 or 1");
+  testing::expect_user_error(trace(R"(fft(x, dim="L", kind="r2c", inverse=1))"), ErrorKind::kShape,
+                             "fft(): an r2c transform is a forward one");
+  testing::expect_user_error(
+      trace(R"(fft(fft(x, dim="L", kind="r2c"), dim=1, kind="c2r", n=8, inverse=0))"),
+      ErrorKind::kShape, "fft(): a c2r transform is an inverse one");
+  testing::expect_user_error(trace(R"(fft(x, dim="L", kind="r2c", scale="half"))"),
+                             ErrorKind::kShape, "fft(): scale must be a finite number");
 }
 
 }  // namespace
