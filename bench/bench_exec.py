@@ -3,7 +3,8 @@
 For each op (one IR program in bench/exec/, one kernel called once by model()), in one run:
 
 - Solar native: solar.run(program, inputs, bounds_check=False) (leading parallel=True loops
-  under OpenMP, default thread count);
+  under OpenMP, default thread count), and the same with bounds checks (as `solar run`,
+  `solar validate` and the agent's validation run), column "checked ms";
 - Numba: the same IR kernel through bench/numba_shim.py (@njit(parallel=True), prange for
   parallel dims, fastmath=False), default thread count;
 - PyTorch eager on the CPU with the equivalent op, torch.set_num_threads(os.cpu_count()).
@@ -32,7 +33,14 @@ sizes (numba_shim.self_check).
 Ratios: Numba/Solar = Numba ms / Solar ms (>= 1: Solar faster); Solar/torch = Solar ms /
 torch ms (<= 1: Solar faster). Geomeans over the ops run. Targets (issue 14): native at
 least 2x faster than Numba (geomean Numba/Solar >= 2); geomean Solar/torch <= 1.5, and no
-op's Solar/torch above 3.
+op's Solar/torch above 3. Issue 44: the same with bounds checks (geomean <= 1.2, no op
+above 2x, checked and unchecked).
+
+Fraction of this machine's speed of light: the op's FLOPs and fused bytes as Solar counts
+them (solar.analyze at the benchmark's sizes) against this machine's peaks, measured at the
+start of the run: FLOP/s of torch.matmul at 2048^3 fp32 (best of 5), bytes/s of a 256 MiB
+NumPy copy (read + write, best of 5). "Solar %SOL" = max(FLOPs / peak FLOP/s, bytes / peak
+B/s) / Solar's time; "torch %SOL" the same for torch.
 """
 
 from __future__ import annotations
@@ -328,19 +336,21 @@ def bench_op(op, quick, target_s, torch_ops, warmup, quiet, rows, warnings):
     tfn = torch_ops[op]
     before = so_count(cache)
 
-    def run_solar():
-        return solar.run(prog, inputs, dims=dims, bounds_check=False, **BUDGET)["out0"]
+    def run_solar(checked=False):
+        return solar.run(prog, inputs, dims=dims, bounds_check=checked, **BUDGET)["out0"]
 
     s_t, s_n, s_out, s_load = quiet.measure(run_solar, target_s)
     if so_count(cache) != before:
         warnings.append(f"{op}: the full-size run compiled new code (size-specialised source)")
+    c_t, c_n, c_out, c_load = quiet.measure(lambda: run_solar(checked=True), target_s)
+    analysis = solar.analyze(prog, dims=dims, arch="B200").fused  # counts only: any arch
     n_t, n_n, n_out, n_load = quiet.measure(lambda: shim.run(inputs)["out0"], target_s)
     with torch.inference_mode():
         t_t, t_n, t_out, t_load = quiet.measure(lambda: tfn(t_inputs), target_s)
     t_out = t_out.numpy()
 
     checks = []
-    for name, got in (("solar", s_out), ("numba", n_out)):
+    for name, got in (("solar", s_out), ("solar checked", c_out), ("numba", n_out)):
         ok, err = agree(got, t_out, tol)
         checks.append(ok)
         if not ok:
@@ -376,24 +386,53 @@ def bench_op(op, quick, target_s, torch_ops, warmup, quiet, rows, warnings):
             "op": op,
             "shape": shape,
             "solar_ms": s_t * 1e3,
+            "checked_ms": c_t * 1e3,
+            "flops": analysis.flops,
+            "bytes": analysis.bytes,
             "numba_ms": n_t * 1e3,
             "torch_ms": t_t * 1e3,
-            "n": (s_n, n_n, t_n),
+            "n": (s_n, c_n, n_n, t_n),
             "cold_s": cold,
             "cached_ms": cached * 1e3,
             "process_first_ms": process_ms,
             "kernels_compiled": compiled,
             "numba_first_s": numba_first,
             "agree": all(checks),
-            "other_load": max(s_load, n_load, t_load, statistics.median(cached_loads)),
+            "other_load": max(s_load, c_load, n_load, t_load, statistics.median(cached_loads)),
         }
     )
     print(
-        f"  {op:<17} solar {s_t * 1e3:9.2f} ms (N={s_n})  numba {n_t * 1e3:9.2f} ms (N={n_n})  "
-        f"torch {t_t * 1e3:9.2f} ms (N={t_n})  cold {cold:.2f} s  cached {cached * 1e3:.1f} ms  "
-        f"other load {max(s_load, n_load, t_load, statistics.median(cached_loads)):.0%}",
+        f"  {op:<17} solar {s_t * 1e3:9.2f} ms (N={s_n})  checked {c_t * 1e3:9.2f} ms (N={c_n})  "
+        f"numba {n_t * 1e3:9.2f} ms (N={n_n})  torch {t_t * 1e3:9.2f} ms (N={t_n})  "
+        f"cold {cold:.2f} s  cached {cached * 1e3:.1f} ms  "
+        f"other load {rows[-1]['other_load']:.0%}",
         flush=True,
     )
+
+
+def machine_peaks(quick: bool) -> tuple[float, float]:
+    """(FLOP/s, bytes/s) this machine reaches: torch.matmul of fp32 squares (2048, or 512
+    with --quick) and a NumPy copy of 256 MiB (32 MiB), each the best of 5 after a warm-up."""
+    import numpy as np
+    import torch
+
+    n = 512 if quick else 2048
+    a, b = torch.rand(n, n), torch.rand(n, n)
+    src = np.ones((32 if quick else 256) << 18, np.float32)  # 2^18 floats per MiB
+    dst = np.empty_like(src)
+
+    def best(fn):
+        fn()
+        times = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+        return min(times)
+
+    flops = 2 * n**3 / best(lambda: torch.matmul(a, b))
+    bandwidth = 2 * src.nbytes / best(lambda: np.copyto(dst, src))
+    return flops, bandwidth
 
 
 def geomean(xs):
@@ -443,13 +482,23 @@ def main(argv=None) -> int:
     warmup = os.path.join(tempfile.mkdtemp(prefix="solar-bench-warmup-"), "warmup.py")
     Path(warmup).write_text(WARMUP_IR)
     solar.run(warmup, solar.make_inputs(warmup, seed=0), bounds_check=False)
+    quiet.wait()
+    peak_flops, peak_bytes = machine_peaks(args.quick)
+    print(
+        f"  machine peaks: {peak_flops / 1e9:.1f} GFLOP/s (torch.matmul fp32), "
+        f"{peak_bytes / 1e9:.1f} GB/s (NumPy copy)",
+        flush=True,
+    )
     for op in ops:
         bench_op(op, args.quick, target, torch_ops, warmup, quiet, rows, warnings)
+    for r in rows:
+        r["sol_ms"] = max(r["flops"] / peak_flops, r["bytes"] / peak_bytes) * 1e3
 
     print()
     hdr = (
-        f"{'op':<17} {'output':>15} {'Solar ms':>10} {'Numba ms':>10} {'torch ms':>10} "
-        f"{'Numba/Solar':>11} {'Solar/torch':>11} {'cold s':>7} {'cached ms':>9}  check"
+        f"{'op':<17} {'output':>15} {'Solar ms':>10} {'checked ms':>10} {'Numba ms':>10} "
+        f"{'torch ms':>10} {'Numba/Solar':>11} {'Solar/torch':>11} {'checked/torch':>13} "
+        f"{'Solar %SOL':>10} {'torch %SOL':>10} {'cold s':>7} {'cached ms':>9}  check"
     )
     print(hdr)
     print("-" * len(hdr))
@@ -457,9 +506,11 @@ def main(argv=None) -> int:
         cached_ms = max(r["cached_ms"], 0.0)
         noisy = f", noisy ({r['other_load']:.0%} other load)" if r["other_load"] > NOISY else ""
         print(
-            f"{r['op']:<17} {r['shape']:>15} {r['solar_ms']:10.2f} {r['numba_ms']:10.2f} "
-            f"{r['torch_ms']:10.2f} {r['numba_ms'] / r['solar_ms']:11.2f} "
-            f"{r['solar_ms'] / r['torch_ms']:11.2f} {r['cold_s']:7.2f} {cached_ms:9.1f}  "
+            f"{r['op']:<17} {r['shape']:>15} {r['solar_ms']:10.2f} {r['checked_ms']:10.2f} "
+            f"{r['numba_ms']:10.2f} {r['torch_ms']:10.2f} {r['numba_ms'] / r['solar_ms']:11.2f} "
+            f"{r['solar_ms'] / r['torch_ms']:11.2f} {r['checked_ms'] / r['torch_ms']:13.2f} "
+            f"{r['sol_ms'] / r['solar_ms']:10.0%} {r['sol_ms'] / r['torch_ms']:10.0%} "
+            f"{r['cold_s']:7.2f} {cached_ms:9.1f}  "
             f"{'ok' if r['agree'] else 'MISMATCH'}{noisy}"
         )
     print("-" * len(hdr))
@@ -478,6 +529,19 @@ def main(argv=None) -> int:
     print(
         f"worst op vs torch: {worst['op']} {w_torch:.2f}"
         f"  [target <= 3.0: {'met' if w_torch <= 3.0 else 'NOT met'}]"
+    )
+    for name, key in (("unchecked", "solar_ms"), ("checked", "checked_ms")):
+        g = geomean([r[key] / r["torch_ms"] for r in rows])
+        w = max(rows, key=lambda r: r[key] / r["torch_ms"])
+        met = g <= 1.2 and w[key] / w["torch_ms"] <= 2.0
+        print(
+            f"issue 44, {name}: geomean Solar/torch {g:.2f}, worst {w['op']} "
+            f"{w[key] / w['torch_ms']:.2f}  [target <= 1.2 and <= 2.0: "
+            f"{'met' if met else 'NOT met'}]"
+        )
+    print(
+        f"%SOL against this machine's measured peaks: {peak_flops / 1e9:.1f} GFLOP/s, "
+        f"{peak_bytes / 1e9:.1f} GB/s; FLOPs and fused bytes as solar.analyze counts them"
     )
     for w in warnings:
         print(w)
@@ -530,6 +594,8 @@ def main(argv=None) -> int:
                     "geomean_numba_over_solar": g_numba,
                     "geomean_solar_over_torch": g_torch,
                     "worst_solar_over_torch": {"op": worst["op"], "ratio": w_torch},
+                    "peak_flops_per_second": peak_flops,
+                    "peak_bytes_per_second": peak_bytes,
                 },
                 indent=2,
             )

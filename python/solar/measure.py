@@ -196,7 +196,7 @@ def _over_budget(graph, max_bytes: int, max_seconds: float) -> str:
     from .execution import estimate_seconds
 
     peak, _, _ = _core.estimate_cost(graph)
-    seconds = estimate_seconds(graph, "native", bounds_check=False)
+    seconds = estimate_seconds(graph, "native")
     why = []
     if peak > max_bytes:
         why.append(f"{peak / 2**30:.2f} GiB of arrays (budget {max_bytes / 2**30:.2f} GiB)")
@@ -257,7 +257,7 @@ def choose_sizes(
             "raise the budget ($SOLAR_MEASURE_MAX_SECONDS, $SOLAR_MEASURE_MAX_BYTES) or "
             "give smaller sizes with --dim NAME=VALUE",
         )
-    start = start_factor(estimate_seconds(graph, "native", bounds_check=False), max_seconds)
+    start = start_factor(estimate_seconds(graph, "native"), max_seconds)
     last = why
     slow: list[tuple] = []  # (estimate, overrides, graph, scaled): within memory, over time
 
@@ -271,7 +271,7 @@ def choose_sizes(
         over = _over_budget(small, max_bytes, max_seconds)
         scaled = ", ".join(f"{k} {sizes[k]}->{overrides[k]}" for k in attempt)
         if over and _core.estimate_cost(small)[0] <= max_bytes:  # over time only
-            estimate = estimate_seconds(small, "native", bounds_check=False)
+            estimate = estimate_seconds(small, "native")
             slow.append((estimate, overrides, small, scaled))
         if over:
             last = over

@@ -32,6 +32,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -214,12 +215,8 @@ class Generator {
  public:
   Generator(const Program& program, const Kernel& kernel, const LiftedCall& lifted,
             const std::vector<Scalar>& scalars, const std::vector<Array>& tensors,
-            bool bounds_check, bool parallel)
-      : kernel_(kernel),
-        lifted_(lifted),
-        tensors_(tensors),
-        bounds_check_(bounds_check),
-        parallel_(parallel) {
+            bool bounds_check)
+      : kernel_(kernel), lifted_(lifted), tensors_(tensors), bounds_check_(bounds_check) {
     env_ = call_env(program, kernel, lifted, scalars);
   }
 
@@ -252,14 +249,15 @@ class Generator {
   }
 
   // Flat address of an access: offset + Σ coef_l * i_l over the loops that index it, with
-  // every number a run-time slot. With bounds checks, each dim's index is checked first.
+  // every number a run-time slot. With bounds checks, each dim's index that the generator
+  // could not prove in range (checked_) is checked first.
   std::string address(const solar::Access& a, const Nest& nest, const std::string& indent) {
     const std::vector<int64_t>& shape = tensors_[static_cast<size_t>(a.tensor)].shape;
     std::vector<bool> used(nest.loops.size(), false);
     for (size_t d = 0; d < a.index.size(); ++d) {
       const AffineExpr& idx = a.index[d];
       for (const AffineTerm& term : idx.terms) used[static_cast<size_t>(term.loop)] = true;
-      if (!bounds_check_) continue;
+      if (!checked_.count(&idx)) continue;
       const int64_t off =
           idx.constant ? eval_static_int(*idx.constant, env_, "an index offset") : 0;
       std::string check = off != 0 ? int_slot(off) : "0";
@@ -758,6 +756,101 @@ class Generator {
       }
     }
     rest->push_back(&g);
+  }
+
+  // Bounds checks proven when the kernel is generated, from the sizes of this call. Index
+  // `idx` (an affine form) of a dim of extent `size` lies in [0, size) at every point of the
+  // nest's box (loop l from 0 to n_l - 1) where `facts` hold (affine forms known >= 0 there):
+  // idx - g and (size - 1 - idx) - g are >= 0 at the box's minimum for g = 0 or some fact g.
+  // Linear bounds over a box only: an index that needs two facts together, or a fact scaled,
+  // stays checked at run time, as does one whose bound overflows 64 bits.
+  bool in_range(const Affine& idx, int64_t size, const Nest& n,
+                const std::vector<Affine>& facts) const {
+    std::vector<int64_t> last(n.loops.size());  // each loop's last value
+    for (size_t l = 0; l < n.loops.size(); ++l) {
+      last[l] = lifted_.dims.at(n.loops[l].dim) - 1;
+      if (last[l] < 0) return true;  // the nest runs no point
+    }
+    // Whether sign * idx + shift - g >= 0 at the box's minimum (g = 0 when null).
+    auto nonneg = [&](int64_t sign, int64_t shift, const Affine* g) {
+      int64_t low = 0, c = 0, t = 0;
+      if (__builtin_mul_overflow(sign, idx.constant, &low) ||
+          __builtin_add_overflow(low, shift, &low) ||
+          __builtin_sub_overflow(low, g ? g->constant : 0, &low))
+        return false;
+      for (size_t l = 0; l < last.size(); ++l) {
+        if (__builtin_mul_overflow(sign, idx.coef[l], &c) ||
+            __builtin_sub_overflow(c, g ? g->coef[l] : 0, &c) ||
+            __builtin_mul_overflow(c < 0 ? c : 0, last[l], &t) ||
+            __builtin_add_overflow(low, t, &low))
+          return false;
+      }
+      return low >= 0;
+    };
+    auto proven = [&](int64_t sign, int64_t shift) {
+      if (nonneg(sign, shift, nullptr)) return true;
+      for (const Affine& g : facts)
+        if (nonneg(sign, shift, &g)) return true;
+      return false;
+    };
+    return proven(1, 0) && proven(-1, size - 1);
+  }
+
+  // The affine conjuncts of a guard as forms known >= 0 where it holds (integers: a < b is
+  // b - a - 1 >= 0).
+  std::vector<Affine> guard_facts(const Expr* guard, const Nest& n) const {
+    std::vector<Affine> facts;
+    if (!guard) return facts;
+    std::vector<Constraint> affine;
+    std::vector<const Expr*> rest;
+    split_guard(*guard, n, &affine, &rest);
+    for (const Constraint& c : affine) {
+      Affine f = c.form;  // form OP 0
+      const bool negate = c.op == Op::kLt || c.op == Op::kLe;
+      if (negate) {
+        for (int64_t& v : f.coef) v = -v;
+        f.constant = -f.constant;
+      }
+      if (c.op == Op::kLt || c.op == Op::kGt) f.constant -= 1;
+      facts.push_back(std::move(f));
+    }
+    return facts;
+  }
+
+  // The index dims of the nest's accesses not proven in range (in_range), which the checked
+  // path tests at run time. A target is proven over the whole box: the vector path loads and
+  // stores a reduction's target outside its guard. A read may use its update's guard, except
+  // on the GEMM path (`gemm` not null), where only the guarded operand is packed under it.
+  std::set<const AffineExpr*> unproven(const Nest& n, const GemmPlan* gemm) const {
+    std::set<const AffineExpr*> out;
+    auto test = [&](const solar::Access& a, const std::vector<Affine>& facts) {
+      const std::vector<int64_t>& shape = tensors_[static_cast<size_t>(a.tensor)].shape;
+      for (size_t d = 0; d < a.index.size(); ++d) {
+        Affine f{std::vector<int64_t>(n.loops.size(), 0), 0};
+        bool ok = true;
+        const AffineExpr& idx = a.index[d];
+        if (idx.constant) f.constant = eval_static_int(*idx.constant, env_, "an index offset");
+        for (const AffineTerm& t : idx.terms) {
+          const int64_t cf =
+              t.coefficient ? eval_static_int(*t.coefficient, env_, "a coefficient") : 1;
+          ok = ok && !__builtin_add_overflow(f.coef[static_cast<size_t>(t.loop)], cf,
+                                             &f.coef[static_cast<size_t>(t.loop)]);
+        }
+        if (!ok || !in_range(f, shape[d], n, facts)) out.insert(&idx);
+      }
+    };
+    for (const Update& u : n.updates) {
+      test(u.target, {});
+      const std::vector<Affine> facts = guard_facts(u.guard.get(), n);
+      const int guarded = !gemm                   ? -1
+                          : gemm->guard_side == 1 ? gemm->a
+                          : gemm->guard_side == 2 ? gemm->b
+                                                  : -2;
+      for (size_t r = 0; r < u.reads.size(); ++r)
+        test(u.reads[r],
+             guarded == -1 || guarded == static_cast<int>(r) ? facts : std::vector<Affine>{});
+    }
+    return out;
   }
 
   // The guard conjuncts split_guard left per element, as one C++ condition ("" for none).
@@ -1396,18 +1489,22 @@ class Generator {
       src_ << indent << "  const int64_t n" << l << " = "
            << int_slot(lifted_.dims.at(n.loops[l].dim)) << ";\n";
     }
+    // With bounds checks, a nest whose accesses are all proven in range takes the same paths
+    // as without; the others run sequentially, testing each access not proven, in order.
     GemmPlan plan;
-    if (!bounds_check_ && gemm_plan(n, &plan)) {
+    if (gemm_plan(n, &plan) && (!bounds_check_ || unproven(n, &plan).empty())) {
       gemm_nest(n, plan, indent + "  ");
       src_ << "  }\n";
       return;
     }
-    if (!bounds_check_) {
+    if (bounds_check_) checked_ = unproven(n, nullptr);
+    if (checked_.empty()) {
       vector_nest(n, indent + "  ");
       src_ << "  }\n";
       return;
     }
-    // With bounds checks: every access checked in order, sequentially.
+    const bool saved_parallel = parallel_;
+    parallel_ = false;  // a failed check returns from the kernel
     size_t leading = 0;
     while (leading < n.loops.size() && n.loops[leading].parallel) ++leading;
     std::vector<size_t> all(n.loops.size());
@@ -1418,6 +1515,8 @@ class Generator {
           for (const Update& u : n.updates) update(u, n, in);
         },
         indent + "  ");
+    parallel_ = saved_parallel;
+    checked_.clear();
     src_ << "  }\n";
   }
 
@@ -1463,7 +1562,8 @@ class Generator {
   const LiftedCall& lifted_;
   const std::vector<Array>& tensors_;
   bool bounds_check_;
-  bool parallel_;  // OpenMP allowed (off with bounds checks, and inside a GEMM team)
+  bool parallel_ = true;  // OpenMP allowed (off on the checked path, and inside a GEMM team)
+  std::set<const AffineExpr*> checked_;  // index dims the current nest tests at run time
   StaticEnv env_;
   std::ostringstream src_;
   std::vector<int64_t> ints_;
@@ -1754,12 +1854,44 @@ void pin_libraries(void* handle) {
   }
 }
 
+// OpenBLAS as Debian builds it (DYNAMIC_ARCH) picks its kernels once, when it is loaded, from
+// the CPU's vendor and model number; on a model it does not know (a newer Xeon, or a VM that
+// reports none) it falls back to a generic SSE kernel: a 1024^3 matmul took 67.7 ms so,
+// 11.5 ms with OPENBLAS_CORETYPE=SkylakeX (issue 44). It reads OPENBLAS_CORETYPE then and
+// offers no call to choose later, so before the first kernel loads it, this names the core
+// from the CPU's features (what the OS enables, by the compiler's __builtin_cpu_supports):
+// unless the user named one, or OpenBLAS is already loaded (then it has chosen). The names
+// are cores OpenBLAS 0.3 knows, whose single and double GEMMs are the ones a newer
+// core of the same features runs (Cooperlake and Sapphire Rapids add bf16 kernels, which the
+// executor does not call). The environment, and the library it configures, are the
+// process's own: each kernel load checks again (a getenv and a dlopen that loads
+// nothing, against the compile or the verified read before it), and setenv does not overwrite.
+void choose_blas_core() {
+  if (std::getenv("OPENBLAS_CORETYPE")) return;
+  if (void* h = dlopen("libopenblas.so.0", RTLD_LAZY | RTLD_NOLOAD)) {
+    dlclose(h);
+    return;
+  }
+  __builtin_cpu_init();
+  CpuFeatures cpu;
+  cpu.avx = __builtin_cpu_supports("avx");
+  cpu.avx2 = __builtin_cpu_supports("avx2");
+  cpu.fma = __builtin_cpu_supports("fma");
+  cpu.avx512f = __builtin_cpu_supports("avx512f");
+  cpu.avx512bw = __builtin_cpu_supports("avx512bw");
+  cpu.avx512dq = __builtin_cpu_supports("avx512dq");
+  cpu.avx512vl = __builtin_cpu_supports("avx512vl");
+  cpu.avx512cd = __builtin_cpu_supports("avx512cd");
+  if (const char* core = openblas_core_for(cpu)) ::setenv("OPENBLAS_CORETYPE", core, 0);
+}
+
 // Loads the verified object open as `fd` (its descriptor is kept with the kernel while it is
 // loaded). Each object carries its key as `solar_kernel_key`: the dynamic loader knows an
 // object also by every /proc/self/fd name it was opened under, and a name another session
 // used may now be a different descriptor, so a handle with another key is put back and the
 // object opened under a fresh descriptor number.
 std::optional<Loaded> open_object(UniqueFd fd, const std::string& key, std::string* why) {
+  choose_blas_core();
   std::vector<UniqueFd> tried;  // numbers that named another object: kept open while trying
   for (int attempt = 0; attempt < 16; ++attempt) {
     void* handle = dlopen(fd_path(fd.get()).c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -1842,6 +1974,14 @@ std::string run_compiler(const std::vector<std::string>& argv, const fs::path& l
 }  // namespace solar::detail
 
 namespace solar {
+
+const char* openblas_core_for(const CpuFeatures& cpu) {
+  if (cpu.avx512f && cpu.avx512bw && cpu.avx512dq && cpu.avx512vl && cpu.avx512cd)
+    return "SkylakeX";
+  if (cpu.avx2 && cpu.fma) return "Haswell";
+  if (cpu.avx) return "Sandybridge";
+  return nullptr;
+}
 
 struct NativeSession::Impl {
   std::mutex mutex;
@@ -1999,10 +2139,10 @@ void run_native_kernel(const Program& program, const Kernel& kernel, const Lifte
                        const std::vector<Scalar>& scalar_args, std::vector<Array>& tensors,
                        const ExecOptions& options, const std::string& call_name,
                        NativeSession& session, ExecReport& report) {
-  // With bounds checks the generated code runs sequentially and stops at the first bad
-  // access; the interpreter then re-runs the call to report it with the full context.
-  Generator gen(program, kernel, lifted, scalar_args, tensors, options.bounds_check,
-                /*parallel=*/!options.bounds_check);
+  // With bounds checks the generated code stops at the first bad access (nests with accesses
+  // not proven in range run sequentially); the interpreter then re-runs the call to report it
+  // with the full context.
+  Generator gen(program, kernel, lifted, scalar_args, tensors, options.bounds_check);
   gen.generate();
   NativeSession::Impl& state = session.impl();
   KernelFn fn = nullptr;

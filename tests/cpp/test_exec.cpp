@@ -309,5 +309,19 @@ TEST_F(NativeFixture, ASessionUnloadsItsKernelsButKeepsTheLibrariesTheyPulledIn)
   EXPECT_NE(dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD), nullptr);
 }
 
+TEST(OpenBlasCore, FollowsTheCpusFeaturesNotItsModel) {
+  // The machine: an AVX-512 Xeon whose model OpenBLAS 0.3.21 does not know (it ran a
+  // generic kernel); AVX-512 F, BW, DQ, VL and CD name SkylakeX whatever the model.
+  CpuFeatures cpu{true, true, true, true, true, true, true, true};
+  EXPECT_STREQ(openblas_core_for(cpu), "SkylakeX");
+  cpu.avx512bw = false;  // AVX-512 F alone (Knights Landing): not SkylakeX's kernels
+  EXPECT_STREQ(openblas_core_for(cpu), "Haswell");
+  cpu = CpuFeatures{true, true, true};  // AVX2 and FMA (Haswell, Zen 1-3)
+  EXPECT_STREQ(openblas_core_for(cpu), "Haswell");
+  cpu.fma = false;
+  EXPECT_STREQ(openblas_core_for(cpu), "Sandybridge");
+  EXPECT_EQ(openblas_core_for(CpuFeatures{}), nullptr);  // SSE only: OpenBLAS chooses
+}
+
 }  // namespace
 }  // namespace solar

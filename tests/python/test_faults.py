@@ -511,9 +511,10 @@ def test_the_interpreter_run_names_its_backend(tmp_path):
 
 # --- Ctrl-C --------------------------------------------------------------------------------
 
-# Not a plain contraction (exp of an operand): the native backend runs it as loops, on one
-# thread with bounds checks, under OpenMP without. 1024 x 2048 x 2048 = 4.3e9 points: more
-# than 2 s on any machine here even with every core (an exp and a multiply-add per point).
+# Not a plain contraction (exp of an operand): the native backend runs it as loops, under
+# OpenMP (its accesses are proven in range, so with bounds checks too). 1024 x 2048 x 2048 =
+# 4.3e9 points: more than 2 s on any machine here even with every core (an exp and a
+# multiply-add per point).
 LONG = """
 @kernel
 def expmm(A: Tensor("M,K"), B: Tensor("K,N")) -> Tensor("M,N"):
@@ -527,6 +528,12 @@ DIMS = {"M": 4096, "K": 2048, "N": 2048}
 def model(a: Tensor("M,K"), b: Tensor("K,N")):
     return expmm(a, b)
 """
+# The same with A's index 2k under k < K // 2, in range but not proven (the guard would have
+# to be doubled): with bounds checks it is tested at run time, on one thread.
+LONG_CHECKED = LONG.replace(
+    "C[m, n] += exp(A[m, k] * B[k, n])",
+    'if k < size("K") // 2:\n                    C[m, n] += exp(A[m, 2 * k] * B[k, n])',
+)
 
 
 def _interrupt(cmd: list, env: dict, ready) -> tuple[int, float, str]:
@@ -550,16 +557,17 @@ def _interrupt(cmd: list, env: dict, ready) -> tuple[int, float, str]:
 
 
 @pytest.mark.native
-@pytest.mark.parametrize("checks", ["bounds-checked", "unchecked"])
+@pytest.mark.parametrize("checks", ["checked-at-run-time", "bounds-checked", "unchecked"])
 def test_ctrl_c_stops_a_native_kernel_within_a_second(tmp_path, checks):
     # Before: the kernel ran to its end (parallel loops never polled the flag) and the
     # command exited 0. The kernel is compiled first (tiny sizes: the same source), then a
     # run of several seconds is interrupted 2 s after it started.
-    prog = write(tmp_path, LONG)
+    prog = write(tmp_path, LONG_CHECKED if checks == "checked-at-run-time" else LONG)
     cache = tmp_path / "kernels"
     env = env_with(SOLAR_CACHE_DIR=cache)
     flags = ["--no-bounds-check"] if checks == "unchecked" else []
-    small = ["--dim", "M=2", "--dim", "K=3", "--dim", "N=4"]
+    # K = 5: at K = 3, 2k would be proven in range (k <= 0), a kernel of its own.
+    small = ["--dim", "M=2", "--dim", "K=5", "--dim", "N=4"]
     assert cli("inputs", prog, "--out", tmp_path / "s.npz", *small).returncode == 0
     r = cli("run", prog, "--inputs", tmp_path / "s.npz", *small, *flags, env=env)
     assert r.returncode == 0 and "native backend" in r.stdout, r.stderr
@@ -571,6 +579,9 @@ def test_ctrl_c_stops_a_native_kernel_within_a_second(tmp_path, checks):
     )
     assert rc == 130 and "solar: interrupted" in err, err
     assert after < 1.0
+    # One kernel, compiled at the small sizes; a failed check would return 1 from it.
+    (source,) = cache.glob("*.cpp")
+    assert ("return 1;" in source.read_text()) == (checks == "checked-at-run-time")
 
 
 @pytest.mark.native

@@ -427,3 +427,144 @@ def test_guards_bound_the_outer_loop_they_read(tmp_path, monkeypatch):
     assert "for (int64_t i1 = lo1_" in cpp
     assert "for (int64_t i0 = lo0_" in cpp
     assert "+= 4096)" in cpp
+
+
+# With bounds checks (solar run, solar validate, the agent's validation), an access the
+# generator proves in range from the loop bounds and the update's guard is not tested at run
+# time, and a nest whose accesses are all proven takes the fast paths above.
+CHECKED = {
+    # A[m, k] and B[k, n] over the box: proven, the GEMM path.
+    "matmul": """
+@kernel
+def mm(A: Tensor("M,K"), B: Tensor("K,N")) -> Tensor("M,N"):
+    C = Tensor(M=A.shape[0], N=B.shape[1])
+    for m in Dim("M", parallel=True):
+        for n in Dim("N", parallel=True):
+            for k in Dim("K"):
+                C[m, n] += A[m, k] * B[k, n]
+    return C
+
+
+def model(a: Tensor("M,K", role="input"), b: Tensor("K,N", role="input")):
+    return mm(a, b)
+""",
+    # X[i + r - 1] is in [0, N) where both conjuncts of the padding guard hold: proven.
+    "padded": """
+@kernel
+def conv1d(X: Tensor("N"), W: Tensor("R")) -> Tensor("N"):
+    Y = Tensor(N=X.shape[0])
+    for i in Dim("N", parallel=True):
+        for r in Dim("R"):
+            if 0 <= i + r - 1 and i + r - 1 < size("N"):
+                Y[i] += X[i + r - 1] * W[r]
+    return Y
+
+
+def model(x: Tensor("N", role="input"), w: Tensor("R", role="input")):
+    return conv1d(x, w)
+""",
+    # X[2 * i] under i < N // 2: in range, but only with the fact doubled, which the proof
+    # does not do: checked at run time.
+    "scaled": """
+@kernel
+def evens(X: Tensor("N")) -> Tensor("N"):
+    Y = Tensor(N=X.shape[0])
+    for i in Dim("N", parallel=True):
+        if i < size("N") // 2:
+            Y[i] = X[2 * i]
+    return Y
+
+
+def model(x: Tensor("N", role="input")):
+    return evens(x)
+""",
+}
+
+
+def test_bounds_checks_proven_when_generated(tmp_path, monkeypatch):
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((7, 5)).astype(np.float32), rng.standard_normal((5, 3))
+    x, w = rng.standard_normal(9).astype(np.float32), rng.standard_normal(3).astype(np.float32)
+    cases = {
+        "matmul": ([a, b.astype(np.float32)], {"M": 7, "K": 5, "N": 3}),
+        "padded": ([x, w], {"N": 9, "R": 3}),
+        "scaled": ([x], {"N": 9}),
+    }
+    cpp, out = {}, {}
+    for name, (inputs, dims) in cases.items():
+        cache = tmp_path / name
+        monkeypatch.setenv("SOLAR_CACHE_DIR", str(cache))
+        path = tmp_path / f"{name}.py"
+        path.write_text(HEADER + CHECKED[name])
+        try:
+            out[name] = solar.run(str(path), inputs, dims=dims, backend="native")
+        except solar.UserError as err:
+            if "compile" in str(err) or "compiler" in str(err):
+                pytest.skip(f"native backend unavailable: {err}")
+            raise
+        cpp[name] = "\n".join(p.read_text() for p in sorted(cache.rglob("*.cpp")))
+    # A failed check returns 1 from the kernel; none is generated where all are proven.
+    assert "return 1;" not in cpp["matmul"] and "contraction: GEMMs" in cpp["matmul"]
+    assert "return 1;" not in cpp["padded"] and "#pragma omp" in cpp["padded"]
+    assert cpp["scaled"].count("return 1;") == 1  # X's index; Y[i] is proven
+    _close(out["matmul"]["out0"], a.astype(np.float64) @ b.astype(np.float32), "matmul")
+    xp = np.pad(x.astype(np.float64), 1)
+    _close(out["padded"]["out0"], sum(xp[r : r + 9] * w[r] for r in range(3)), "padded")
+    # Y[i] = X[2i] for i < 4 (9 // 2), 0 after.
+    np.testing.assert_array_equal(out["scaled"]["out0"], np.r_[x[0:8:2], np.zeros(5, np.float32)])
+
+
+# Before its first kernel loads OpenBLAS, the native backend names OpenBLAS's core from the
+# CPU's features (OpenBLAS itself goes by the model number and falls back to a generic kernel
+# on one it does not know); a core the user named is kept. Each case is a fresh process, in
+# which nothing has loaded OpenBLAS yet.
+CORE_PROBE = r"""
+import ctypes, sys
+import numpy as np
+import solar
+a = np.ones((8, 8), np.float32)
+solar.run(sys.argv[1], [a, a], dims={"M": 8, "K": 8, "N": 8}, backend="native")
+libc = ctypes.CDLL(None)
+libc.getenv.restype = ctypes.c_char_p
+blas = ctypes.CDLL("libopenblas.so.0", mode=ctypes.RTLD_GLOBAL)
+blas.openblas_get_corename.restype = ctypes.c_char_p
+print(libc.getenv(b"OPENBLAS_CORETYPE").decode(), blas.openblas_get_corename().decode())
+"""
+
+
+def test_openblas_core_follows_the_cpu_features(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    flags = set()
+    for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("flags"):
+            flags = set(line.split(":", 1)[1].split())
+            break
+    avx512 = {"avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd"}
+    if avx512 <= flags:
+        expect = "SkylakeX"
+    elif {"avx2", "fma"} <= flags:
+        expect = "Haswell"
+    elif "avx" in flags:
+        expect = "Sandybridge"
+    else:
+        pytest.skip("a CPU without AVX: OpenBLAS chooses its own core")
+    prog = tmp_path / "mm.py"
+    prog.write_text(HEADER + CHECKED["matmul"])
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+    env["SOLAR_CACHE_DIR"] = str(tmp_path / "kernels")
+
+    def probe(**extra):
+        r = subprocess.run(
+            [sys.executable, "-c", CORE_PROBE, str(prog)],
+            env={**env, **extra},
+            capture_output=True,
+            text=True,
+        )
+        assert r.returncode == 0, r.stderr
+        return r.stdout.split()
+
+    assert probe() == [expect, expect]
+    assert probe(OPENBLAS_CORETYPE="Sandybridge") == ["Sandybridge", "Sandybridge"]

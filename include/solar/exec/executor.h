@@ -117,6 +117,18 @@ struct ExecReport {
 // written. "" when both look usable (a compile can still fail: kind kCompile).
 std::string native_unavailable_reason(const ExecOptions& options);
 
+// The x86 features that decide which OpenBLAS core runs the executor's GEMMs.
+struct CpuFeatures {
+  bool avx = false, avx2 = false, fma = false;
+  bool avx512f = false, avx512bw = false, avx512dq = false, avx512vl = false, avx512cd = false;
+};
+
+// The OpenBLAS core (OPENBLAS_CORETYPE) for a CPU with these features, set before OpenBLAS
+// first loads unless the user set one (the native backend does so before it loads its first
+// kernel, docs/execution.md): SkylakeX with AVX-512 (F, BW, DQ, VL, CD), Haswell
+// with AVX2 and FMA, Sandybridge with AVX; null below that (OpenBLAS's own choice).
+const char* openblas_core_for(const CpuFeatures& cpu);
+
 // Thrown when ExecOptions::cancel was set.
 class Interrupted : public std::runtime_error {
  public:
@@ -124,13 +136,14 @@ class Interrupted : public std::runtime_error {
 };
 
 // What executing the graph will cost, for budgets: peak bytes of live arrays and the number
-// of loop iterations times operations per iteration. With `packed_gemms` (the native backend
-// without bounds checks), a contraction nest also holds its packed operands and result while
-// it runs (the GEMM path: (|A| + |B| + |C|) x 4 or 8 bytes), counted in the peak.
+// of loop iterations times operations per iteration. With `packed_gemms` (the native backend,
+// whose GEMM path runs with bounds checks too where they are proven when the kernel is
+// generated), a contraction nest also holds its packed operands and result while it runs
+// ((|A| + |B| + |C|) x 4 or 8 bytes), counted in the peak.
 struct ExecCost {
   int64_t peak_bytes = 0;
   int64_t operations = 0;  // Σ over nests of points × (1 + operators per point)
-  // MACs of the contraction nests the native backend without bounds checks may run as GEMMs:
+  // MACs of the contraction nests the native backend may run as GEMMs:
   // every MAC nest except those whose output is written at an affine position (the scatter
   // form of a transposed convolution, an output dim such as (H+R)), which stay scalar loops.
   int64_t gemm_macs = 0;

@@ -30,7 +30,7 @@ def validation_bytes(graph, capture: Capture, backend: str) -> tuple[int, str]:
     comparison of the largest output."""
     from ..execution import estimate_bytes, storage_bytes_of
 
-    peak = estimate_bytes(graph, backend, bounds_check=False)
+    peak = estimate_bytes(graph, backend)
     tensors = graph.tensors
     ir_inputs = sum(storage_bytes_of(tensors[t]) for t in graph.inputs)
     outputs = [tensors[t] for t in graph.outputs]
@@ -60,7 +60,7 @@ def check_validation_budget(graph, capture: Capture, backend: str, max_bytes, ma
     from ..execution import budget_error, estimate_seconds
 
     total, what = validation_bytes(graph, capture, backend)
-    seconds = estimate_seconds(graph, backend, bounds_check=False)
+    seconds = estimate_seconds(graph, backend)
     over = []
     if total > max_bytes:
         over.append(f"{total / 2**30:.2f} GiB ({what}; budget {max_bytes / 2**30:.2f} GiB)")

@@ -115,6 +115,6 @@ def scaled_run(text: str, graph, backend: str, max_seconds, step):
     sizes = scalable_sizes(text)
     if not sizes:
         return None, sizes
-    seconds = estimate_seconds(graph, backend, bounds_check=False)
+    seconds = estimate_seconds(graph, backend)
     start = start_factor(seconds, (max_seconds or DEFAULT_MAX_SECONDS) * 0.25)
     return run_search(size_search(sizes, start, 8), lambda o, a: step(o, sizes)), sizes

@@ -57,13 +57,13 @@ def _check_budget(graph, capture: JaxCapture, backend: str, max_bytes, max_secon
     and the IR's arrays, as for PyTorch (frontend/validate.py, validation_bytes)."""
     from ...execution import estimate_bytes, estimate_seconds, storage_bytes_of
 
-    peak = estimate_bytes(graph, backend, bounds_check=False)
+    peak = estimate_bytes(graph, backend)
     tensors = graph.tensors
     ir_inputs = sum(storage_bytes_of(tensors[t]) for t in graph.inputs)
     largest = max((int(np.prod(tensors[t].shape)) for t in graph.outputs), default=0)
     total = capture.argument_bytes + 2 * max(peak - ir_inputs, 0)
     total += COMPARE_BYTES_PER_ELEMENT * largest
-    seconds = estimate_seconds(graph, backend, bounds_check=False)
+    seconds = estimate_seconds(graph, backend)
     over = []
     if total > max_bytes:
         over.append(f"{total / 2**30:.2f} GiB (budget {max_bytes / 2**30:.2f} GiB)")
