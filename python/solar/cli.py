@@ -184,7 +184,7 @@ def _definition_problem(args) -> str | None:
     """For `solar analyze definition.json`: the generated PyTorch problem file of its one
     workload (or of --workload UUID), or None after printing a table for several."""
     from . import accuracy
-    from .definitions import fp32_math_of, problem_text, slug, workloads_of
+    from .definitions import WorkloadTemplates, fp32_math_of, problem_text, slug, workloads_of
     from .execution import cache_dir
 
     d, items = workloads_of(args.file, args.workloads, dict(_dims(args.dim)))
@@ -239,32 +239,43 @@ def _definition_problem(args) -> str | None:
     archs = _archs(args.arch)
     rows = []
     print(f"{d.name}: {len(paths)} workloads on {archs[0].name} (docs/definitions.md)")
-    print(f"{'workload':38s} {'fused SOL':>12s} {'bound by':>10s}  validation")
+    print(f"{'workload':38s} {'fused SOL':>12s} {'bound by':>10s}  {'validation':10s}  IR from")
     if math_note:
         print(math_note)
     failed = False
     started = time.perf_counter()
+    sizes = WorkloadTemplates(
+        d,
+        [(w, axes) for w, axes, _ in paths],
+        args.no_validate,
+        getattr(args, "capture_each", False),
+    )
 
     def tell(done: int) -> None:  # the pace and the time left on stderr, as solar batch
         if not args.quiet:
             pace = report.rate_line(done, time.perf_counter() - started, len(paths) - done)
             print(f"{args.file}: workload {done}/{len(paths)} ({pace})", file=sys.stderr)
 
-    for done, (w, axes, path) in enumerate(paths, 1):
+    for done, i in enumerate(sizes.order, 1):
+        w, axes, path = paths[i]
+        policy = (
+            accuracy.parse(args.accuracy, args.fp32_math)
+            if args.accuracy is not None
+            else workload_policy(w.tolerance, args.fp32_math)
+        )
         try:
-            _check_definition_outputs(d, w, axes, path)
-            r = analyze_pytorch(
-                path,
-                archs=archs,
-                fp32_math=(
-                    accuracy.parse(args.accuracy, args.fp32_math)
-                    if args.accuracy is not None
-                    else workload_policy(w.tolerance, args.fp32_math)
-                ),
-                validate=not args.no_validate,
-                backend=args.backend,
-                cache_aware=not args.no_cache_aware,
-            )
+            route = _check_definition_outputs(d, w, axes, path)
+            r = sizes.from_template(i, route, path, archs, policy, not args.no_cache_aware)
+            if r is None:
+                r = analyze_pytorch(
+                    path,
+                    archs=archs,
+                    fp32_math=policy,
+                    validate=not args.no_validate,
+                    backend=args.backend,
+                    cache_aware=not args.no_cache_aware,
+                )
+                sizes.captured(i, r, route)
         except UserError as e:
             # One workload's error (its safetensors file missing) leaves the others to run:
             # its row says so, the full message goes to stderr, and the command exits 1.
@@ -278,7 +289,8 @@ def _definition_problem(args) -> str | None:
         failed = failed or r.validation.status == "failed"
         print(
             f"{w.uuid[:38]:38s} {report.seconds(a.fused.seconds):>12s} "
-            f"{report.bottleneck_text(a.fused.bottleneck):>10s}  {r.validation.status}",
+            f"{report.bottleneck_text(a.fused.bottleneck):>10s}  {r.validation.status:10s}  "
+            f"{sizes.source[i]}",
             flush=True,
         )
         tell(done)
@@ -292,7 +304,8 @@ def _definition_problem(args) -> str | None:
                     r.graph, archs, r.analyses, r.validation.status, r.validation.detail
                 )
             )
-            rows.append({"workload": w.uuid, "axes": axes, **doc})
+            rows.append({"workload": w.uuid, "axes": axes, "ir_from": sizes.source[i], **doc})
+    print(sizes.summary())
     if args.json:
         import json
 
@@ -304,14 +317,16 @@ def _definition_problem(args) -> str | None:
     return "failed" if failed else ""
 
 
-def _check_definition_outputs(d, w, axes: dict, path: str) -> None:
+def _check_definition_outputs(d, w, axes: dict, path: str) -> tuple | None:
     """The reference's outputs (a run on fake tensors) against the definition's declared
-    shapes and dtypes (docs/definitions.md)."""
-    from .definitions import check_outputs, reference_outputs
+    shapes and dtypes (docs/definitions.md); the route the run took (definitions.reference_run),
+    None when it failed."""
+    from .definitions import check_outputs, reference_run
 
-    returned = reference_outputs(path)
+    returned, route = reference_run(path)
     if returned is not None:
         check_outputs(d, w, axes, returned)
+    return route
 
 
 def _narrow_note(dtypes: str, analysis) -> str:
@@ -1215,6 +1230,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="a definition.json's workloads (JSON lines; default: the file beside it)",
     )
     a.add_argument("--workload", metavar="UUID", help="with a definition: only this workload")
+    a.add_argument(
+        "--capture-each",
+        action="store_true",
+        help="with a definition and --no-validate: capture every workload, no size template "
+        "(docs/definitions.md)",
+    )
     a.add_argument(
         "--llm-fallback",
         action="store_true",

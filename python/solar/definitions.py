@@ -721,16 +721,204 @@ def reference_outputs(problem: str) -> list | None:
     """[(shape, dtype)] of the outputs of a generated problem file (`problem_text`), from one
     run on fake tensors (nothing allocated; dtype as torch names it). None when that run
     fails: the capture that follows runs it again and reports the failure with its hint."""
+    return reference_run(problem)[0]
+
+
+def reference_run(problem: str) -> tuple[list | None, tuple | None]:
+    """(reference_outputs, the path the run took): the lines of the problem file it executed,
+    in order, or None when the run failed. Two workloads whose reference takes the same path
+    differ in sizes only, as far as the reference's own control flow goes (a branch or a loop
+    over a size changes the path); a size template serves only workloads of its path."""
+    import sys
+
     from .frontend.capture import build_problem, fake_tensors, load_problem
 
     loaded = load_problem(problem)  # its errors are the capture's: user errors
+    lines: list = []
+
+    def trace(frame, event, arg):  # called for every frame: follows those of the problem
+        if frame.f_code.co_filename != problem:
+            return None
+        if event == "line":
+            lines.append(frame.f_lineno)
+        return trace
+
+    previous = sys.gettrace()
     try:
         with fake_tensors():
             model, inputs = build_problem(loaded, None)
-            out = model(*inputs)
+            sys.settrace(trace)
+            try:
+                out = model(*inputs)
+            finally:
+                sys.settrace(previous)
             outs = out if isinstance(out, (tuple, list)) else [out]
             return [
                 (tuple(int(n) for n in o.shape), str(o.dtype).removeprefix("torch.")) for o in outs
-            ]
+            ], tuple(lines)
     except Exception:  # noqa: BLE001 - reported by the capture that follows
-        return None
+        return None, None
+
+
+class _Group:
+    """Workloads of a definition that share their var axes below 2 (a size template varies
+    only sizes of 2 and more): the pair fitted, their template, the capture that checked it."""
+
+    def __init__(self, members: list, var_axes: list, items: list):
+        from .frontend.size_template import seeds
+
+        self.members = members
+        self.var_axes = var_axes  # the axes free in this group
+        chosen = seeds([items[i][1] for i in members], var_axes)[:2] if len(members) > 3 else []
+        self.pair = [members[k] for k in chosen]
+        self.template = None
+        self.route = None  # the path the pair's reference took (reference_run)
+        self.checked = None
+        self.why_not = (
+            "fewer than four workloads"
+            if len(members) <= 3
+            else ""
+            if self.pair
+            else "no two of its workloads differ in every var axis"
+        )
+
+
+class WorkloadTemplates:
+    """Which workloads of a definition are captured and which take a size template's IR
+    (frontend/size_template.py; docs/definitions.md, "Workloads from one template"). With
+    `--no-validate`, and inputs that are random or the same scalars in every workload, the
+    workloads are grouped by their var axes below 2 (batch 1 apart from larger batches); in a
+    group of four or more, two workloads whose free axes all differ are captured first, the
+    first capture their template could have given checks it, and the rest take its text at
+    their sizes. Any workload no checked template gives is captured. `order` is the order to
+    analyse them in; `source[i]` says where workload i's IR came from once it is analysed."""
+
+    def __init__(self, d: Definition, items: list, no_validate: bool, capture_each: bool):
+        self.items = items  # [(Workload, axes)]
+        var_axes = [a for a, spec in d.axes.items() if spec.get("type") == "var"]
+        self.order = list(range(len(items)))
+        self.source = ["capture"] * len(items)
+        self.results: dict = {}  # captured index -> ProgramResult
+        self.groups: list = []
+        self.group_of: dict = {}
+        self.why_not = ""
+        if capture_each:
+            self.why_not = "--capture-each"
+        elif not no_validate:
+            self.why_not = "validation captures every workload"
+        elif not var_axes:
+            self.why_not = "no var axis"
+        elif not self._same_inputs():
+            self.why_not = "inputs other than random ones and equal scalars"
+        else:
+            keys: dict = {}
+            for i, (_, axes) in enumerate(items):
+                small = tuple((a, axes[a]) for a in var_axes if axes[a] < 2)
+                keys.setdefault(small, []).append(i)
+            for small, members in keys.items():
+                free = [a for a in var_axes if a not in dict(small)]
+                group = _Group(members, free, items) if free else None
+                for i in members:
+                    self.group_of[i] = group
+                if group is not None:
+                    self.groups.append(group)
+            pairs = [i for g in self.groups for i in g.pair]
+            self.order = pairs + [i for i in self.order if i not in pairs]
+
+    def _same_inputs(self) -> bool:
+        kinds = {json.dumps(w.inputs, sort_keys=True) for w, _ in self.items}
+        types = {spec.get("type") for w, _ in self.items for spec in w.inputs.values()}
+        return len(kinds) == 1 and types <= {"random", "scalar"}
+
+    def captured(self, i: int, result, route) -> None:
+        """Workload i was captured (its ProgramResult; `route`, the path its reference took): a
+        group's template is fitted once its pair is; the first capture the template could have
+        given checks it."""
+        from .frontend.size_template import SizeTemplate
+
+        g = self.group_of.get(i)
+        if g is None or not g.pair:
+            return
+        self.results[i] = (result, route)
+        axes = self.items[i][1]
+        if i in g.pair:
+            self.source[i] = "capture (fits the template)"
+        first, second = g.pair
+        if i in g.pair and first in self.results and second in self.results:
+            (r1, route1), (r2, route2) = self.results[first], self.results[second]
+            t = SizeTemplate.fit(
+                r1.ir_text, self.items[first][1], r2.ir_text, self.items[second][1], g.var_axes
+            )
+            if route1 is None or route1 != route2:
+                g.why_not, g.pair = "the reference takes another path at the pair's sizes", []
+            elif isinstance(t, str):
+                g.why_not, g.pair = t, []
+            else:
+                g.template, g.route = t, route1
+        elif g.template is not None and g.checked is None and i not in g.pair:
+            if g.template.text_at(axes)[0] is None or route != g.route:
+                return  # not one the template gives: no check
+            if g.template.agrees(axes, result.ir_text):
+                g.checked = i
+                self.source[i] = "capture (checks the template)"
+            else:
+                g.why_not = (
+                    f"the template disagrees with workload {self.items[i][0].uuid}'s capture"
+                )
+                g.template, g.pair = None, []
+
+    def from_template(self, i: int, route, path: str, archs, fp32_math, cache_aware):
+        """Workload i (whose reference took `route`; its problem file `path`) analysed from
+        its group's checked template at its sizes (a ProgramResult without validation), or
+        None: capture it."""
+        from .frontend.builder import LoweredProgram
+        from .frontend.validation import Validation
+        from .pytorch import ProgramResult, analyse_lowered
+
+        g = self.group_of.get(i)
+        if g is None or g.template is None or g.checked is None:
+            return None
+        text, why = g.template.text_at(self.items[i][1])
+        if route != g.route:
+            text, why = None, "the reference takes another path at these sizes"
+        if text is None:
+            self.source[i] = f"capture ({why})"
+            return None
+        base = self.results[g.pair[0]][0]
+        lowered = LoweredProgram(text=text, source=path, ops=base.ops, notes=base.notes)
+        program, graph, specs, analyses = analyse_lowered(
+            lowered, archs, fp32_math, cache_aware, None, lambda stage: None
+        )
+        self.source[i] = "template"
+        return ProgramResult(
+            path,
+            text,
+            program,
+            graph,
+            analyses,
+            specs,
+            Validation("none", "validation skipped (--no-validate)"),
+            base.ops,
+            list(base.notes),
+        )
+
+    def summary(self) -> str:
+        """One line: captures performed, and each template's seeds or why there was none."""
+        n = len(self.items)
+        captures = sum(1 for s in self.source if s.startswith("capture"))
+        used = [g for g in self.groups if g.template is not None and g.checked is not None]
+        line = f"captures: {captures} of {n} workloads"
+        if not used:
+            why = self.why_not or "; ".join(
+                g.why_not or "no workload could check its template" for g in self.groups
+            )
+            return f"{line} (no size template: {why or 'no group of four workloads'})"
+        parts = []
+        for g in used:
+            uuid = [self.items[k][0].uuid[:8] for k in (*g.pair, g.checked)]
+            parts.append(f"{uuid[0]} and {uuid[1]}, checked against {uuid[2]}")
+        return (
+            f"{line}; {n - captures} took a size template (fitted from "
+            + "; ".join(parts)
+            + "; docs/definitions.md)"
+        )

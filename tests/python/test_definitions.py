@@ -734,3 +734,66 @@ def test_a_forward_pass_that_runs_backward_is_traced_with_autograd(tmp_path):
         192,
         "runs autograd in its forward pass",
     )
+
+
+def test_workloads_take_a_size_template_and_a_branch_on_a_size_is_captured(tmp_path):
+    """y = x @ w.T + x over [batch, seq, 64], doubled when seq > 10. Without validation, the
+    workloads with batch >= 2 form one group: (3, 5) and (4, 7) are captured and fitted
+    (batch and seq both differ), (5, 6) is captured and checks the template, (6, 9) and (7, 8)
+    take its text; (3, 11) runs the branch (another path through the reference) and batch 1
+    is a group of one: both are captured. Every result equals the run that captures each
+    workload (--capture-each), node by node."""
+    d = {
+        "name": "proj",
+        "axes": {
+            "batch": {"type": "var"},
+            "seq": {"type": "var"},
+            "hidden": {"type": "const", "value": 64},
+        },
+        "inputs": {
+            "x": {"shape": ["batch", "seq", "hidden"], "dtype": "float32"},
+            "w": {"shape": ["hidden", "hidden"], "dtype": "float32"},
+        },
+        "outputs": {"y": {"shape": ["batch", "seq", "hidden"], "dtype": "float32"}},
+        "reference": "import torch\n\ndef run(x, w):\n    y = x @ w.T + x\n"
+        "    if x.shape[1] > 10:\n        y = y * 2\n    return y\n",
+    }
+    path = tmp_path / "proj.json"
+    path.write_text(json.dumps(d))
+    sizes = [(3, 5), (4, 7), (5, 6), (6, 9), (7, 8), (3, 11), (1, 4)]
+    lines = [{"uuid": f"w{b}x{s}", "axes": {"batch": b, "seq": s}, "inputs": {}} for b, s in sizes]
+    (tmp_path / "proj.jsonl").write_text("\n".join(json.dumps(x) for x in lines))
+    runs = {}
+    for mode in ([], ["--capture-each"]):
+        out = tmp_path / f"out{len(mode)}.json"
+        r = solar("analyze", path, "--arch", "B200", "--no-validate", "--json", out, *mode)
+        assert r.returncode == 0, r.stderr
+        runs[len(mode)] = (
+            r.stdout,
+            {x["workload"]: x for x in json.loads(out.read_text())["workloads"]},
+        )
+    stdout, rows = runs[0]
+    assert {u: x["ir_from"] for u, x in rows.items()} == {
+        "w3x5": "capture (fits the template)",
+        "w4x7": "capture (fits the template)",
+        "w5x6": "capture (checks the template)",
+        "w6x9": "template",
+        "w7x8": "template",
+        "w3x11": "capture (the reference takes another path at these sizes)",
+        "w1x4": "capture",
+    }
+    assert (
+        "captures: 5 of 7 workloads; 2 took a size template (fitted from w3x5 and w4x7, "
+        "checked against w5x6; docs/definitions.md)" in stdout
+    )
+    each_out, each = runs[1]
+    assert "captures: 7 of 7 workloads (no size template: --capture-each)" in each_out
+
+    def numbers(x):
+        return x["totals"], [{k: v for k, v in n.items() if k != "location"} for n in x["nodes"]]
+
+    for u in rows:
+        assert numbers(rows[u]) == numbers(each[u]), u
+    # The branch doubles y: one more multiply per element of [3, 11, 64] than its template
+    # would have had: flops 2·3·11·64·64 (the product) + 3·11·64 (the residual) + 3·11·64.
+    assert rows["w3x11"]["totals"]["flops"] == 2 * 3 * 11 * 64 * 64 + 2 * 3 * 11 * 64
