@@ -917,8 +917,10 @@ class WorkloadTemplates:
         for g in used:
             uuid = [self.items[k][0].uuid[:8] for k in (*g.pair, g.checked)]
             parts.append(f"{uuid[0]} and {uuid[1]}, checked against {uuid[2]}")
+        unused = [g.why_not for g in self.groups if g not in used and g.why_not]
         return (
             f"{line}; {n - captures} took a size template (fitted from "
             + "; ".join(parts)
             + "; docs/definitions.md)"
+            + "".join(f"; another group has none: {why}" for why in unused)
         )

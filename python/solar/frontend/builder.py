@@ -340,9 +340,9 @@ class Builder:
         body = self.lines or ["    pass"]
         head = [*header, "from solar.ir import kernel, Tensor, Dim", ""]
         kernels = [self.kernels[k] + "\n" for k in self.kernels]
-        dims_line = (
-            "DIMS = {" + ", ".join(f'"{n}": {s}' for s, n in sorted(self.dims.items())) + "}"
-        )
+        # Dims in the order the program first names them, which its sizes do not change (a
+        # size template of a definition's workloads relies on it: docs/definitions.md).
+        dims_line = "DIMS = {" + ", ".join(f'"{n}": {s}' for s, n in self.dims.items()) + "}"
         signature = ", ".join(self.signature)
         model = [f"def model({signature}):", *body, "    return " + ", ".join(outs)]
         return (

@@ -15,8 +15,7 @@ at its sizes when:
   broadcasts);
 - every number has one value: all its fitted formulas agree, and an integer's is an integer;
 - its integer literals repeat exactly where the captures' did (a lowering may decide on equal
-  sizes: a reshape that keeps a shape, two dims named alike), and its dims keep their order
-  (`DIMS` lists them by size).
+  sizes: a reshape that keeps a shape, two dims named alike).
 
 Anything else is captured. The template does not see control flow in the reference that
 depends on a size between the captured values; the third capture is the check that a
@@ -39,6 +38,7 @@ _FLOAT_RTOL = 1e-12  # floats a lowering derives from sizes, printed with repr
 # Digits after a letter in a name or a string: a dim named after its size (d7680, in
 # Tensor("d8192,d7680") and DIMS), and names that are no size (bf16, t12, a0).
 _NAME_DIGITS = re.compile(r"(?<=[A-Za-z_])\d+")
+_FLOAT = re.compile(r"\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+")  # others stay tokens
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,6 @@ class _Number:
     end: int
     value: int | float
     literal: bool = True  # False: digits after a letter in a name or a string
-    in_dims: bool = False  # a size in the `DIMS = {...}` line, which lists dims by size
 
 
 def _parse(text: str) -> tuple[tuple, list]:
@@ -58,20 +57,14 @@ def _parse(text: str) -> tuple[tuple, list]:
     for line in text.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
     skeleton, numbers = [], []
-    in_dims = False
     for tok in tokenize.generate_tokens(io.StringIO(text).readline):
         if tok.type == tokenize.COMMENT:
             continue
-        if tok.type == tokenize.NAME and tok.string == "DIMS" and tok.start[1] == 0:
-            in_dims = True
-        elif tok.type == tokenize.NEWLINE:
-            in_dims = False
         start = starts[tok.start[0] - 1] + tok.start[1]
-        if tok.type == tokenize.NUMBER:
-            s = tok.string
+        s = tok.string
+        if tok.type == tokenize.NUMBER and (s.isdigit() or _FLOAT.fullmatch(s)):
             is_int = s.isdigit()
-            value = int(s) if is_int else float(s)
-            numbers.append(_Number(start, start + len(s), value, in_dims=in_dims))
+            numbers.append(_Number(start, start + len(s), int(s) if is_int else float(s)))
             skeleton.append("<int>" if is_int else "<float>")
         elif tok.type in (tokenize.NAME, tokenize.STRING) and _NAME_DIGITS.search(tok.string):
             for m in _NAME_DIGITS.finditer(tok.string):
@@ -83,19 +76,15 @@ def _parse(text: str) -> tuple[tuple, list]:
     return tuple(skeleton), numbers
 
 
-def _ranks(numbers: list, values: list) -> tuple:
-    """Where the integer literals among `values` (of `numbers`) repeat (for each, the index of
-    its first equal), and the order of the sizes in DIMS (each one's rank). Names are left
-    out: `bf16` and `t12` name no size."""
+def _repeats(numbers: list, values: list) -> tuple:
+    """Where the integer literals among `values` (of `numbers`) repeat: for each, the index of
+    its first equal. Names are left out: `bf16` and `t12` name no size."""
     first: dict = {}
-    repeats = tuple(
+    return tuple(
         first.setdefault(v, i)
         for i, (n, v) in enumerate(zip(numbers, values, strict=True))
         if n.literal and isinstance(v, int)
     )
-    dims = [v for n, v in zip(numbers, values, strict=True) if n.in_dims]
-    rank = {v: r for r, v in enumerate(sorted(set(dims)))}
-    return repeats, tuple(rank[v] for v in dims)
 
 
 def _product(axes: list, exps: tuple, exact: bool):
@@ -130,7 +119,7 @@ class SizeTemplate:
     formulas: list  # per number: [(c, exponents over `varying`)]
     varying: list
     fixed: dict
-    ranks: tuple
+    repeats: tuple
 
     @classmethod
     def fit(cls, text1: str, axes1: dict, text2: str, axes2: dict, var_axes: list):
@@ -141,8 +130,8 @@ class SizeTemplate:
             return "the two captures differ in structure, not only in sizes"
         values1 = [n.value for n in numbers1]
         values2 = [n.value for n in numbers2]
-        if _ranks(numbers1, values1) != _ranks(numbers2, values2):
-            return "the two captures repeat or order their sizes differently"
+        if _repeats(numbers1, values1) != _repeats(numbers2, values2):
+            return "the two captures repeat sizes in different places"
         varying = [a for a in var_axes if axes1[a] != axes2[a]]
         fixed = {a: axes1[a] for a in var_axes if axes1[a] == axes2[a]}
         a1 = [axes1[a] for a in varying]
@@ -158,7 +147,7 @@ class SizeTemplate:
             if not memo[key]:
                 return f"no formula over {', '.join(varying) or 'no axis'} gives {v1} and {v2}"
             formulas.append(memo[key])
-        return cls(text1, numbers1, formulas, varying, fixed, _ranks(numbers1, values1))
+        return cls(text1, numbers1, formulas, varying, fixed, _repeats(numbers1, values1))
 
     def values_at(self, axes: dict) -> tuple[list | None, str]:
         """(the numbers at `axes`, "") or (None, why the template cannot give them)."""
@@ -187,8 +176,8 @@ class SizeTemplate:
                 if any(not math.isclose(g, ref, rel_tol=_FLOAT_RTOL) for g in got):
                     return None, f"the number {number.value} has no single value here"
                 values.append(float(ref))
-        if _ranks(self.numbers, values) != self.ranks:
-            return None, "its sizes repeat or are ordered otherwise than the captures'"
+        if _repeats(self.numbers, values) != self.repeats:
+            return None, "its sizes repeat where the captures' did not"
         return values, ""
 
     def text_at(self, axes: dict) -> tuple[str | None, str]:
