@@ -70,7 +70,12 @@ def main() -> int:
     ap.add_argument("--arch", default="B200")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per definition run")
-    ap.add_argument("--out", default="", help="also write one JSON line per definition")
+    ap.add_argument(
+        "--out",
+        default="",
+        help="also write a JSON line per definition as both its runs finish (captures, "
+        "seconds, workloads whose results agree)",
+    )
     args = ap.parse_args()
     folders = sorted(
         (p for p in args.problems.iterdir() if (p / "definition.json").exists()),
@@ -93,9 +98,27 @@ def main() -> int:
         )
 
     results: dict = {}
+    out = open(args.out, "w") if args.out else None  # noqa: SIM115 - written as runs finish
     with ThreadPoolExecutor(args.jobs) as pool:
         for done, (name, capture_each, res) in enumerate(pool.map(work, jobs), 1):
             results.setdefault(name, {})["each" if capture_each else "template"] = res
+            if out and len(results[name]) == 2:  # a line per definition, as soon as both ran
+                modes = results[name]
+                a, b = modes["template"].get("rows", {}), modes["each"].get("rows", {})
+                same = [u for u in a if u in b and comparable(a[u]) == comparable(b[u])]
+                line = {m: {k: v for k, v in r.items() if k != "rows"} for m, r in modes.items()}
+                out.write(
+                    json.dumps(
+                        {
+                            "definition": name,
+                            **line,
+                            "same": len(same),
+                            "rows": len(set(a) | set(b)),
+                        }
+                    )
+                    + "\n"
+                )
+                out.flush()
             print(
                 f"[{done}/{len(jobs)}] {name} {'capture-each' if capture_each else 'template':12s}"
                 f" {res['seconds']:7.1f} s  captures {res.get('captures')} of "
@@ -119,21 +142,8 @@ def main() -> int:
                 differ.append((name, uuid, "analysed in one mode only"))
             elif comparable(a[uuid]) != comparable(b[uuid]):
                 differ.append((name, uuid, f"results differ (IR from {a[uuid].get('ir_from')})"))
-    if args.out:
-        with open(args.out, "w") as f:
-            for name, modes in results.items():
-                f.write(
-                    json.dumps(
-                        {
-                            "definition": name,
-                            **{
-                                m: {k: v for k, v in r.items() if k != "rows"}
-                                for m, r in modes.items()
-                            },
-                        }
-                    )
-                    + "\n"
-                )
+    if out:
+        out.close()
     print(f"{len(folders)} definitions, {args.arch}, --no-validate, {args.jobs} jobs")
     print(f"{'mode':14s} {'workloads':>9s} {'captures':>9s} {'seconds':>9s}")
     for m, label in (("template", "template"), ("each", "capture-each")):
