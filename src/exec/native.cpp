@@ -249,15 +249,16 @@ class Generator {
   }
 
   // Flat address of an access: offset + Σ coef_l * i_l over the loops that index it, with
-  // every number a run-time slot. With bounds checks, each dim's index that the generator
-  // could not prove in range (checked_) is checked first.
+  // every number a run-time slot. With bounds checks, each dim's index is checked first
+  // unless the generator proved it in range (proven_: an access it did not look at, such as
+  // a copy, is checked).
   std::string address(const solar::Access& a, const Nest& nest, const std::string& indent) {
     const std::vector<int64_t>& shape = tensors_[static_cast<size_t>(a.tensor)].shape;
     std::vector<bool> used(nest.loops.size(), false);
     for (size_t d = 0; d < a.index.size(); ++d) {
       const AffineExpr& idx = a.index[d];
       for (const AffineTerm& term : idx.terms) used[static_cast<size_t>(term.loop)] = true;
-      if (!checked_.count(&idx)) continue;
+      if (!bounds_check_ || proven_.count(&idx)) continue;
       const int64_t off =
           idx.constant ? eval_static_int(*idx.constant, env_, "an index offset") : 0;
       std::string check = off != 0 ? int_slot(off) : "0";
@@ -1497,9 +1498,19 @@ class Generator {
       src_ << "  }\n";
       return;
     }
-    if (bounds_check_) checked_ = unproven(n, nullptr);
-    if (checked_.empty()) {
+    const std::set<const AffineExpr*> left =
+        bounds_check_ ? unproven(n, nullptr) : std::set<const AffineExpr*>{};
+    auto keep_proven = [&](const solar::Access& a) {
+      for (const AffineExpr& idx : a.index)
+        if (!left.count(&idx)) proven_.insert(&idx);
+    };
+    for (const Update& u : n.updates) {
+      keep_proven(u.target);
+      for (const solar::Access& r : u.reads) keep_proven(r);
+    }
+    if (left.empty()) {
       vector_nest(n, indent + "  ");
+      proven_.clear();
       src_ << "  }\n";
       return;
     }
@@ -1516,7 +1527,7 @@ class Generator {
         },
         indent + "  ");
     parallel_ = saved_parallel;
-    checked_.clear();
+    proven_.clear();
     src_ << "  }\n";
   }
 
@@ -1563,7 +1574,7 @@ class Generator {
   const std::vector<Array>& tensors_;
   bool bounds_check_;
   bool parallel_ = true;  // OpenMP allowed (off on the checked path, and inside a GEMM team)
-  std::set<const AffineExpr*> checked_;  // index dims the current nest tests at run time
+  std::set<const AffineExpr*> proven_;  // index dims of the checked nest proven in range
   StaticEnv env_;
   std::ostringstream src_;
   std::vector<int64_t> ints_;
