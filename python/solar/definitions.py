@@ -798,7 +798,7 @@ class WorkloadTemplates:
         var_axes = [a for a, spec in d.axes.items() if spec.get("type") == "var"]
         self.order = list(range(len(items)))
         self.source = ["capture"] * len(items)
-        self.results: dict = {}  # captured index -> ProgramResult
+        self.results: dict = {}  # a pair's index -> (ProgramResult, route): kept for the fit
         self.groups: list = []
         self.group_of: dict = {}
         self.why_not = ""
@@ -839,9 +839,9 @@ class WorkloadTemplates:
         g = self.group_of.get(i)
         if g is None or not g.pair:
             return
-        self.results[i] = (result, route)
         axes = self.items[i][1]
         if i in g.pair:
+            self.results[i] = (result, route)  # the others' graphs are not kept
             self.source[i] = "capture (fits the template)"
         first, second = g.pair
         if i in g.pair and first in self.results and second in self.results:
